@@ -1,0 +1,51 @@
+# Argo — PGXS build.  Grammar and scanner are built from src/gram.y and
+# src/scan.l by PGXS's own bison/flex rules; their outputs are not tracked.
+
+MODULE_big = argo
+OBJS = \
+	src/argo.o \
+	src/analyze.o \
+	src/catalog.o \
+	src/decompose.o \
+	src/execute.o \
+	src/gram.o \
+	src/keypath.o \
+	src/load.o \
+	src/numbers.o \
+	src/predicate.o \
+	src/reconstruct.o \
+	src/scan.o \
+	src/sqlbuf.o \
+	src/sqlgen.o
+
+EXTENSION = argo
+EXTVERSION = 0.1
+DATA_built = argo--$(EXTVERSION).sql
+
+TESTS = $(sort $(wildcard sql/*.sql))
+REGRESS = $(patsubst sql/%.sql,%,$(TESTS))
+REGRESS_OPTS = --load-extension=argo
+
+ISOLATION = $(patsubst test/isolation/specs/%.spec,%,$(sort $(wildcard test/isolation/specs/*.spec)))
+ISOLATION_OPTS = --load-extension=argo --inputdir=test/isolation
+
+TAP_TESTS = 1
+PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
+
+EXTRA_CLEAN = src/gram.c src/gram.h src/scan.c argo--$(EXTVERSION).sql
+
+PG_CPPFLAGS = -I$(srcdir)/src
+PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+argo--$(EXTVERSION).sql: src/argo.sql
+	cp $< $@
+
+src/gram.c: BISONFLAGS += -d
+src/gram.h: src/gram.c
+	@touch $@
+src/scan.o: src/gram.h
+src/gram.o: src/gram.h

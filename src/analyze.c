@@ -1,0 +1,256 @@
+/*
+ * analyze.c — from parse tree to a checked query.
+ *
+ * Binds $n parameters (always as values, never as syntax), looks up the
+ * collections, flattens paths to keys and rejects what has no meaning:
+ * comparisons with null, mixed-type BETWEEN, LIKE on non-strings.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+
+#include "argo.h"
+
+typedef struct AnalyzeState
+{
+	const char *text;
+	Jsonb	  **params;
+	int			nparams;
+	ArgoStmt   *stmt;
+} AnalyzeState;
+
+void
+argo_syntax_error(const char *query, int location, const char *fmt,...)
+{
+	char		msg[1024];
+	va_list		args;
+
+	va_start(args, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, args);
+	va_end(args);
+	ereport(ERROR,
+			(errcode(ERRCODE_SYNTAX_ERROR),
+			 errmsg_internal("%s", msg),
+			 internalerrposition(pg_mbstrlen_with_len(query, location) + 1),
+			 internalerrquery(query)));
+}
+
+static void
+semantic_error(AnalyzeState *as, int location, int sqlstate, const char *msg,
+			   const char *hint)
+{
+	ereport(ERROR,
+			(errcode(sqlstate),
+			 errmsg_internal("%s", msg),
+			 hint ? errhint("%s", hint) : 0,
+			 internalerrposition(pg_mbstrlen_with_len(as->text, location) + 1),
+			 internalerrquery(as->text)));
+}
+
+static Jsonb *
+param_value(AnalyzeState *as, int paramno, int location)
+{
+	if (paramno < 1 || paramno > as->nparams)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_PARAMETER),
+				 errmsg("there is no parameter $%d", paramno < 0 ? 0 : paramno),
+				 errdetail("The statement was given %d parameter(s).", as->nparams),
+				 internalerrposition(pg_mbstrlen_with_len(as->text, location) + 1),
+				 internalerrquery(as->text)));
+	return as->params[paramno - 1];
+}
+
+/* A parameter in a literal's place takes the literal's form. */
+static void
+bind_literal(AnalyzeState *as, ArgoLiteral *lit)
+{
+	Jsonb	   *j;
+	JsonbValue	v;
+
+	if (lit == NULL || lit->paramno == 0)
+		return;
+	j = param_value(as, lit->paramno, lit->location);
+	lit->paramno = 0;
+	if (!JB_ROOT_IS_SCALAR(j))
+		semantic_error(as, lit->location, ERRCODE_DATATYPE_MISMATCH,
+					   "a parameter used as a literal must be a JSON string, number, boolean or null",
+					   NULL);
+	JsonbExtractScalar(&j->root, &v);
+	switch (v.type)
+	{
+		case jbvString:
+			lit->type = ALIT_STRING;
+			lit->str = pnstrdup(v.val.string.val, v.val.string.len);
+			break;
+		case jbvNumeric:
+			lit->type = ALIT_NUMBER;
+			lit->num = argo_number_from_numeric(v.val.numeric, false);
+			break;
+		case jbvBool:
+			lit->type = ALIT_BOOL;
+			lit->b = v.val.boolean;
+			break;
+		default:
+			lit->type = ALIT_NULL;
+	}
+}
+
+static Jsonb *
+literal_to_jsonb(ArgoLiteral *lit)
+{
+	JsonbValue	v;
+
+	switch (lit->type)
+	{
+		case ALIT_STRING:
+			v.type = jbvString;
+			v.val.string.val = lit->str;
+			v.val.string.len = strlen(lit->str);
+			break;
+		case ALIT_NUMBER:
+			v.type = jbvNumeric;
+			v.val.numeric = argo_number_to_numeric(lit->num);
+			break;
+		case ALIT_BOOL:
+			v.type = jbvBool;
+			v.val.boolean = lit->b;
+			break;
+		default:
+			v.type = jbvNull;
+	}
+	return JsonbValueToJsonb(&v);
+}
+
+/* The value of an inline JSON text, scalar literal or parameter. */
+static void
+bind_json(AnalyzeState *as, ArgoJson *j)
+{
+	if (j->text != NULL)
+		j->value = DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
+													  CStringGetDatum(j->text)));
+	else if (j->lit->paramno != 0)
+		j->value = param_value(as, j->lit->paramno, j->lit->location);
+	else
+		j->value = literal_to_jsonb(j->lit);
+}
+
+static void
+bind_path(AnalyzeState *as, ArgoPath *path)
+{
+	if (path != NULL)
+		path->keystr = keypath_from_steps(path->steps);
+}
+
+static void
+check_comparable(AnalyzeState *as, ArgoLiteral *lit)
+{
+	if (lit->type == ALIT_NULL)
+		semantic_error(as, lit->location, ERRCODE_DATATYPE_MISMATCH,
+					   "comparison with null is never true",
+					   "Use IS NULL or IS NOT NULL.");
+}
+
+static void
+analyze_pred(AnalyzeState *as, ArgoPred *p)
+{
+	check_stack_depth();
+	if (p == NULL)
+		return;
+	analyze_pred(as, p->left);
+	analyze_pred(as, p->right);
+	bind_path(as, p->path);
+	bind_literal(as, p->lit);
+	bind_literal(as, p->lit2);
+	switch (p->kind)
+	{
+		case APRED_CMP:
+		case APRED_ANY:
+			check_comparable(as, p->lit);
+			break;
+		case APRED_LIKE:
+			if (p->lit->type != ALIT_STRING)
+				semantic_error(as, p->lit->location, ERRCODE_DATATYPE_MISMATCH,
+							   "LIKE needs a string pattern", NULL);
+			break;
+		case APRED_BETWEEN:
+			check_comparable(as, p->lit);
+			check_comparable(as, p->lit2);
+			if (p->lit->type != p->lit2->type)
+				semantic_error(as, p->lit2->location, ERRCODE_DATATYPE_MISMATCH,
+							   "BETWEEN bounds must be of the same type",
+							   "Both bounds are numbers, both strings or both booleans.");
+			break;
+		default:
+			break;
+	}
+}
+
+static int64
+row_count(AnalyzeState *as, ArgoLiteral *lit, int sqlstate, const char *what)
+{
+	bind_literal(as, lit);
+	if (lit->type != ALIT_NUMBER || lit->num < 0 || lit->num != floor(lit->num) ||
+		lit->num > (double) PG_INT64_MAX / 2)
+		semantic_error(as, lit->location, sqlstate,
+					   psprintf("%s must be a non-negative integer", what), NULL);
+	return (int64) lit->num;
+}
+
+static void
+analyze_select(AnalyzeState *as, ArgoStmt *s)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		bind_path(as, t->path);
+	}
+	bind_path(as, s->group_by);
+	foreach(lc, s->order_by)
+		bind_path(as, ((ArgoOrder *) lfirst(lc))->path);
+	if (s->limit)
+		row_count(as, s->limit, ERRCODE_INVALID_ROW_COUNT_IN_LIMIT_CLAUSE, "LIMIT");
+	if (s->offset)
+		row_count(as, s->offset, ERRCODE_INVALID_ROW_COUNT_IN_RESULT_OFFSET_CLAUSE, "OFFSET");
+}
+
+ArgoQuery *
+argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
+{
+	AnalyzeState as = {text, params, nparams, stmt};
+	ArgoQuery  *q = palloc0(sizeof(ArgoQuery));
+	ListCell   *lc;
+
+	q->stmt = stmt;
+	q->text = text;
+	foreach(lc, stmt->objects)
+		bind_json(&as, lfirst(lc));
+	foreach(lc, stmt->sets)
+	{
+		ArgoSetItem *item = lfirst(lc);
+
+		bind_path(&as, item->path);
+		if (item->value)
+			bind_json(&as, item->value);
+	}
+	analyze_pred(&as, stmt->where);
+	if (stmt->kind == ASTMT_SELECT)
+		analyze_select(&as, stmt);
+
+	/* INSERT creates its collection lazily; everything else needs it */
+	foreach(lc, stmt->from)
+	{
+		ArgoSource *src = lfirst(lc);
+
+		q->colls = lappend(q->colls,
+						   collection_lookup(src->coll, stmt->kind == ASTMT_INSERT));
+	}
+	return q;
+}

@@ -1,0 +1,163 @@
+/*
+ * argo.c — the SQL-callable functions.  Each unpacks its arguments, hands
+ * the work to the modules and returns; all are SECURITY INVOKER, so what a
+ * caller may do is what PostgreSQL lets them do to the tables.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/tuplestore.h"
+
+#include "argo.h"
+
+PG_MODULE_MAGIC;
+
+PG_FUNCTION_INFO_V1(argo_query);
+PG_FUNCTION_INFO_V1(argo_explain);
+PG_FUNCTION_INFO_V1(argo_create_collection);
+PG_FUNCTION_INFO_V1(argo_drop_collection);
+
+typedef struct SrfOut
+{
+	Tuplestorestate *store;
+	TupleDesc	desc;
+} SrfOut;
+
+/* Set up materialize mode with a one-column result of the given type. */
+static SrfOut
+srf_begin(FunctionCallInfo fcinfo, Oid type)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext old;
+	SrfOut		out;
+
+	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
+		!(rsinfo->allowedModes & SFRM_Materialize))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("set-valued function called in context that cannot accept a set")));
+	old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+	out.desc = CreateTemplateTupleDesc(1);
+	TupleDescInitEntry(out.desc, 1, "result", type, -1, 0);
+	out.store = tuplestore_begin_heap(false, false, work_mem);
+	MemoryContextSwitchTo(old);
+	rsinfo->returnMode = SFRM_Materialize;
+	rsinfo->setResult = out.store;
+	rsinfo->setDesc = out.desc;
+	return out;
+}
+
+static void
+srf_put(SrfOut *out, Datum value)
+{
+	bool		isnull = false;
+
+	tuplestore_putvalues(out->store, out->desc, &value, &isnull);
+}
+
+static void
+emit_jsonb(void *arg, Jsonb *value)
+{
+	srf_put((SrfOut *) arg, JsonbPGetDatum(value));
+}
+
+static text *
+required_text(FunctionCallInfo fcinfo, int argno, const char *what)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be null", what)));
+	return PG_GETARG_TEXT_PP(argno);
+}
+
+/* The VARIADIC jsonb[] of parameters; an SQL NULL element is JSON null. */
+static Jsonb **
+get_params(FunctionCallInfo fcinfo, int argno, int *nparams)
+{
+	ArrayType  *arr;
+	Datum	   *elems;
+	bool	   *nulls;
+	Jsonb	  **params;
+
+	*nparams = 0;
+	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
+		return NULL;
+	arr = PG_GETARG_ARRAYTYPE_P(argno);
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("parameters must be a one-dimensional array")));
+	deconstruct_array(arr, JSONBOID, -1, false, TYPALIGN_INT,
+					  &elems, &nulls, nparams);
+	params = palloc(sizeof(Jsonb *) * Max(*nparams, 1));
+	for (int i = 0; i < *nparams; i++)
+		params[i] = nulls[i] ?
+			DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("null"))) :
+			DatumGetJsonbP(elems[i]);
+	return params;
+}
+
+/* argo_query(query text, VARIADIC params jsonb[]) RETURNS SETOF jsonb */
+Datum
+argo_query(PG_FUNCTION_ARGS)
+{
+	char	   *query = text_to_cstring(required_text(fcinfo, 0, "query"));
+	int			nparams;
+	Jsonb	  **params = get_params(fcinfo, 1, &nparams);
+	SrfOut		out = srf_begin(fcinfo, JSONBOID);
+
+	argo_execute(query, params, nparams, emit_jsonb, &out);
+	return (Datum) 0;
+}
+
+/* argo_explain(query text, VARIADIC params jsonb[]) RETURNS SETOF text */
+Datum
+argo_explain(PG_FUNCTION_ARGS)
+{
+	char	   *query = text_to_cstring(required_text(fcinfo, 0, "query"));
+	int			nparams;
+	Jsonb	  **params = get_params(fcinfo, 1, &nparams);
+	SrfOut		out = srf_begin(fcinfo, TEXTOID);
+	ListCell   *lc;
+
+	foreach(lc, argo_explain_query(query, params, nparams))
+		srf_put(&out, CStringGetTextDatum(lfirst(lc)));
+	return (Datum) 0;
+}
+
+/* argo_create_collection(name text, format text) RETURNS void */
+Datum
+argo_create_collection(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(required_text(fcinfo, 0, "collection name"));
+	char	   *fmt = text_to_cstring(required_text(fcinfo, 1, "format"));
+	ArgoFormat	format = format_from_name(fmt);
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	collection_create(name, format, false);
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/* argo_drop_collection(name text, if_exists boolean) RETURNS void */
+Datum
+argo_drop_collection(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(required_text(fcinfo, 0, "collection name"));
+	bool		if_exists = PG_ARGISNULL(1) ? false : PG_GETARG_BOOL(1);
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	collection_drop(name, if_exists);
+	SPI_finish();
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,322 @@
+/*
+ * argo.h — shared definitions of the Argo extension.
+ *
+ * The pipeline is: scanner/grammar (scan.l, gram.y) build the parse tree
+ * declared here; analyze.c binds parameters and checks it against the
+ * collection; sqlgen.c / predicate.c turn it into SQL text with SPI
+ * parameters; execute.c runs that SQL; decompose.c and reconstruct.c map
+ * objects to rows and back.  keypath.c owns the flattened-key format.
+ */
+#ifndef ARGO_H
+#define ARGO_H
+
+#include "postgres.h"
+
+#include "lib/stringinfo.h"
+#include "nodes/pg_list.h"
+#include "utils/jsonb.h"
+
+/* Schema holding every collection's tables and sequence. */
+#define ARGO_SCHEMA "argo_data"
+
+/*
+ * Flattened keys go into B-tree indexes, whose rows are limited to about
+ * 2.7 kB; the key and the indexed prefix of a string value share that.
+ */
+#define ARGO_MAX_KEY_BYTES	1024
+#define ARGO_STR_PREFIX_CHARS 256
+
+/* ---------- parse tree ---------- */
+
+typedef enum ArgoLitType
+{
+	ALIT_NULL,
+	ALIT_STRING,
+	ALIT_NUMBER,
+	ALIT_BOOL
+} ArgoLitType;
+
+/* A literal; a parameter ($n) is a literal whose value is bound later. */
+typedef struct ArgoLiteral
+{
+	ArgoLitType type;
+	char	   *str;			/* ALIT_STRING */
+	double		num;			/* ALIT_NUMBER */
+	bool		b;				/* ALIT_BOOL */
+	int			paramno;		/* > 0 for $n until bound */
+	int			location;
+} ArgoLiteral;
+
+/* One step of a path: an object key or an array index. */
+typedef struct ArgoStep
+{
+	bool		is_index;
+	char	   *key;
+	int64		index;
+} ArgoStep;
+
+typedef struct ArgoPath
+{
+	List	   *steps;			/* of ArgoStep * */
+	int			location;
+	int			source;			/* index into the FROM list, after analysis */
+	char	   *keystr;			/* flattened key, after analysis */
+} ArgoPath;
+
+typedef enum ArgoCmpOp
+{
+	ACMP_EQ,
+	ACMP_NE,
+	ACMP_LT,
+	ACMP_LE,
+	ACMP_GT,
+	ACMP_GE
+} ArgoCmpOp;
+
+typedef enum ArgoPredKind
+{
+	APRED_AND,
+	APRED_OR,
+	APRED_NOT,
+	APRED_CMP,					/* path op lit */
+	APRED_LIKE,					/* path LIKE lit */
+	APRED_BETWEEN,				/* path BETWEEN lit AND lit2 */
+	APRED_ANY,					/* lit op ANY path */
+	APRED_EXISTS,				/* EXISTS path */
+	APRED_ISNULL,				/* path IS NULL */
+	APRED_ISNOTNULL				/* path IS NOT NULL */
+} ArgoPredKind;
+
+typedef struct ArgoPred
+{
+	ArgoPredKind kind;
+	struct ArgoPred *left;		/* AND, OR, NOT */
+	struct ArgoPred *right;		/* AND, OR */
+	ArgoPath   *path;
+	ArgoCmpOp	op;
+	ArgoLiteral *lit;
+	ArgoLiteral *lit2;
+} ArgoPred;
+
+typedef enum ArgoAggKind
+{
+	AAGG_NONE,
+	AAGG_COUNT_STAR,
+	AAGG_COUNT,
+	AAGG_SUM,
+	AAGG_AVG,
+	AAGG_MIN,
+	AAGG_MAX
+} ArgoAggKind;
+
+/* A SELECT target: a path, or an aggregate over one. */
+typedef struct ArgoTarget
+{
+	ArgoAggKind agg;
+	ArgoPath   *path;			/* NULL for COUNT(*) */
+	char	   *alias;			/* output name of an aggregate */
+	int			location;
+} ArgoTarget;
+
+/* A FROM item; join conditions are on every item after the first. */
+typedef struct ArgoSource
+{
+	char	   *coll;
+	char	   *alias;
+	int			location;
+	ArgoPath   *on_left;
+	ArgoPath   *on_right;
+} ArgoSource;
+
+typedef struct ArgoOrder
+{
+	ArgoPath   *path;
+	bool		desc;
+} ArgoOrder;
+
+/* A JSON value given inline ({…}, […], a scalar) or as a parameter. */
+typedef struct ArgoJson
+{
+	char	   *text;			/* JSON text, or NULL for a parameter */
+	ArgoLiteral *lit;			/* a scalar literal (SET p = 'x') */
+	int			paramno;
+	int			location;
+	Jsonb	   *value;			/* after analysis */
+} ArgoJson;
+
+typedef struct ArgoSetItem
+{
+	ArgoPath   *path;
+	ArgoJson   *value;			/* NULL for UNSET */
+} ArgoSetItem;
+
+typedef enum ArgoStmtKind
+{
+	ASTMT_SELECT,
+	ASTMT_INSERT,
+	ASTMT_DELETE,
+	ASTMT_UPDATE
+} ArgoStmtKind;
+
+typedef struct ArgoStmt
+{
+	ArgoStmtKind kind;
+	bool		star;			/* SELECT * */
+	List	   *targets;		/* of ArgoTarget * */
+	List	   *from;			/* of ArgoSource *; one item for DML */
+	ArgoPred   *where;
+	ArgoPath   *group_by;
+	List	   *order_by;		/* of ArgoOrder * */
+	ArgoLiteral *limit;
+	ArgoLiteral *offset;
+	List	   *objects;		/* INSERT: of ArgoJson * */
+	List	   *sets;			/* UPDATE: of ArgoSetItem * */
+} ArgoStmt;
+
+/* ---------- parser (gram.y, scan.l) ---------- */
+
+extern ArgoStmt *argo_parse(const char *query);
+
+/* Raise a 42601 syntax error pointing into the Argo/SQL text. */
+extern void argo_syntax_error(const char *query, int location,
+							  const char *fmt,...) pg_attribute_printf(3, 4);
+
+/* ---------- keys (keypath.c) ---------- */
+
+/* Kinds of row a flattened key can stand for. */
+#define ARGO_MARK_EMPTY_OBJECT	"{}"
+#define ARGO_MARK_EMPTY_ARRAY	"[]"
+
+extern void keypath_append_key(StringInfo buf, const char *key, int len,
+							   bool first);
+extern void keypath_append_index(StringInfo buf, int64 index);
+extern char *keypath_from_steps(List *steps);
+extern void keypath_check_length(int len);
+extern char *keypath_like_prefix(const char *keystr);
+
+/* A parsed flattened key. */
+typedef enum KeySegKind
+{
+	KSEG_KEY,
+	KSEG_INDEX,
+	KSEG_EMPTY_OBJECT,
+	KSEG_EMPTY_ARRAY
+} KeySegKind;
+
+typedef struct KeySeg
+{
+	KeySegKind	kind;
+	const char *key;			/* unescaped, not terminated */
+	int			keylen;
+	int64		index;
+} KeySeg;
+
+extern int	keypath_parse(const char *keystr, int len, KeySeg **segs);
+extern int	keyseg_cmp(const KeySeg *a, const KeySeg *b);
+
+/* ---------- collections (catalog.c) ---------- */
+
+typedef enum ArgoFormat
+{
+	ARGO_FORMAT_ARGO3,
+	ARGO_FORMAT_ARGO1
+} ArgoFormat;
+
+typedef struct ArgoCollection
+{
+	char	   *name;
+	ArgoFormat	format;
+	/* quoted, schema-qualified names, ready to splice into SQL */
+	char	   *str_table;		/* Argo/3 */
+	char	   *num_table;
+	char	   *bool_table;
+	char	   *data_table;		/* Argo/1 */
+	char	   *seq;
+} ArgoCollection;
+
+extern void collection_check_name(const char *name);
+extern ArgoCollection *collection_lookup(const char *name, bool missing_ok);
+extern ArgoCollection *collection_create(const char *name, ArgoFormat format,
+										 bool if_not_exists);
+extern ArgoCollection *collection_open_for_insert(const char *name);
+extern void collection_drop(const char *name, bool missing_ok);
+extern ArgoFormat format_from_name(const char *fmt);
+
+/* ---------- numbers (numbers.c) ---------- */
+
+extern double argo_number_from_numeric(Numeric num, bool exact);
+extern Numeric argo_number_to_numeric(double d);
+
+/* ---------- SQL building (sqlbuf.c) ---------- */
+
+/* SQL text plus the values of its $n parameters. */
+typedef struct SqlBuf
+{
+	StringInfoData sql;
+	int			nparams;
+	int			maxparams;
+	Oid		   *types;
+	Datum	   *values;
+	char	   *nulls;
+} SqlBuf;
+
+extern SqlBuf *sqlbuf_create(void);
+extern int	sqlbuf_param(SqlBuf *buf, Oid type, Datum value);
+extern void sqlbuf_add_param(SqlBuf *buf, Oid type, Datum value);
+extern void sqlbuf_add_text(SqlBuf *buf, const char *text);
+
+/* ---------- statement analysis (analyze.c) ---------- */
+
+typedef struct ArgoQuery
+{
+	ArgoStmt   *stmt;
+	List	   *colls;			/* of ArgoCollection *, parallel to stmt->from */
+	const char *text;
+} ArgoQuery;
+
+extern ArgoQuery *argo_analyze(ArgoStmt *stmt, const char *text,
+							   Jsonb **params, int nparams);
+
+/* ---------- SQL generation (predicate.c, sqlgen.c) ---------- */
+
+extern void pred_emit_objids(SqlBuf *buf, ArgoCollection *coll, ArgoPred *pred);
+extern void sql_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
+extern void sql_all_objids(SqlBuf *buf, ArgoCollection *coll);
+extern void sql_subtree_match(SqlBuf *buf, const char *col, const char *keystr);
+extern SqlBuf *sqlgen_select_rows(ArgoQuery *q);
+extern SqlBuf *sqlgen_delete(ArgoQuery *q);
+
+/* ---------- object decomposition (decompose.c) ---------- */
+
+typedef struct RowBatch RowBatch;
+
+extern RowBatch *rowbatch_create(ArgoCollection *coll);
+extern void rowbatch_add_object(RowBatch *batch, int64 objid, Jsonb *obj);
+extern int	rowbatch_objects(RowBatch *batch);
+extern void rowbatch_flush(RowBatch *batch);
+extern int64 *argo_next_objids(ArgoCollection *coll, int n);
+extern void argo_check_object(Jsonb *obj);
+
+/* ---------- object reconstruction (reconstruct.c) ---------- */
+
+typedef struct Rebuilder Rebuilder;
+
+/* Receives each rebuilt object; returns false to stop. */
+typedef void (*rebuild_emit) (void *arg, int64 objid, Jsonb *obj);
+
+extern Rebuilder *rebuilder_create(rebuild_emit emit, void *arg);
+extern void rebuilder_add_row(Rebuilder *rb, int64 objid, text *keystr,
+							  text *valstr, bool num_null, double valnum,
+							  bool bool_null, bool valbool);
+extern void rebuilder_finish(Rebuilder *rb);
+
+/* ---------- execution (execute.c) ---------- */
+
+typedef void (*result_emit) (void *arg, Jsonb *value);
+
+extern void argo_execute(const char *query, Jsonb **params, int nparams,
+						 result_emit emit, void *arg);
+extern List *argo_explain_query(const char *query, Jsonb **params, int nparams);
+extern Jsonb *argo_count_result(const char *key, int64 n);
+
+#endif							/* ARGO_H */

@@ -1,0 +1,228 @@
+/*
+ * catalog.c — collections and their tables.
+ *
+ * A collection is nothing but its tables and sequence in schema argo_data:
+ * "c" in Argo/3 is c_str, c_num, c_bool and c_seq; in Argo/1, c_data and
+ * c_seq.  PostgreSQL's own catalog is the directory, so its privileges
+ * (and nothing of ours) decide who may read, write, create or drop.
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "catalog/pg_namespace.h"
+#include "common/hashfn.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "argo.h"
+
+/* Longest name whose table names ("_bool", "_data") still fit NAMEDATALEN. */
+#define MAX_COLLECTION_NAME (NAMEDATALEN - 1 - 5)
+
+void
+collection_check_name(const char *name)
+{
+	size_t		len = strlen(name);
+
+	if (len == 0 || !(isalpha((unsigned char) name[0]) || name[0] == '_') ||
+		strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_NAME),
+				 errmsg("invalid collection name \"%s\"", name),
+				 errdetail("A collection name is a letter or underscore followed by letters, digits and underscores.")));
+	if (len > MAX_COLLECTION_NAME)
+		ereport(ERROR,
+				(errcode(ERRCODE_NAME_TOO_LONG),
+				 errmsg("collection name \"%s\" is too long", name),
+				 errdetail("A collection name has at most %d characters.",
+						   MAX_COLLECTION_NAME)));
+}
+
+ArgoFormat
+format_from_name(const char *fmt)
+{
+	if (pg_strcasecmp(fmt, "argo3") == 0)
+		return ARGO_FORMAT_ARGO3;
+	if (pg_strcasecmp(fmt, "argo1") == 0)
+		return ARGO_FORMAT_ARGO1;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown collection format \"%s\"", fmt),
+			 errhint("The formats are argo3 and argo1.")));
+	pg_unreachable();
+}
+
+static Oid
+storage_namespace(void)
+{
+	Oid			nsp = get_namespace_oid(ARGO_SCHEMA, true);
+
+	if (!OidIsValid(nsp))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_SCHEMA),
+				 errmsg("schema \"%s\" does not exist", ARGO_SCHEMA),
+				 errhint("Run CREATE EXTENSION argo.")));
+	return nsp;
+}
+
+static char *
+table_name(const char *coll, const char *suffix)
+{
+	return psprintf("%s_%s", coll, suffix);
+}
+
+static char *
+qualified(const char *coll, const char *suffix)
+{
+	return quote_qualified_identifier(ARGO_SCHEMA, table_name(coll, suffix));
+}
+
+static bool
+relation_exists(Oid nsp, const char *coll, const char *suffix)
+{
+	return OidIsValid(get_relname_relid(table_name(coll, suffix), nsp));
+}
+
+static ArgoCollection *
+make_collection(const char *name, ArgoFormat format)
+{
+	ArgoCollection *c = palloc0(sizeof(ArgoCollection));
+
+	c->name = pstrdup(name);
+	c->format = format;
+	c->str_table = qualified(name, "str");
+	c->num_table = qualified(name, "num");
+	c->bool_table = qualified(name, "bool");
+	c->data_table = qualified(name, "data");
+	c->seq = qualified(name, "seq");
+	return c;
+}
+
+/* The collection, or NULL (missing_ok) / 42P01 when there is none. */
+ArgoCollection *
+collection_lookup(const char *name, bool missing_ok)
+{
+	Oid			nsp;
+
+	collection_check_name(name);
+	nsp = storage_namespace();
+	if (relation_exists(nsp, name, "seq"))
+		return make_collection(name,
+							   relation_exists(nsp, name, "data") ?
+							   ARGO_FORMAT_ARGO1 : ARGO_FORMAT_ARGO3);
+	if (!missing_ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("collection \"%s\" does not exist", name)));
+	return NULL;
+}
+
+static void
+run_ddl(const char *sql)
+{
+	int			rc = SPI_execute(sql, false, 0);
+
+	if (rc != SPI_OK_UTILITY)
+		elog(ERROR, "argo: \"%s\" failed: %s", sql, SPI_result_code_string(rc));
+}
+
+/*
+ * Indexes serve the query shapes: (keystr, value) finds objects by a
+ * predicate, (objid) fetches an object's rows.  Strings are indexed by a
+ * prefix only, so that 100 kB values still fit in a B-tree row.
+ */
+static void
+create_argo3_tables(ArgoCollection *c)
+{
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keystr text COLLATE \"C\" NOT NULL, valstr text COLLATE \"C\" NOT NULL)", c->str_table));
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keystr text COLLATE \"C\" NOT NULL, valnum double precision NOT NULL)", c->num_table));
+	/* also holds null, {} and [] (valbool NULL) and a root {} (keystr NULL) */
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keystr text COLLATE \"C\", valbool boolean)", c->bool_table));
+	run_ddl(psprintf("CREATE INDEX ON %s (keystr, left(valstr, %d))", c->str_table, ARGO_STR_PREFIX_CHARS));
+	run_ddl(psprintf("CREATE INDEX ON %s (keystr, valnum)", c->num_table));
+	run_ddl(psprintf("CREATE INDEX ON %s (keystr, valbool)", c->bool_table));
+	run_ddl(psprintf("CREATE INDEX ON %s (objid)", c->str_table));
+	run_ddl(psprintf("CREATE INDEX ON %s (objid)", c->num_table));
+	run_ddl(psprintf("CREATE INDEX ON %s (objid)", c->bool_table));
+}
+
+static void
+create_argo1_tables(ArgoCollection *c)
+{
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keystr text COLLATE \"C\", valstr text COLLATE \"C\", valnum double precision, valbool boolean, "
+					 "CHECK (num_nonnulls(valstr, valnum, valbool) <= 1))", c->data_table));
+	run_ddl(psprintf("CREATE INDEX ON %s (keystr, left(valstr, %d))", c->data_table, ARGO_STR_PREFIX_CHARS));
+	run_ddl(psprintf("CREATE INDEX ON %s (keystr, valnum)", c->data_table));
+	run_ddl(psprintf("CREATE INDEX ON %s (objid)", c->data_table));
+}
+
+/*
+ * Creating a collection takes a transaction-long lock on its name, so two
+ * sessions creating the same one at once serialize; the second then sees
+ * the first's tables and either uses them or reports that they exist.
+ */
+static void
+lock_collection_name(const char *name)
+{
+	LockDatabaseObject(NamespaceRelationId, storage_namespace(),
+					   (uint16) (hash_bytes((const unsigned char *) name, strlen(name)) & 0xFFFF) + 1,
+					   ExclusiveLock);
+}
+
+ArgoCollection *
+collection_create(const char *name, ArgoFormat format, bool if_not_exists)
+{
+	ArgoCollection *c;
+
+	collection_check_name(name);
+	lock_collection_name(name);
+	c = collection_lookup(name, true);
+	if (c != NULL)
+	{
+		if (if_not_exists)
+			return c;
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_TABLE),
+				 errmsg("collection \"%s\" already exists", name)));
+	}
+	c = make_collection(name, format);
+	if (format == ARGO_FORMAT_ARGO3)
+		create_argo3_tables(c);
+	else
+		create_argo1_tables(c);
+	/* last: the sequence's existence is what makes the collection exist */
+	run_ddl(psprintf("CREATE SEQUENCE %s", c->seq));
+	CommandCounterIncrement();
+	return c;
+}
+
+/* INSERT's lazy creation, in the default format. */
+ArgoCollection *
+collection_open_for_insert(const char *name)
+{
+	ArgoCollection *c = collection_lookup(name, true);
+
+	if (c == NULL)
+		c = collection_create(name, ARGO_FORMAT_ARGO3, true);
+	return c;
+}
+
+void
+collection_drop(const char *name, bool missing_ok)
+{
+	ArgoCollection *c;
+
+	lock_collection_name(name);
+	c = collection_lookup(name, missing_ok);
+	if (c == NULL)
+		return;
+	if (c->format == ARGO_FORMAT_ARGO3)
+		run_ddl(psprintf("DROP TABLE %s, %s, %s", c->str_table, c->num_table,
+						 c->bool_table));
+	else
+		run_ddl(psprintf("DROP TABLE %s", c->data_table));
+	run_ddl(psprintf("DROP SEQUENCE %s", c->seq));
+}

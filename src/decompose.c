@@ -1,0 +1,341 @@
+/*
+ * decompose.c — JSON objects to vertical-table rows (paper 3.2.1).
+ *
+ * Rows are gathered into column arrays and written with one
+ * INSERT … SELECT FROM unnest(…) per table and batch, so a load costs a
+ * few SPI calls per thousands of values instead of one per value.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "argo.h"
+
+/* Flush once a batch holds this many rows. */
+#define BATCH_ROWS 50000
+
+/* Rows bound for one table (or, in Argo/1, one value column). */
+typedef struct RowColumn
+{
+	int			n;
+	int			max;
+	Datum	   *objids;
+	Datum	   *keys;
+	bool	   *key_nulls;
+	Datum	   *vals;
+	bool	   *val_nulls;
+} RowColumn;
+
+enum
+{
+	COL_STR,
+	COL_NUM,
+	COL_BOOL,
+	NCOLS
+};
+
+struct RowBatch
+{
+	ArgoCollection *coll;
+	MemoryContext cxt;
+	int			nobjects;
+	RowColumn	cols[NCOLS];
+	StringInfoData path;
+};
+
+static const Oid col_type[NCOLS] = {TEXTOID, FLOAT8OID, BOOLOID};
+static const char *const col_name[NCOLS] = {"valstr", "valnum", "valbool"};
+
+RowBatch *
+rowbatch_create(ArgoCollection *coll)
+{
+	RowBatch   *b = palloc0(sizeof(RowBatch));
+
+	b->coll = coll;
+	b->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo row batch",
+								   ALLOCSET_DEFAULT_SIZES);
+	initStringInfo(&b->path);
+	return b;
+}
+
+int
+rowbatch_objects(RowBatch *batch)
+{
+	return batch->nobjects;
+}
+
+static void
+column_grow(RowColumn *c)
+{
+	c->max = c->max ? c->max * 2 : 1024;
+	if (c->objids == NULL)
+	{
+		c->objids = palloc(sizeof(Datum) * c->max);
+		c->keys = palloc(sizeof(Datum) * c->max);
+		c->key_nulls = palloc(sizeof(bool) * c->max);
+		c->vals = palloc(sizeof(Datum) * c->max);
+		c->val_nulls = palloc(sizeof(bool) * c->max);
+		return;
+	}
+	c->objids = repalloc(c->objids, sizeof(Datum) * c->max);
+	c->keys = repalloc(c->keys, sizeof(Datum) * c->max);
+	c->key_nulls = repalloc(c->key_nulls, sizeof(bool) * c->max);
+	c->vals = repalloc(c->vals, sizeof(Datum) * c->max);
+	c->val_nulls = repalloc(c->val_nulls, sizeof(bool) * c->max);
+}
+
+/* Add a row; key NULL is the marker of an empty root object. */
+static void
+add_row(RowBatch *b, int col, int64 objid, const char *key, int keylen,
+		Datum val, bool val_null)
+{
+	RowColumn  *c = &b->cols[col];
+	MemoryContext old = MemoryContextSwitchTo(b->cxt);
+
+	if (c->n == c->max)
+		column_grow(c);
+	c->objids[c->n] = Int64GetDatum(objid);
+	c->key_nulls[c->n] = (key == NULL);
+	c->keys[c->n] = key ? PointerGetDatum(cstring_to_text_with_len(key, keylen)) : (Datum) 0;
+	c->vals[c->n] = val;
+	c->val_nulls[c->n] = val_null;
+	c->n++;
+	MemoryContextSwitchTo(old);
+}
+
+static void
+add_scalar(RowBatch *b, int64 objid, JsonbValue *v)
+{
+	MemoryContext old;
+	const char *key = b->path.data;
+	int			keylen = b->path.len;
+
+	keypath_check_length(keylen);
+	switch (v->type)
+	{
+		case jbvString:
+			old = MemoryContextSwitchTo(b->cxt);
+			add_row(b, COL_STR, objid, key, keylen,
+					PointerGetDatum(cstring_to_text_with_len(v->val.string.val,
+															 v->val.string.len)),
+					false);
+			MemoryContextSwitchTo(old);
+			break;
+		case jbvNumeric:
+			add_row(b, COL_NUM, objid, key, keylen,
+					Float8GetDatum(argo_number_from_numeric(v->val.numeric, true)),
+					false);
+			break;
+		case jbvBool:
+			add_row(b, COL_BOOL, objid, key, keylen, BoolGetDatum(v->val.boolean),
+					false);
+			break;
+		case jbvNull:
+			add_row(b, COL_BOOL, objid, key, keylen, (Datum) 0, true);
+			break;
+		default:
+			elog(ERROR, "argo: unexpected jsonb value type %d", v->type);
+	}
+}
+
+void
+argo_check_object(Jsonb *obj)
+{
+	if (!JB_ROOT_IS_OBJECT(obj))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a collection holds JSON objects, not %s",
+						JB_ROOT_IS_SCALAR(obj) ? "scalars" : "arrays")));
+}
+
+/* One open container while walking an object. */
+typedef struct WalkFrame
+{
+	int			pathlen;		/* length of the container's own key */
+	bool		is_array;
+	int64		nchildren;
+} WalkFrame;
+
+/* Set the path to the next child's key in the innermost container. */
+static void
+path_to_child(RowBatch *b, WalkFrame *f, bool root, JsonbValue *key)
+{
+	b->path.len = f->pathlen;
+	b->path.data[b->path.len] = '\0';
+	if (f->is_array)
+		keypath_append_index(&b->path, f->nchildren);
+	else
+		keypath_append_key(&b->path, key->val.string.val, key->val.string.len,
+						   root);
+	f->nchildren++;
+}
+
+/* An empty container has no leaf; a marker row keeps it. */
+static void
+add_empty_marker(RowBatch *b, int64 objid, WalkFrame *f, bool root)
+{
+	if (root)
+	{
+		add_row(b, COL_BOOL, objid, NULL, 0, (Datum) 0, true);
+		return;
+	}
+	b->path.len = f->pathlen;
+	b->path.data[b->path.len] = '\0';
+	appendStringInfoString(&b->path, f->is_array ? ARGO_MARK_EMPTY_ARRAY :
+						   ARGO_MARK_EMPTY_OBJECT);
+	keypath_check_length(b->path.len);
+	add_row(b, COL_BOOL, objid, b->path.data, b->path.len, (Datum) 0, true);
+}
+
+/*
+ * Walk the object with jsonb's iterator, keeping the current key in
+ * b->path: no recursion, so nesting depth costs no stack.
+ */
+void
+rowbatch_add_object(RowBatch *b, int64 objid, Jsonb *obj)
+{
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	WalkFrame  *stack = NULL;
+	int			depth = 0;
+	int			maxdepth = 0;
+
+	argo_check_object(obj);
+	it = JsonbIteratorInit(&obj->root);
+	while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
+	{
+		WalkFrame  *top = depth > 0 ? &stack[depth - 1] : NULL;
+
+		CHECK_FOR_INTERRUPTS();
+		switch (tok)
+		{
+			case WJB_BEGIN_ARRAY:
+			case WJB_BEGIN_OBJECT:
+				if (top && top->is_array)
+					path_to_child(b, top, false, NULL);
+				if (depth == maxdepth)
+				{
+					maxdepth = maxdepth ? maxdepth * 2 : 8;
+					stack = stack ? repalloc(stack, sizeof(WalkFrame) * maxdepth) :
+						palloc(sizeof(WalkFrame) * maxdepth);
+				}
+				stack[depth].pathlen = top ? b->path.len : 0;
+				stack[depth].is_array = (tok == WJB_BEGIN_ARRAY);
+				stack[depth].nchildren = 0;
+				depth++;
+				break;
+			case WJB_KEY:
+				path_to_child(b, top, depth == 1, &v);
+				break;
+			case WJB_ELEM:
+				path_to_child(b, top, false, NULL);
+				add_scalar(b, objid, &v);
+				break;
+			case WJB_VALUE:
+				add_scalar(b, objid, &v);
+				break;
+			case WJB_END_ARRAY:
+			case WJB_END_OBJECT:
+				if (top->nchildren == 0)
+					add_empty_marker(b, objid, top, depth == 1);
+				depth--;
+				break;
+			default:
+				elog(ERROR, "argo: unexpected jsonb token %d", tok);
+		}
+	}
+	b->nobjects++;
+	if (b->cols[COL_STR].n + b->cols[COL_NUM].n + b->cols[COL_BOOL].n >= BATCH_ROWS)
+		rowbatch_flush(b);
+}
+
+static Datum
+build_array(Datum *elems, bool *nulls, int n, Oid type)
+{
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
+	return PointerGetDatum(construct_md_array(elems, nulls, 1, dims, lbs, type,
+											  typlen, typbyval, typalign));
+}
+
+static void
+flush_column(RowBatch *b, int col)
+{
+	RowColumn  *c = &b->cols[col];
+	ArgoCollection *coll = b->coll;
+	const char *table;
+	Oid			types[3];
+	Datum		values[3];
+	int			rc;
+
+	if (c->n == 0)
+		return;
+	if (coll->format == ARGO_FORMAT_ARGO1)
+		table = coll->data_table;
+	else
+		table = col == COL_STR ? coll->str_table :
+			col == COL_NUM ? coll->num_table : coll->bool_table;
+	types[0] = INT8ARRAYOID;
+	types[1] = TEXTARRAYOID;
+	types[2] = col == COL_STR ? TEXTARRAYOID :
+		col == COL_NUM ? FLOAT8ARRAYOID : BOOLARRAYOID;
+	values[0] = build_array(c->objids, NULL, c->n, INT8OID);
+	values[1] = build_array(c->keys, c->key_nulls, c->n, TEXTOID);
+	values[2] = build_array(c->vals, c->val_nulls, c->n, col_type[col]);
+	rc = SPI_execute_with_args(psprintf("INSERT INTO %s (objid, keystr, %s) SELECT * FROM unnest($1, $2, $3)",
+										table, col_name[col]),
+							   3, types, values, NULL, false, 0);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "argo: insert into %s failed: %s", table,
+			 SPI_result_code_string(rc));
+	c->n = 0;
+}
+
+void
+rowbatch_flush(RowBatch *b)
+{
+	MemoryContext old = MemoryContextSwitchTo(b->cxt);
+
+	for (int col = 0; col < NCOLS; col++)
+		flush_column(b, col);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(b->cxt);
+	memset(b->cols, 0, sizeof(b->cols));
+}
+
+/* n fresh object ids from the collection's sequence, in one round trip. */
+int64 *
+argo_next_objids(ArgoCollection *coll, int n)
+{
+	int64	   *ids = palloc(sizeof(int64) * n);
+	Oid			types[2] = {TEXTOID, INT4OID};
+	Datum		values[2] = {CStringGetTextDatum(coll->seq), Int32GetDatum(n)};
+	int			rc;
+
+	rc = SPI_execute_with_args("SELECT nextval($1::regclass) FROM generate_series(1, $2)",
+							   2, types, values, NULL, false, n);
+	if (rc != SPI_OK_SELECT || SPI_processed != (uint64) n)
+		elog(ERROR, "argo: could not draw object ids: %s",
+			 SPI_result_code_string(rc));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		ids[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+											 SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	SPI_freetuptable(SPI_tuptable);
+	return ids;
+}

@@ -1,0 +1,241 @@
+/*
+ * execute.c — runs one Argo/SQL statement through SPI.
+ *
+ * Reads use the caller's snapshot (read_only SPI), so a SELECT sees one
+ * consistent state of all three tables; writes are single SQL statements.
+ * Results stream out through a callback, one jsonb at a time.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+
+#include "argo.h"
+
+/* Rows fetched from a cursor per round. */
+#define FETCH_ROWS 2000
+
+typedef struct EmitTarget
+{
+	result_emit emit;
+	void	   *arg;
+} EmitTarget;
+
+Jsonb *
+argo_count_result(const char *key, int64 n)
+{
+	JsonbParseState *st = NULL;
+	JsonbValue	k,
+				v;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) key;
+	k.val.string.len = strlen(key);
+	v.type = jbvNumeric;
+	v.val.numeric = int64_to_numeric(n);
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	pushJsonbValue(&st, WJB_KEY, &k);
+	pushJsonbValue(&st, WJB_VALUE, &v);
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+static void
+emit_object(void *arg, int64 objid, Jsonb *obj)
+{
+	EmitTarget *t = arg;
+
+	t->emit(t->arg, obj);
+}
+
+/* Feed every row of a cursor over (objid, keystr, valstr, valnum, valbool). */
+static void
+rebuild_from_cursor(Portal portal, Rebuilder *rb)
+{
+	for (;;)
+	{
+		SPITupleTable *tt;
+
+		SPI_cursor_fetch(portal, true, FETCH_ROWS);
+		if (SPI_processed == 0)
+			break;
+		tt = SPI_tuptable;
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			HeapTuple	tup = tt->vals[i];
+			TupleDesc	desc = tt->tupdesc;
+			bool		null_objid,
+						null_key,
+						null_str,
+						null_num,
+						null_bool;
+			Datum		objid = SPI_getbinval(tup, desc, 1, &null_objid);
+			Datum		key = SPI_getbinval(tup, desc, 2, &null_key);
+			Datum		str = SPI_getbinval(tup, desc, 3, &null_str);
+			Datum		num = SPI_getbinval(tup, desc, 4, &null_num);
+			Datum		b = SPI_getbinval(tup, desc, 5, &null_bool);
+
+			rebuilder_add_row(rb, DatumGetInt64(objid),
+							  null_key ? NULL : (text *) DatumGetPointer(key),
+							  null_str ? NULL : (text *) DatumGetPointer(str),
+							  null_num, null_num ? 0 : DatumGetFloat8(num),
+							  null_bool, null_bool ? false : DatumGetBool(b));
+		}
+		SPI_freetuptable(tt);
+	}
+	rebuilder_finish(rb);
+}
+
+static void
+run_select(ArgoQuery *q, result_emit emit, void *arg)
+{
+	SqlBuf	   *buf = sqlgen_select_rows(q);
+	EmitTarget	target = {emit, arg};
+	Portal		portal;
+
+	portal = SPI_cursor_open_with_args(NULL, buf->sql.data, buf->nparams,
+									   buf->types, buf->values, buf->nulls,
+									   true, 0);
+	rebuild_from_cursor(portal, rebuilder_create(emit_object, &target));
+	SPI_cursor_close(portal);
+}
+
+static void
+run_insert(ArgoQuery *q, result_emit emit, void *arg)
+{
+	ArgoStmt   *s = q->stmt;
+	ArgoCollection *coll = linitial(q->colls);
+	int			n = list_length(s->objects);
+	int64	   *ids;
+	RowBatch   *batch;
+	ListCell   *lc;
+
+	/* reject a bad object before anything is created or drawn */
+	foreach(lc, s->objects)
+		argo_check_object(((ArgoJson *) lfirst(lc))->value);
+	if (coll == NULL)
+		coll = collection_open_for_insert(((ArgoSource *) linitial(s->from))->coll);
+	ids = argo_next_objids(coll, n);
+	batch = rowbatch_create(coll);
+	foreach(lc, s->objects)
+		rowbatch_add_object(batch, ids[foreach_current_index(lc)],
+							((ArgoJson *) lfirst(lc))->value);
+	rowbatch_flush(batch);
+	emit(arg, argo_count_result("inserted", n));
+}
+
+static int64
+run_count_query(SqlBuf *buf)
+{
+	int			rc;
+	bool		isnull;
+
+	rc = SPI_execute_with_args(buf->sql.data, buf->nparams, buf->types,
+							   buf->values, buf->nulls, false, 0);
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "argo: statement failed: %s", SPI_result_code_string(rc));
+	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+									   SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+static void
+run_delete(ArgoQuery *q, result_emit emit, void *arg)
+{
+	emit(arg, argo_count_result("deleted", run_count_query(sqlgen_delete(q))));
+}
+
+void
+argo_execute(const char *query, Jsonb **params, int nparams,
+			 result_emit emit, void *arg)
+{
+	ArgoStmt   *stmt = argo_parse(query);
+	ArgoQuery  *q;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	q = argo_analyze(stmt, query, params, nparams);
+	switch (stmt->kind)
+	{
+		case ASTMT_SELECT:
+			run_select(q, emit, arg);
+			break;
+		case ASTMT_INSERT:
+			run_insert(q, emit, arg);
+			break;
+		case ASTMT_DELETE:
+			run_delete(q, emit, arg);
+			break;
+		case ASTMT_UPDATE:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("UPDATE is not implemented yet")));
+	}
+	SPI_finish();
+}
+
+/* Append a copy of line, made in the caller's (non-SPI) context. */
+static List *
+add_line(List *out, MemoryContext cxt, const char *line)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+
+	out = lappend(out, pstrdup(line));
+	MemoryContextSwitchTo(old);
+	return out;
+}
+
+static List *
+describe_params(List *out, MemoryContext cxt, SqlBuf *buf)
+{
+	for (int i = 0; i < buf->nparams; i++)
+	{
+		Oid			typout;
+		bool		varlena;
+
+		getTypeOutputInfo(buf->types[i], &typout, &varlena);
+		out = add_line(out, cxt,
+					   psprintf("-- $%d = %s", i + 1,
+								OidOutputFunctionCall(typout, buf->values[i])));
+	}
+	return out;
+}
+
+/* The SQL a statement runs, its parameters, and PostgreSQL's plan for it. */
+List *
+argo_explain_query(const char *query, Jsonb **params, int nparams)
+{
+	ArgoStmt   *stmt = argo_parse(query);
+	ArgoQuery  *q;
+	SqlBuf	   *buf;
+	List	   *out = NIL;
+	MemoryContext cxt = CurrentMemoryContext;
+	int			rc;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	q = argo_analyze(stmt, query, params, nparams);
+	if (stmt->kind == ASTMT_SELECT)
+		buf = sqlgen_select_rows(q);
+	else if (stmt->kind == ASTMT_DELETE)
+		buf = sqlgen_delete(q);
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("argo_explain explains SELECT and DELETE statements")));
+	out = add_line(out, cxt, buf->sql.data);
+	out = describe_params(out, cxt, buf);
+	rc = SPI_execute_with_args(psprintf("EXPLAIN %s", buf->sql.data),
+							   buf->nparams, buf->types, buf->values,
+							   buf->nulls, false, 0);
+	if (rc != SPI_OK_UTILITY && rc != SPI_OK_SELECT)
+		elog(ERROR, "argo: EXPLAIN failed: %s", SPI_result_code_string(rc));
+	for (uint64 i = 0; i < SPI_processed; i++)
+		out = add_line(out, cxt, SPI_getvalue(SPI_tuptable->vals[i],
+											  SPI_tuptable->tupdesc, 1));
+	SPI_finish();
+	return out;
+}

@@ -1,0 +1,634 @@
+%{
+/*
+ * gram.y — the Argo/SQL grammar: text to parse tree (argo.h), nothing more.
+ *
+ * A pure parser on palloc'd stacks, so an ERROR raised anywhere in a parse
+ * leaks nothing.  Semantic checks that need a collection live in analyze.c.
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "mb/pg_wchar.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+
+#include "argo.h"
+#include "parser.h"
+
+#define ARGO_YYLTYPE int
+#define YYLLOC_DEFAULT(Current, Rhs, N) \
+	do { (Current) = (N) ? (Rhs)[1] : (Rhs)[0]; } while (0)
+#define YYMALLOC palloc
+#define YYFREE pfree
+
+static ArgoLiteral *make_literal(ArgoLitType type, int location);
+static ArgoLiteral *make_number(const char *text, int location);
+static ArgoLiteral *make_param(const char *digits, int location);
+static ArgoPath *make_path(ArgoStep *first, int location);
+static ArgoStep *make_key(char *key);
+static ArgoStep *make_index(ArgoParseState *ps, const char *text, int location);
+static ArgoPred *make_pred(ArgoPredKind kind, ArgoPred *l, ArgoPred *r);
+static ArgoPred *make_leaf(ArgoPredKind kind, ArgoPath *path, ArgoCmpOp op,
+						   ArgoLiteral *lit, ArgoLiteral *lit2);
+static ArgoPred *make_in(ArgoPath *path, List *lits);
+static ArgoTarget *make_agg(ArgoAggKind agg, ArgoPath *path, int location);
+static ArgoJson *make_json(char *text, ArgoLiteral *lit, int location);
+static ArgoCmpOp commute(ArgoCmpOp op);
+%}
+
+%define api.pure full
+%define api.prefix {argo_yy}
+%expect 0
+%locations
+%parse-param {ArgoParseState *ps}
+%lex-param {ArgoParseState *ps}
+
+%union
+{
+	char	   *str;
+	bool		boolean;
+	ArgoStmt   *stmt;
+	ArgoLiteral *lit;
+	ArgoPath   *path;
+	ArgoStep   *step;
+	ArgoPred   *pred;
+	ArgoTarget *target;
+	ArgoSource *source;
+	ArgoOrder  *order;
+	ArgoJson   *json;
+	ArgoSetItem *setitem;
+	ArgoCmpOp	op;
+	ArgoAggKind agg;
+	List	   *list;
+}
+
+%{
+static int	argo_yylex(YYSTYPE *lval, YYLTYPE *lloc, ArgoParseState *ps);
+static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
+%}
+
+%token <str> IDENT NUMBER STRING PARAM JSONTEXT
+%token NE LE GE
+
+/* keywords: keep AND first and WHERE last (see scan_bracket_is_subscript) */
+%token <str> AND ANY AS ASC AVG BETWEEN BY COUNT DELETE_P DESC EXISTS FALSE_P
+%token <str> FROM GROUP_P IN_P INNER_P INSERT INTO IS JOIN LIKE LIMIT MAX MIN
+%token <str> NOT NULL_P OBJECT_P OFFSET ON OR ORDER SELECT SET SUM TRUE_P UNSET
+%token <str> UPDATE WHERE
+
+%type <stmt>	stmt select_stmt insert_stmt delete_stmt update_stmt
+%type <lit>		literal opt_limit opt_offset
+%type <path>	path opt_group
+%type <step>	first_step
+%type <str>		name key_name opt_alias any_keyword
+%type <pred>	pred leaf opt_where
+%type <op>		cmp_op
+%type <agg>		agg_func
+%type <target>	target
+%type <source>	source join
+%type <order>	order_item
+%type <json>	json_value
+%type <setitem>	set_item unset_item
+%type <list>	target_list targets from_list literal_list json_list order_list
+%type <list>	opt_order set_list unset_list opt_unset
+%type <boolean> opt_desc
+
+%left OR
+%left AND
+%precedence NOT
+
+%%
+
+top: stmt opt_semi				{ ps->result = $1; }
+	;
+
+opt_semi: ';' | %empty ;
+
+stmt: select_stmt | insert_stmt | delete_stmt | update_stmt ;
+
+select_stmt:
+	SELECT target_list FROM from_list opt_where opt_group opt_order
+	opt_limit opt_offset
+		{
+			ArgoStmt   *s = palloc0(sizeof(ArgoStmt));
+
+			s->kind = ASTMT_SELECT;
+			s->star = ($2 == NIL);
+			s->targets = $2;
+			s->from = $4;
+			s->where = $5;
+			s->group_by = $6;
+			s->order_by = $7;
+			s->limit = $8;
+			s->offset = $9;
+			$$ = s;
+		}
+	;
+
+target_list:
+	'*'							{ $$ = NIL; }
+	| targets					{ $$ = $1; }
+	;
+
+targets:
+	target						{ $$ = list_make1($1); }
+	| targets ',' target		{ $$ = lappend($1, $3); }
+	;
+
+target:
+	path
+		{
+			$$ = palloc0(sizeof(ArgoTarget));
+			$$->agg = AAGG_NONE;
+			$$->path = $1;
+			$$->location = @1;
+		}
+	| COUNT '(' '*' ')' opt_alias
+		{
+			$$ = make_agg(AAGG_COUNT_STAR, NULL, @1);
+			$$->alias = $5;
+		}
+	| COUNT '(' path ')' opt_alias
+		{
+			$$ = make_agg(AAGG_COUNT, $3, @1);
+			$$->alias = $5;
+		}
+	| agg_func '(' path ')' opt_alias
+		{
+			$$ = make_agg($1, $3, @1);
+			$$->alias = $5;
+		}
+	;
+
+agg_func:
+	SUM							{ $$ = AAGG_SUM; }
+	| AVG						{ $$ = AAGG_AVG; }
+	| MIN						{ $$ = AAGG_MIN; }
+	| MAX						{ $$ = AAGG_MAX; }
+	;
+
+opt_alias:
+	AS key_name					{ $$ = $2; }
+	| %empty				{ $$ = NULL; }
+	;
+
+from_list:
+	source						{ $$ = list_make1($1); }
+	| from_list join			{ $$ = lappend($1, $2); }
+	;
+
+source:
+	name						{ $$ = palloc0(sizeof(ArgoSource)); $$->coll = $1; $$->location = @1; }
+	| name AS name
+		{
+			$$ = palloc0(sizeof(ArgoSource));
+			$$->coll = $1;
+			$$->alias = $3;
+			$$->location = @1;
+		}
+	;
+
+join:
+	INNER_P JOIN source ON '(' path '=' path ')'
+		{
+			$$ = $3;
+			$$->on_left = $6;
+			$$->on_right = $8;
+		}
+	| INNER_P JOIN source ON path '=' path
+		{
+			$$ = $3;
+			$$->on_left = $5;
+			$$->on_right = $7;
+		}
+	;
+
+opt_where:
+	WHERE pred					{ $$ = $2; }
+	| %empty				{ $$ = NULL; }
+	;
+
+opt_group:
+	GROUP_P BY path				{ $$ = $3; }
+	| %empty				{ $$ = NULL; }
+	;
+
+opt_order:
+	ORDER BY order_list			{ $$ = $3; }
+	| %empty				{ $$ = NIL; }
+	;
+
+order_list:
+	order_item					{ $$ = list_make1($1); }
+	| order_list ',' order_item	{ $$ = lappend($1, $3); }
+	;
+
+order_item:
+	path opt_desc
+		{
+			$$ = palloc0(sizeof(ArgoOrder));
+			$$->path = $1;
+			$$->desc = $2;
+		}
+	;
+
+opt_desc:
+	ASC							{ $$ = false; }
+	| DESC						{ $$ = true; }
+	| %empty				{ $$ = false; }
+	;
+
+opt_limit:
+	LIMIT literal				{ $$ = $2; }
+	| %empty				{ $$ = NULL; }
+	;
+
+opt_offset:
+	OFFSET literal				{ $$ = $2; }
+	| %empty				{ $$ = NULL; }
+	;
+
+insert_stmt:
+	INSERT INTO name OBJECT_P json_list
+		{
+			ArgoStmt   *s = palloc0(sizeof(ArgoStmt));
+			ArgoSource *src = palloc0(sizeof(ArgoSource));
+
+			src->coll = $3;
+			src->location = @3;
+			s->kind = ASTMT_INSERT;
+			s->from = list_make1(src);
+			s->objects = $5;
+			$$ = s;
+		}
+	;
+
+json_list:
+	json_value					{ $$ = list_make1($1); }
+	| json_list ',' json_value	{ $$ = lappend($1, $3); }
+	;
+
+json_value:
+	JSONTEXT					{ $$ = make_json($1, NULL, @1); }
+	| literal					{ $$ = make_json(NULL, $1, @1); }
+	;
+
+delete_stmt:
+	DELETE_P FROM name opt_where
+		{
+			ArgoStmt   *s = palloc0(sizeof(ArgoStmt));
+			ArgoSource *src = palloc0(sizeof(ArgoSource));
+
+			src->coll = $3;
+			src->location = @3;
+			s->kind = ASTMT_DELETE;
+			s->from = list_make1(src);
+			s->where = $4;
+			$$ = s;
+		}
+	;
+
+update_stmt:
+	UPDATE name SET set_list opt_unset opt_where
+		{
+			$$ = palloc0(sizeof(ArgoStmt));
+			$$->kind = ASTMT_UPDATE;
+			$$->from = list_make1(palloc0(sizeof(ArgoSource)));
+			((ArgoSource *) linitial($$->from))->coll = $2;
+			((ArgoSource *) linitial($$->from))->location = @2;
+			$$->sets = list_concat($4, $5);
+			$$->where = $6;
+		}
+	| UPDATE name UNSET unset_list opt_where
+		{
+			$$ = palloc0(sizeof(ArgoStmt));
+			$$->kind = ASTMT_UPDATE;
+			$$->from = list_make1(palloc0(sizeof(ArgoSource)));
+			((ArgoSource *) linitial($$->from))->coll = $2;
+			((ArgoSource *) linitial($$->from))->location = @2;
+			$$->sets = $4;
+			$$->where = $5;
+		}
+	;
+
+set_list:
+	set_item					{ $$ = list_make1($1); }
+	| set_list ',' set_item		{ $$ = lappend($1, $3); }
+	;
+
+set_item:
+	path '=' json_value
+		{
+			$$ = palloc0(sizeof(ArgoSetItem));
+			$$->path = $1;
+			$$->value = $3;
+		}
+	;
+
+opt_unset:
+	UNSET unset_list			{ $$ = $2; }
+	| %empty				{ $$ = NIL; }
+	;
+
+unset_list:
+	unset_item					{ $$ = list_make1($1); }
+	| unset_list ',' unset_item	{ $$ = lappend($1, $3); }
+	;
+
+unset_item:
+	path
+		{
+			$$ = palloc0(sizeof(ArgoSetItem));
+			$$->path = $1;
+		}
+	;
+
+pred:
+	pred AND pred				{ $$ = make_pred(APRED_AND, $1, $3); }
+	| pred OR pred				{ $$ = make_pred(APRED_OR, $1, $3); }
+	| NOT pred					{ $$ = make_pred(APRED_NOT, $2, NULL); }
+	| '(' pred ')'				{ $$ = $2; }
+	| leaf						{ $$ = $1; }
+	;
+
+leaf:
+	path cmp_op literal			{ $$ = make_leaf(APRED_CMP, $1, $2, $3, NULL); }
+	| literal cmp_op path		{ $$ = make_leaf(APRED_CMP, $3, commute($2), $1, NULL); }
+	| path '=' literal			{ $$ = make_leaf(APRED_CMP, $1, ACMP_EQ, $3, NULL); }
+	| literal '=' path			{ $$ = make_leaf(APRED_CMP, $3, ACMP_EQ, $1, NULL); }
+	| path LIKE literal			{ $$ = make_leaf(APRED_LIKE, $1, ACMP_EQ, $3, NULL); }
+	| path NOT LIKE literal
+		{
+			$$ = make_pred(APRED_NOT,
+						   make_leaf(APRED_LIKE, $1, ACMP_EQ, $4, NULL), NULL);
+		}
+	| path BETWEEN literal AND literal
+		{ $$ = make_leaf(APRED_BETWEEN, $1, ACMP_EQ, $3, $5); }
+	| path NOT BETWEEN literal AND literal
+		{
+			$$ = make_pred(APRED_NOT,
+						   make_leaf(APRED_BETWEEN, $1, ACMP_EQ, $4, $6), NULL);
+		}
+	| path IN_P '(' literal_list ')'		{ $$ = make_in($1, $4); }
+	| path NOT IN_P '(' literal_list ')'	{ $$ = make_pred(APRED_NOT, make_in($1, $5), NULL); }
+	| literal cmp_op ANY path	{ $$ = make_leaf(APRED_ANY, $4, $2, $1, NULL); }
+	| literal '=' ANY path		{ $$ = make_leaf(APRED_ANY, $4, ACMP_EQ, $1, NULL); }
+	| EXISTS path				{ $$ = make_leaf(APRED_EXISTS, $2, ACMP_EQ, NULL, NULL); }
+	| path IS NULL_P			{ $$ = make_leaf(APRED_ISNULL, $1, ACMP_EQ, NULL, NULL); }
+	| path IS NOT NULL_P		{ $$ = make_leaf(APRED_ISNOTNULL, $1, ACMP_EQ, NULL, NULL); }
+	;
+
+/* '=' is its own token: it also assigns in SET and joins in ON. */
+cmp_op:
+	NE							{ $$ = ACMP_NE; }
+	| '<'						{ $$ = ACMP_LT; }
+	| LE						{ $$ = ACMP_LE; }
+	| '>'						{ $$ = ACMP_GT; }
+	| GE						{ $$ = ACMP_GE; }
+	;
+
+literal_list:
+	literal						{ $$ = list_make1($1); }
+	| literal_list ',' literal	{ $$ = lappend($1, $3); }
+	;
+
+literal:
+	STRING
+		{
+			$$ = make_literal(ALIT_STRING, @1);
+			$$->str = $1;
+		}
+	| NUMBER					{ $$ = make_number($1, @1); }
+	| TRUE_P					{ $$ = make_literal(ALIT_BOOL, @1); $$->b = true; }
+	| FALSE_P					{ $$ = make_literal(ALIT_BOOL, @1); $$->b = false; }
+	| NULL_P					{ $$ = make_literal(ALIT_NULL, @1); }
+	| PARAM						{ $$ = make_param($1, @1); }
+	;
+
+path:
+	first_step					{ $$ = make_path($1, @1); }
+	| path '.' key_name			{ $$ = $1; $$->steps = lappend($$->steps, make_key($3)); }
+	| path '[' NUMBER ']'		{ $$ = $1; $$->steps = lappend($$->steps, make_index(ps, $3, @3)); }
+	;
+
+first_step:
+	IDENT						{ $$ = make_key($1); }
+	;
+
+name:
+	IDENT						{ $$ = $1; }
+	;
+
+/* After '.', a keyword can only be a key. */
+key_name:
+	IDENT						{ $$ = $1; }
+	| any_keyword				{ $$ = $1; }
+	;
+
+any_keyword:
+	AND | ANY | AS | ASC | AVG | BETWEEN | BY | COUNT | DELETE_P | DESC
+	| EXISTS | FALSE_P | FROM | GROUP_P | IN_P | INNER_P | INSERT | INTO | IS
+	| JOIN | LIKE | LIMIT | MAX | MIN | NOT | NULL_P | OBJECT_P | OFFSET | ON
+	| OR | ORDER | SELECT | SET | SUM | TRUE_P | UNSET | UPDATE | WHERE
+	;
+
+%%
+
+/*
+ * A keyword used as a key (after '.' or AS) keeps its spelling as written:
+ * keys are case sensitive, so "a.Count" is the key "Count".
+ */
+static int
+argo_yylex(YYSTYPE *lval, YYLTYPE *lloc, ArgoParseState *ps)
+{
+	int			tok = scan_next_token(lval, lloc, ps->scanner);
+
+	if (tok == 0)
+		ps->scan.tok_len = -1;	/* at end of input */
+	else if (tok >= AND && tok <= WHERE)
+		lval->str = pnstrdup(ps->scan.query + ps->scan.tok_start,
+							 ps->scan.tok_len);
+	return tok;
+}
+
+static void
+argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg)
+{
+	const char *q = ps->scan.query;
+	int			start = ps->scan.tok_start;
+	int			len = ps->scan.tok_len;
+
+	/* bison's only other message; its stack is what ran out */
+	if (strcmp(msg, "memory exhausted") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_STATEMENT_TOO_COMPLEX),
+				 errmsg("Argo/SQL statement is too deeply nested")));
+	if (len < 0)
+		argo_syntax_error(q, strlen(q), "syntax error at end of input");
+	/* never cut a multibyte character in two */
+	if (len == 1 && IS_HIGHBIT_SET(q[start]))
+		len = pg_mblen(q + start);
+	argo_syntax_error(q, start, "syntax error at or near \"%s\"",
+					  pnstrdup(q + start, len));
+}
+
+static ArgoLiteral *
+make_literal(ArgoLitType type, int location)
+{
+	ArgoLiteral *lit = palloc0(sizeof(ArgoLiteral));
+
+	lit->type = type;
+	lit->location = location;
+	return lit;
+}
+
+/* Query literals round to the nearest double, as PostgreSQL's float8 does. */
+static ArgoLiteral *
+make_number(const char *text, int location)
+{
+	ArgoLiteral *lit = make_literal(ALIT_NUMBER, location);
+
+	lit->num = DatumGetFloat8(DirectFunctionCall1(float8in,
+												  CStringGetDatum(text)));
+	lit->str = (char *) text;
+	return lit;
+}
+
+static ArgoLiteral *
+make_param(const char *digits, int location)
+{
+	ArgoLiteral *lit = make_literal(ALIT_NULL, location);
+
+	/* absurdly long numbers are simply not a parameter we have */
+	lit->paramno = (strlen(digits) > 6) ? INT_MAX : atoi(digits);
+	if (lit->paramno == 0)
+		lit->paramno = -1;
+	return lit;
+}
+
+static ArgoPath *
+make_path(ArgoStep *first, int location)
+{
+	ArgoPath   *p = palloc0(sizeof(ArgoPath));
+
+	p->steps = list_make1(first);
+	p->location = location;
+	return p;
+}
+
+static ArgoStep *
+make_key(char *key)
+{
+	ArgoStep   *s = palloc0(sizeof(ArgoStep));
+
+	s->key = key;
+	return s;
+}
+
+static ArgoStep *
+make_index(ArgoParseState *ps, const char *text, int location)
+{
+	ArgoStep   *s = palloc0(sizeof(ArgoStep));
+
+	if (strspn(text, "0123456789") != strlen(text))
+		argo_syntax_error(ps->scan.query, location,
+						  "array index must be a non-negative integer, not %s",
+						  text);
+	s->is_index = true;
+	s->index = pg_strtoint64(text);
+	return s;
+}
+
+static ArgoPred *
+make_pred(ArgoPredKind kind, ArgoPred *l, ArgoPred *r)
+{
+	ArgoPred   *p = palloc0(sizeof(ArgoPred));
+
+	p->kind = kind;
+	p->left = l;
+	p->right = r;
+	return p;
+}
+
+static ArgoPred *
+make_leaf(ArgoPredKind kind, ArgoPath *path, ArgoCmpOp op,
+		  ArgoLiteral *lit, ArgoLiteral *lit2)
+{
+	ArgoPred   *p = make_pred(kind, NULL, NULL);
+
+	p->path = path;
+	p->op = op;
+	p->lit = lit;
+	p->lit2 = lit2;
+	return p;
+}
+
+/* p IN (a, b, …) is p = a OR p = b OR … */
+static ArgoPred *
+make_in(ArgoPath *path, List *lits)
+{
+	ArgoPred   *result = NULL;
+	ListCell   *lc;
+
+	foreach(lc, lits)
+	{
+		ArgoPred   *eq = make_leaf(APRED_CMP, path, ACMP_EQ, lfirst(lc), NULL);
+
+		result = result ? make_pred(APRED_OR, result, eq) : eq;
+	}
+	return result;
+}
+
+static ArgoTarget *
+make_agg(ArgoAggKind agg, ArgoPath *path, int location)
+{
+	ArgoTarget *t = palloc0(sizeof(ArgoTarget));
+
+	t->agg = agg;
+	t->path = path;
+	t->location = location;
+	return t;
+}
+
+static ArgoJson *
+make_json(char *text, ArgoLiteral *lit, int location)
+{
+	ArgoJson   *j = palloc0(sizeof(ArgoJson));
+
+	j->text = text;
+	j->lit = lit;
+	j->location = location;
+	return j;
+}
+
+/* lit op path is path op' lit */
+static ArgoCmpOp
+commute(ArgoCmpOp op)
+{
+	switch (op)
+	{
+		case ACMP_LT:
+			return ACMP_GT;
+		case ACMP_LE:
+			return ACMP_GE;
+		case ACMP_GT:
+			return ACMP_LT;
+		case ACMP_GE:
+			return ACMP_LE;
+		default:
+			return op;
+	}
+}
+
+ArgoStmt *
+argo_parse(const char *query)
+{
+	ArgoParseState ps;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.scanner = scan_start(&ps.scan, query);
+	if (argo_yyparse(&ps) != 0 || ps.result == NULL)
+		argo_syntax_error(query, 0, "syntax error");
+	return ps.result;
+}

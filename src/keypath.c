@@ -1,0 +1,195 @@
+/*
+ * keypath.c — the flattened-key format, in one place.
+ *
+ * A leaf's key is its path from the object root: keys joined by '.', array
+ * positions as "[i]" (the paper's "kids[3].kids[0]").  So that every JSON
+ * key round-trips, a key's characters '.', '[', ']', '{', '}' and '\' are
+ * preceded by '\'.  An unescaped "{}" or "[]" at the end marks an empty
+ * object or array, which has no leaf of its own.
+ */
+#include "postgres.h"
+
+#include "utils/builtins.h"
+
+#include "argo.h"
+
+static bool
+needs_escape(char c)
+{
+	return c == '.' || c == '[' || c == ']' || c == '{' || c == '}' ||
+		c == '\\';
+}
+
+/* Append an object key; the first key of a path has no '.' before it. */
+void
+keypath_append_key(StringInfo buf, const char *key, int len, bool first)
+{
+	if (!first)
+		appendStringInfoChar(buf, '.');
+	for (int i = 0; i < len; i++)
+	{
+		if (needs_escape(key[i]))
+			appendStringInfoChar(buf, '\\');
+		appendStringInfoChar(buf, key[i]);
+	}
+}
+
+void
+keypath_append_index(StringInfo buf, int64 index)
+{
+	appendStringInfo(buf, "[" INT64_FORMAT "]", index);
+}
+
+void
+keypath_check_length(int len)
+{
+	if (len > ARGO_MAX_KEY_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("flattened key is %d bytes long, more than the %d Argo can index",
+						len, ARGO_MAX_KEY_BYTES),
+				 errhint("Nest less deeply or use shorter keys.")));
+}
+
+/* The flattened key of a path written in a query. */
+char *
+keypath_from_steps(List *steps)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, steps)
+	{
+		ArgoStep   *s = lfirst(lc);
+
+		if (s->is_index)
+			keypath_append_index(&buf, s->index);
+		else
+			keypath_append_key(&buf, s->key, strlen(s->key),
+							   foreach_current_index(lc) == 0);
+	}
+	keypath_check_length(buf.len);
+	return buf.data;
+}
+
+/* A LIKE pattern matching keys that start with keystr. */
+char *
+keypath_like_prefix(const char *keystr)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (const char *p = keystr; *p; p++)
+	{
+		if (*p == '%' || *p == '_' || *p == '\\')
+			appendStringInfoChar(&buf, '\\');
+		appendStringInfoChar(&buf, *p);
+	}
+	appendStringInfoChar(&buf, '%');
+	return buf.data;
+}
+
+/* Parse one key starting at s[i]; returns the index after it. */
+static int
+parse_key(const char *s, int len, int i, KeySeg *seg, char *out)
+{
+	int			n = 0;
+
+	seg->kind = KSEG_KEY;
+	seg->key = out;
+	while (i < len && s[i] != '.' && s[i] != '[' && s[i] != '{')
+	{
+		if (s[i] == '\\' && i + 1 < len)
+			i++;
+		out[n++] = s[i++];
+	}
+	seg->keylen = n;
+	return i;
+}
+
+static void
+corrupt_key(const char *s, int len)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("malformed flattened key \"%.*s\"", len, s)));
+}
+
+/*
+ * Split a flattened key into segments; unescaped key text is written to
+ * one palloc'd buffer the segments point into.  Returns the count.
+ */
+int
+keypath_parse(const char *s, int len, KeySeg **segs_out)
+{
+	KeySeg	   *segs = palloc(sizeof(KeySeg) * (len + 2));
+	char	   *keybuf = palloc(len + 1);
+	int			n = 0;
+	int			i = 0;
+
+	i = parse_key(s, len, 0, &segs[n++], keybuf);
+	while (i < len)
+	{
+		KeySeg	   *seg = &segs[n++];
+
+		if (s[i] == '.')
+		{
+			i = parse_key(s, len, i + 1, seg, keybuf + i + 1);
+		}
+		else if (s[i] == '{' && i + 2 == len && s[i + 1] == '}')
+		{
+			seg->kind = KSEG_EMPTY_OBJECT;
+			i += 2;
+		}
+		else if (s[i] == '[' && i + 2 == len && s[i + 1] == ']')
+		{
+			seg->kind = KSEG_EMPTY_ARRAY;
+			i += 2;
+		}
+		else if (s[i] == '[')
+		{
+			int64		idx = 0;
+
+			i++;
+			if (i >= len || !isdigit((unsigned char) s[i]))
+				corrupt_key(s, len);
+			while (i < len && isdigit((unsigned char) s[i]))
+				idx = idx * 10 + (s[i++] - '0');
+			if (i >= len || s[i] != ']')
+				corrupt_key(s, len);
+			i++;
+			seg->kind = KSEG_INDEX;
+			seg->index = idx;
+		}
+		else
+			corrupt_key(s, len);
+	}
+	*segs_out = segs;
+	return n;
+}
+
+/*
+ * Order of segments when sorting an object's rows: rows of one subtree
+ * must end up next to each other, and array elements in index order.
+ */
+int
+keyseg_cmp(const KeySeg *a, const KeySeg *b)
+{
+	int			c;
+
+	if (a->kind != b->kind)
+		return (int) a->kind - (int) b->kind;
+	switch (a->kind)
+	{
+		case KSEG_KEY:
+			c = memcmp(a->key, b->key, Min(a->keylen, b->keylen));
+			if (c != 0)
+				return c;
+			return a->keylen - b->keylen;
+		case KSEG_INDEX:
+			return (a->index > b->index) - (a->index < b->index);
+		default:
+			return 0;
+	}
+}

@@ -1,0 +1,232 @@
+/*
+ * load.c — bulk loading: many documents per call, decomposed in batches
+ * and written set-based (decompose.c), with object ids drawn per batch.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_authid.h"
+#include "catalog/pg_type.h"
+#include "common/string.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "storage/fd.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+
+#include "argo.h"
+
+PG_FUNCTION_INFO_V1(argo_load);
+PG_FUNCTION_INFO_V1(argo_load_file);
+PG_FUNCTION_INFO_V1(argo_count);
+
+#define LOAD_BATCH 1000
+
+/* Documents waiting for their object ids. */
+typedef struct Loader
+{
+	ArgoCollection *coll;
+	RowBatch   *rows;
+	MemoryContext cxt;			/* the pending documents */
+	Jsonb	   *docs[LOAD_BATCH];
+	int			ndocs;
+	int64		total;
+} Loader;
+
+static void
+loader_init(Loader *l, const char *collname)
+{
+	memset(l, 0, sizeof(*l));
+	l->coll = collection_open_for_insert(collname);
+	l->rows = rowbatch_create(l->coll);
+	l->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo load",
+								   ALLOCSET_DEFAULT_SIZES);
+}
+
+static void
+loader_flush(Loader *l)
+{
+	int64	   *ids;
+
+	if (l->ndocs == 0)
+		return;
+	ids = argo_next_objids(l->coll, l->ndocs);
+	for (int i = 0; i < l->ndocs; i++)
+		rowbatch_add_object(l->rows, ids[i], l->docs[i]);
+	l->total += l->ndocs;
+	l->ndocs = 0;
+	MemoryContextReset(l->cxt);
+}
+
+/* Take a document, copied: the caller's memory may go away. */
+static void
+loader_add(Loader *l, Jsonb *doc)
+{
+	Jsonb	   *copy = MemoryContextAlloc(l->cxt, VARSIZE(doc));
+
+	argo_check_object(doc);
+	memcpy(copy, doc, VARSIZE(doc));
+	l->docs[l->ndocs++] = copy;
+	if (l->ndocs == LOAD_BATCH)
+		loader_flush(l);
+}
+
+static int64
+loader_finish(Loader *l)
+{
+	loader_flush(l);
+	rowbatch_flush(l->rows);
+	return l->total;
+}
+
+static char *
+required_arg(FunctionCallInfo fcinfo, int argno, const char *what)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be null", what)));
+	return text_to_cstring(PG_GETARG_TEXT_PP(argno));
+}
+
+/* A cursor row's first column as jsonb; json and text are parsed. */
+static Jsonb *
+row_document(HeapTuple tup, TupleDesc desc, Oid type)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(tup, desc, 1, &isnull);
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("a document to load is null")));
+	if (type == JSONBOID)
+		return DatumGetJsonbP(d);
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
+											  CStringGetDatum(SPI_getvalue(tup, desc, 1))));
+}
+
+/* argo_load(collection text, query text) RETURNS bigint */
+Datum
+argo_load(PG_FUNCTION_ARGS)
+{
+	char	   *coll = required_arg(fcinfo, 0, "collection name");
+	char	   *query = required_arg(fcinfo, 1, "query");
+	Loader		l;
+	Portal		portal;
+	Oid			type;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	loader_init(&l, coll);
+	portal = SPI_cursor_open_with_args(NULL, query, 0, NULL, NULL, NULL, false, 0);
+	if (portal->tupDesc == NULL || portal->tupDesc->natts != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the load query must return one column of documents")));
+	type = SPI_gettypeid(portal->tupDesc, 1);
+	if (type != JSONBOID && type != JSONOID && type != TEXTOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the load query must return jsonb, json or text, not %s",
+						format_type_be(type))));
+	for (;;)
+	{
+		SPI_cursor_fetch(portal, true, LOAD_BATCH);
+		if (SPI_processed == 0)
+			break;
+		for (uint64 i = 0; i < SPI_processed; i++)
+			loader_add(&l, row_document(SPI_tuptable->vals[i],
+										SPI_tuptable->tupdesc, type));
+		SPI_freetuptable(SPI_tuptable);
+	}
+	SPI_cursor_close(portal);
+	PG_RETURN_INT64(loader_finish(&l));
+}
+
+typedef struct FilePos
+{
+	const char *path;
+	int64		line;
+} FilePos;
+
+static void
+file_error_context(void *arg)
+{
+	FilePos    *pos = arg;
+
+	errcontext("line " INT64_FORMAT " of file \"%s\"", pos->line, pos->path);
+}
+
+/* argo_load_file(collection text, path text) RETURNS bigint: JSON lines */
+Datum
+argo_load_file(PG_FUNCTION_ARGS)
+{
+	char	   *coll = required_arg(fcinfo, 0, "collection name");
+	char	   *path = required_arg(fcinfo, 1, "file name");
+	FilePos		pos = {path, 0};
+	ErrorContextCallback errctx;
+	StringInfoData line;
+	Loader		l;
+	FILE	   *file;
+
+	/* the same rule as COPY FROM a file */
+	if (!has_privs_of_role(GetUserId(), ROLE_PG_READ_SERVER_FILES))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to load from a file on the server"),
+				 errhint("Only roles with the privileges of pg_read_server_files may; others can \\copy into a table and use argo_load.")));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	loader_init(&l, coll);
+	file = AllocateFile(path, "r");
+	if (file == NULL)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\" for reading: %m", path)));
+	initStringInfo(&line);
+	errctx.callback = file_error_context;
+	errctx.arg = &pos;
+	errctx.previous = error_context_stack;
+	error_context_stack = &errctx;
+	while (pg_get_line_buf(file, &line))
+	{
+		pos.line++;
+		CHECK_FOR_INTERRUPTS();
+		if (strspn(line.data, " \t\r\n") == (size_t) line.len)
+			continue;
+		loader_add(&l, DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
+														  CStringGetDatum(line.data))));
+	}
+	error_context_stack = errctx.previous;
+	if (ferror(file))
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read file \"%s\": %m", path)));
+	FreeFile(file);
+	PG_RETURN_INT64(loader_finish(&l));
+}
+
+/* argo_count(collection text) RETURNS bigint: objects in a collection */
+Datum
+argo_count(PG_FUNCTION_ARGS)
+{
+	char	   *coll = required_arg(fcinfo, 0, "collection name");
+	SqlBuf	   *buf = sqlbuf_create();
+	bool		isnull;
+	int64		n;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	appendStringInfoString(&buf->sql, "SELECT count(*) FROM (");
+	sql_all_objids(buf, collection_lookup(coll, false));
+	appendStringInfoString(&buf->sql, ") o");
+	if (SPI_execute(buf->sql.data, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "argo: counting objects failed");
+	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+									SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	PG_RETURN_INT64(n);
+}

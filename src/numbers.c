@@ -1,0 +1,57 @@
+/*
+ * numbers.c — JSON numbers to double precision and back, losing nothing.
+ *
+ * Numbers are stored as double (the paper's choice, and what makes range
+ * predicates index-friendly).  A number is accepted only if the shortest
+ * decimal text of its double is numerically equal to it, so "0.1" goes in
+ * and comes back "0.1", while a 30-digit integer is refused, not rounded.
+ */
+#include "postgres.h"
+
+#include "common/shortest_dec.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/numeric.h"
+
+#include "argo.h"
+
+static Numeric
+shortest_numeric(double d)
+{
+	char		buf[DOUBLE_SHORTEST_DECIMAL_LEN];
+
+	double_to_shortest_decimal_buf(d, buf);
+	return DatumGetNumeric(DirectFunctionCall3(numeric_in,
+											   CStringGetDatum(buf),
+											   ObjectIdGetDatum(InvalidOid),
+											   Int32GetDatum(-1)));
+}
+
+/*
+ * The double for a JSON number; with exact, 22003 unless that double gives
+ * the number back.
+ */
+double
+argo_number_from_numeric(Numeric num, bool exact)
+{
+	double		d;
+
+	d = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+										   NumericGetDatum(num)));
+	if (exact && (isinf(d) || isnan(d) ||
+				  !DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(num),
+													   NumericGetDatum(shortest_numeric(d))))))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("number %s cannot be stored exactly as double precision",
+						DatumGetCString(DirectFunctionCall1(numeric_out,
+															NumericGetDatum(num)))),
+				 errhint("Store it as a string to keep all its digits.")));
+	return d;
+}
+
+Numeric
+argo_number_to_numeric(double d)
+{
+	return shortest_numeric(d);
+}

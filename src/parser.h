@@ -1,0 +1,38 @@
+/*
+ * parser.h — what the scanner and the grammar share; nothing else needs it.
+ */
+#ifndef ARGO_PARSER_H
+#define ARGO_PARSER_H
+
+#include "argo.h"
+
+/* Scanner state, reached from flex as yyextra. */
+typedef struct ArgoScanState
+{
+	const char *query;
+	int			pos;			/* byte offset of the next character */
+	int			tok_start;		/* last token, for error messages */
+	int			tok_len;
+	int			prev_token;
+	int			prev2_token;
+	int			json_start;
+	int			json_depth;
+} ArgoScanState;
+
+/* What the grammar builds and hands back. */
+typedef struct ArgoParseState
+{
+	ArgoScanState scan;
+	void	   *scanner;
+	ArgoStmt   *result;
+} ArgoParseState;
+
+#define ARGO_YYLTYPE int
+union ARGO_YYSTYPE;
+
+extern void *scan_start(ArgoScanState *st, const char *query);
+extern int	scan_next_token(union ARGO_YYSTYPE *lval, int *lloc, void *scanner);
+extern bool scan_bracket_is_subscript(ArgoScanState *st);
+extern char *scan_json_string(const char *text, int len);
+
+#endif							/* ARGO_PARSER_H */

@@ -1,0 +1,329 @@
+/*
+ * predicate.c — WHERE predicates to SQL over the vertical tables.
+ *
+ * Every predicate node yields the ids of objects for which it is TRUE, or
+ * of those for which it is FALSE; under SQL's three-valued logic the rest
+ * are UNKNOWN.  NOT swaps the two, AND and OR become INTERSECT and UNION
+ * (paper 3.2.2), and a leaf is a scan of the table that holds its
+ * literal's type.  So NOT never needs the set of all objects except where
+ * a test is two-valued (EXISTS, IS NULL).
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+#include "argo.h"
+
+static void emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth);
+
+static const char *const cmp_sql[] = {"=", "<>", "<", "<=", ">", ">="};
+
+static ArgoCmpOp
+negate_op(ArgoCmpOp op)
+{
+	static const ArgoCmpOp neg[] = {ACMP_NE, ACMP_EQ, ACMP_GE, ACMP_GT,
+	ACMP_LE, ACMP_LT};
+
+	return neg[op];
+}
+
+/* The table holding values of a literal's type, and its value column. */
+static const char *
+typed_table(ArgoCollection *c, ArgoLitType t)
+{
+	if (c->format == ARGO_FORMAT_ARGO1)
+		return c->data_table;
+	return t == ALIT_STRING ? c->str_table :
+		t == ALIT_NUMBER ? c->num_table : c->bool_table;
+}
+
+static const char *
+value_column(ArgoLitType t)
+{
+	return t == ALIT_STRING ? "valstr" : t == ALIT_NUMBER ? "valnum" : "valbool";
+}
+
+static void
+add_literal(SqlBuf *buf, ArgoLiteral *lit)
+{
+	switch (lit->type)
+	{
+		case ALIT_STRING:
+			sqlbuf_add_text(buf, lit->str);
+			appendStringInfoString(&buf->sql, "::text");
+			break;
+		case ALIT_NUMBER:
+			sqlbuf_add_param(buf, FLOAT8OID, Float8GetDatum(lit->num));
+			break;
+		case ALIT_BOOL:
+			sqlbuf_add_param(buf, BOOLOID, BoolGetDatum(lit->b));
+			break;
+		default:
+			elog(ERROR, "argo: null literal in a comparison");
+	}
+}
+
+/*
+ * "col op lit".  Strings also get the comparison of their indexed prefix,
+ * which the longer value's order implies (byte order, COLLATE "C"), so the
+ * (keystr, left(valstr, N)) index can find the rows.
+ */
+static void
+add_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op)
+{
+	const char *col = value_column(lit->type);
+
+	if (lit->type == ALIT_STRING && op != ACMP_NE)
+	{
+		static const char *const prefix_op[] = {"=", NULL, "<=", "<=", ">=", ">="};
+
+		appendStringInfo(&buf->sql, "left(valstr, %d) %s left(",
+						 ARGO_STR_PREFIX_CHARS, prefix_op[op]);
+		add_literal(buf, lit);
+		appendStringInfo(&buf->sql, ", %d) AND ", ARGO_STR_PREFIX_CHARS);
+	}
+	appendStringInfo(&buf->sql, "%s %s ", col, cmp_sql[op]);
+	add_literal(buf, lit);
+}
+
+/* SELECT objid FROM <typed table> WHERE keystr = path AND … */
+static void
+begin_leaf(SqlBuf *buf, ArgoCollection *c, ArgoLitType t, const char *keystr)
+{
+	appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE keystr = ",
+					 typed_table(c, t));
+	sqlbuf_add_text(buf, keystr);
+	appendStringInfoString(&buf->sql, " AND ");
+}
+
+/* Rows of every type, as (objid, keystr, valstr, valnum, valbool). */
+void
+sql_rows_of_table(SqlBuf *buf, ArgoCollection *c)
+{
+	if (c->format == ARGO_FORMAT_ARGO1)
+	{
+		appendStringInfoString(&buf->sql, c->data_table);
+		return;
+	}
+	appendStringInfo(&buf->sql,
+					 "(SELECT objid, keystr, valstr, NULL::float8 AS valnum, NULL::boolean AS valbool FROM %s"
+					 " UNION ALL SELECT objid, keystr, NULL, valnum, NULL FROM %s"
+					 " UNION ALL SELECT objid, keystr, NULL, NULL, valbool FROM %s)",
+					 c->str_table, c->num_table, c->bool_table);
+}
+
+/* Every object of the collection (each has at least one row). */
+void
+sql_all_objids(SqlBuf *buf, ArgoCollection *c)
+{
+	if (c->format == ARGO_FORMAT_ARGO1)
+		appendStringInfo(&buf->sql, "SELECT DISTINCT objid FROM %s", c->data_table);
+	else
+		appendStringInfo(&buf->sql,
+						 "SELECT objid FROM %s UNION SELECT objid FROM %s UNION SELECT objid FROM %s",
+						 c->str_table, c->num_table, c->bool_table);
+}
+
+/*
+ * A row lies in the subtree at keystr: the value itself, a descendant
+ * ("k.x", "k[i]") or the marker of an empty container ("k{}", "k[]").
+ * The LIKE prefix lets the keystr index find the range.
+ */
+void
+sql_subtree_match(SqlBuf *buf, const char *col, const char *keystr)
+{
+	appendStringInfo(&buf->sql, "(%s = ", col);
+	sqlbuf_add_text(buf, keystr);
+	appendStringInfo(&buf->sql, " OR (%s LIKE ", col);
+	sqlbuf_add_text(buf, keypath_like_prefix(keystr));
+	appendStringInfo(&buf->sql, " AND substr(%s, ", col);
+	sqlbuf_add_param(buf, INT4OID,
+					 Int32GetDatum(pg_mbstrlen_with_len(keystr, strlen(keystr)) + 1));
+	appendStringInfoString(&buf->sql, ", 1) IN ('.', '[', '{')))");
+}
+
+static void
+emit_exists(SqlBuf *buf, ArgoCollection *c, const char *keystr)
+{
+	appendStringInfoString(&buf->sql, "SELECT objid FROM ");
+	sql_rows_of_table(buf, c);
+	appendStringInfoString(&buf->sql, " r WHERE ");
+	sql_subtree_match(buf, "keystr", keystr);
+}
+
+static void
+emit_isnull(SqlBuf *buf, ArgoCollection *c, const char *keystr)
+{
+	begin_leaf(buf, c, ALIT_BOOL, keystr);
+	if (c->format == ARGO_FORMAT_ARGO1)
+		appendStringInfoString(&buf->sql, "num_nonnulls(valstr, valnum, valbool) = 0");
+	else
+		appendStringInfoString(&buf->sql, "valbool IS NULL");
+}
+
+/* (universe) EXCEPT (set): the complement of a two-valued test. */
+static void
+emit_complement_of(SqlBuf *buf, ArgoCollection *c,
+				   void (*emit) (SqlBuf *, ArgoCollection *, const char *),
+				   const char *keystr)
+{
+	appendStringInfoChar(&buf->sql, '(');
+	sql_all_objids(buf, c);
+	appendStringInfoString(&buf->sql, ") EXCEPT (");
+	emit(buf, c, keystr);
+	appendStringInfoChar(&buf->sql, ')');
+}
+
+static void
+emit_present_not_null(SqlBuf *buf, ArgoCollection *c, const char *keystr)
+{
+	appendStringInfoChar(&buf->sql, '(');
+	emit_exists(buf, c, keystr);
+	appendStringInfoString(&buf->sql, ") EXCEPT (");
+	emit_isnull(buf, c, keystr);
+	appendStringInfoChar(&buf->sql, ')');
+}
+
+/* A direct element p[i] of the array at p (the LIKE prefix is "p[%"). */
+static void
+add_direct_element(SqlBuf *buf, const char *keystr)
+{
+	appendStringInfoString(&buf->sql, "substr(keystr, ");
+	sqlbuf_add_param(buf, INT4OID,
+					 Int32GetDatum(pg_mbstrlen_with_len(keystr, strlen(keystr)) + 1));
+	appendStringInfoString(&buf->sql, ") ~ '^\\[[0-9]+\\]$'");
+}
+
+static void
+add_element_prefix(SqlBuf *buf, const char *keystr)
+{
+	appendStringInfoString(&buf->sql, "keystr LIKE ");
+	sqlbuf_add_text(buf, keypath_like_prefix(psprintf("%s[", keystr)));
+}
+
+/*
+ * lit op ANY p.  TRUE: an element of the literal's type satisfies op.
+ * FALSE: p is an array of only such elements (or empty) and none does.
+ */
+static void
+emit_any(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
+{
+	const char *col = value_column(p->lit->type);
+
+	if (truth)
+	{
+		appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE ",
+						 typed_table(c, p->lit->type));
+		add_element_prefix(buf, p->path->keystr);
+		appendStringInfoString(&buf->sql, " AND ");
+		add_direct_element(buf, p->path->keystr);
+		appendStringInfoString(&buf->sql, " AND ");
+		add_comparison(buf, p->lit, p->op);
+		return;
+	}
+	appendStringInfoString(&buf->sql, "SELECT objid FROM ");
+	sql_rows_of_table(buf, c);
+	appendStringInfoString(&buf->sql, " r WHERE ");
+	add_element_prefix(buf, p->path->keystr);
+	appendStringInfoString(&buf->sql, " GROUP BY objid HAVING bool_and(keystr = ");
+	sqlbuf_add_text(buf, psprintf("%s" ARGO_MARK_EMPTY_ARRAY, p->path->keystr));
+	appendStringInfoString(&buf->sql, " OR (");
+	add_direct_element(buf, p->path->keystr);
+	appendStringInfo(&buf->sql, " AND %s IS NOT NULL)) AND NOT bool_or(coalesce(", col);
+	add_direct_element(buf, p->path->keystr);
+	appendStringInfoString(&buf->sql, " AND ");
+	add_comparison(buf, p->lit, p->op);
+	appendStringInfoString(&buf->sql, ", false))");
+}
+
+static void
+emit_binary(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
+{
+	/* AND is TRUE where both are, FALSE where either is; OR the reverse */
+	bool		intersect = (p->kind == APRED_AND) == truth;
+
+	appendStringInfoChar(&buf->sql, '(');
+	emit_set(buf, c, p->left, truth);
+	appendStringInfo(&buf->sql, ") %s (", intersect ? "INTERSECT" : "UNION");
+	emit_set(buf, c, p->right, truth);
+	appendStringInfoChar(&buf->sql, ')');
+}
+
+static void
+emit_between(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
+{
+	begin_leaf(buf, c, p->lit->type, p->path->keystr);
+	if (truth)
+	{
+		add_comparison(buf, p->lit, ACMP_GE);
+		appendStringInfoString(&buf->sql, " AND ");
+		add_comparison(buf, p->lit2, ACMP_LE);
+		return;
+	}
+	appendStringInfo(&buf->sql, "(%s < ", value_column(p->lit->type));
+	add_literal(buf, p->lit);
+	appendStringInfo(&buf->sql, " OR %s > ", value_column(p->lit->type));
+	add_literal(buf, p->lit2);
+	appendStringInfoChar(&buf->sql, ')');
+}
+
+/* Ids of the objects where p has the given truth value. */
+static void
+emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
+{
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+	switch (p->kind)
+	{
+		case APRED_AND:
+		case APRED_OR:
+			emit_binary(buf, c, p, truth);
+			break;
+		case APRED_NOT:
+			emit_set(buf, c, p->left, !truth);
+			break;
+		case APRED_CMP:
+			begin_leaf(buf, c, p->lit->type, p->path->keystr);
+			add_comparison(buf, p->lit, truth ? p->op : negate_op(p->op));
+			break;
+		case APRED_LIKE:
+			begin_leaf(buf, c, ALIT_STRING, p->path->keystr);
+			appendStringInfo(&buf->sql, "valstr %s ", truth ? "LIKE" : "NOT LIKE");
+			add_literal(buf, p->lit);
+			break;
+		case APRED_BETWEEN:
+			emit_between(buf, c, p, truth);
+			break;
+		case APRED_ANY:
+			emit_any(buf, c, p, truth);
+			break;
+		case APRED_EXISTS:
+			if (truth)
+				emit_exists(buf, c, p->path->keystr);
+			else
+				emit_complement_of(buf, c, emit_exists, p->path->keystr);
+			break;
+		case APRED_ISNULL:
+			if (truth)
+				emit_isnull(buf, c, p->path->keystr);
+			else
+				emit_complement_of(buf, c, emit_isnull, p->path->keystr);
+			break;
+		case APRED_ISNOTNULL:
+			if (truth)
+				emit_present_not_null(buf, c, p->path->keystr);
+			else
+				emit_complement_of(buf, c, emit_present_not_null, p->path->keystr);
+			break;
+	}
+}
+
+/* A query yielding the ids of the objects that satisfy pred. */
+void
+pred_emit_objids(SqlBuf *buf, ArgoCollection *coll, ArgoPred *pred)
+{
+	emit_set(buf, coll, pred, true);
+}

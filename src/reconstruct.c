@@ -1,0 +1,245 @@
+/*
+ * reconstruct.c — vertical-table rows back to JSON objects (paper 3.1).
+ *
+ * Rows arrive ordered by object id.  An object's rows are gathered, sorted
+ * by their parsed keys (so array elements come in index order, not in the
+ * text order where "a[10]" sorts before "a[2]") and streamed into jsonb's
+ * builder in one pass, opening and closing containers as the keys change.
+ * Each object is built in a memory context reset before the next one.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "argo.h"
+
+typedef struct RRow
+{
+	KeySeg	   *segs;
+	int			nsegs;			/* 0: the marker of an empty root object */
+	JsonbValue	val;			/* jbvNull for null, {} and [] too */
+} RRow;
+
+struct Rebuilder
+{
+	rebuild_emit emit;
+	void	   *arg;
+	MemoryContext cxt;			/* the current object's rows */
+	int64		objid;
+	bool		have_object;
+	RRow	   *rows;
+	int			nrows;
+	int			maxrows;
+};
+
+Rebuilder *
+rebuilder_create(rebuild_emit emit, void *arg)
+{
+	Rebuilder  *rb = palloc0(sizeof(Rebuilder));
+
+	rb->emit = emit;
+	rb->arg = arg;
+	rb->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo object",
+									ALLOCSET_DEFAULT_SIZES);
+	return rb;
+}
+
+static int
+rrow_cmp(const void *pa, const void *pb)
+{
+	const RRow *a = pa;
+	const RRow *b = pb;
+	int			n = Min(a->nsegs, b->nsegs);
+
+	for (int i = 0; i < n; i++)
+	{
+		int			c = keyseg_cmp(&a->segs[i], &b->segs[i]);
+
+		if (c != 0)
+			return c;
+	}
+	return a->nsegs - b->nsegs;
+}
+
+static void
+corrupt_object(int64 objid)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("rows of object " INT64_FORMAT " do not form a JSON object",
+					objid)));
+}
+
+/* Write the step of a child into its parent: a key, or nothing for an element. */
+static void
+push_step(JsonbParseState **st, KeySeg *seg, bool parent_is_array, int64 objid)
+{
+	JsonbValue	k;
+
+	if (parent_is_array != (seg->kind == KSEG_INDEX))
+		corrupt_object(objid);
+	if (parent_is_array)
+		return;
+	k.type = jbvString;
+	k.val.string.val = (char *) seg->key;
+	k.val.string.len = seg->keylen;
+	pushJsonbValue(st, WJB_KEY, &k);
+}
+
+static void
+push_value(JsonbParseState **st, RRow *r, KeySeg *last, bool in_array)
+{
+	if (last && last->kind == KSEG_EMPTY_OBJECT)
+	{
+		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+		pushJsonbValue(st, WJB_END_OBJECT, NULL);
+	}
+	else if (last && last->kind == KSEG_EMPTY_ARRAY)
+	{
+		pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+		pushJsonbValue(st, WJB_END_ARRAY, NULL);
+	}
+	else
+		pushJsonbValue(st, in_array ? WJB_ELEM : WJB_VALUE, &r->val);
+}
+
+/*
+ * Emit the gathered rows as one jsonb.  open[] holds the steps of the
+ * containers currently open below the root; is_arr[] their kinds.
+ */
+static void
+build_object(Rebuilder *rb)
+{
+	JsonbParseState *st = NULL;
+	KeySeg	  **open = palloc(sizeof(KeySeg *) * 8);
+	bool	   *is_arr = palloc(sizeof(bool) * 9);
+	int			maxopen = 8;
+	int			nopen = 0;
+	JsonbValue *res;
+
+	qsort(rb->rows, rb->nrows, sizeof(RRow), rrow_cmp);
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	is_arr[0] = false;			/* is_arr[i]: container at depth i (0 = root) */
+	for (int i = 0; i < rb->nrows; i++)
+	{
+		RRow	   *r = &rb->rows[i];
+		bool		marker;
+		int			m;			/* steps to the value */
+		int			common = 0;
+
+		if (r->nsegs == 0)
+			continue;			/* an empty root: nothing to add */
+		marker = (r->segs[r->nsegs - 1].kind == KSEG_EMPTY_OBJECT ||
+				  r->segs[r->nsegs - 1].kind == KSEG_EMPTY_ARRAY);
+		m = marker ? r->nsegs - 1 : r->nsegs;
+		if (m == 0)
+			corrupt_object(rb->objid);
+
+		while (common < nopen && common < m - 1 &&
+			   keyseg_cmp(open[common], &r->segs[common]) == 0 &&
+			   is_arr[common + 1] == (r->segs[common + 1].kind == KSEG_INDEX))
+			common++;
+		for (; nopen > common; nopen--)
+			pushJsonbValue(&st, is_arr[nopen] ? WJB_END_ARRAY : WJB_END_OBJECT, NULL);
+		for (; nopen < m - 1; nopen++)
+		{
+			bool		arr = (r->segs[nopen + 1].kind == KSEG_INDEX);
+
+			if (nopen + 1 >= maxopen)
+			{
+				maxopen *= 2;
+				open = repalloc(open, sizeof(KeySeg *) * maxopen);
+				is_arr = repalloc(is_arr, sizeof(bool) * (maxopen + 1));
+			}
+			push_step(&st, &r->segs[nopen], is_arr[nopen], rb->objid);
+			pushJsonbValue(&st, arr ? WJB_BEGIN_ARRAY : WJB_BEGIN_OBJECT, NULL);
+			open[nopen] = &r->segs[nopen];
+			is_arr[nopen + 1] = arr;
+		}
+		push_step(&st, &r->segs[m - 1], is_arr[nopen], rb->objid);
+		push_value(&st, r, marker ? &r->segs[m] : NULL, is_arr[nopen]);
+	}
+	for (; nopen > 0; nopen--)
+		pushJsonbValue(&st, is_arr[nopen] ? WJB_END_ARRAY : WJB_END_OBJECT, NULL);
+	res = pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	rb->emit(rb->arg, rb->objid, JsonbValueToJsonb(res));
+}
+
+static void
+finish_object(Rebuilder *rb)
+{
+	MemoryContext old;
+
+	if (!rb->have_object)
+		return;
+	old = MemoryContextSwitchTo(rb->cxt);
+	build_object(rb);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(rb->cxt);
+	rb->rows = NULL;
+	rb->nrows = rb->maxrows = 0;
+	rb->have_object = false;
+}
+
+/*
+ * Take one row (keystr NULL: the marker of an empty root).  Exactly one
+ * of valstr, valnum, valbool is set for a scalar; none for null, {}, [].
+ */
+void
+rebuilder_add_row(Rebuilder *rb, int64 objid, text *keystr, text *valstr,
+				  bool num_null, double valnum, bool bool_null, bool valbool)
+{
+	MemoryContext old;
+	RRow	   *r;
+
+	CHECK_FOR_INTERRUPTS();
+	if (rb->have_object && objid != rb->objid)
+		finish_object(rb);
+	rb->objid = objid;
+	rb->have_object = true;
+
+	old = MemoryContextSwitchTo(rb->cxt);
+	if (rb->nrows == rb->maxrows)
+	{
+		rb->maxrows = rb->maxrows ? rb->maxrows * 2 : 32;
+		rb->rows = rb->rows ? repalloc(rb->rows, sizeof(RRow) * rb->maxrows) :
+			palloc(sizeof(RRow) * rb->maxrows);
+	}
+	r = &rb->rows[rb->nrows++];
+	r->nsegs = 0;
+	if (keystr != NULL)
+	{
+		text	   *k = pg_detoast_datum_copy((struct varlena *) keystr);
+
+		r->nsegs = keypath_parse(VARDATA_ANY(k), VARSIZE_ANY_EXHDR(k), &r->segs);
+	}
+	if (valstr != NULL)
+	{
+		text	   *s = pg_detoast_datum_copy((struct varlena *) valstr);
+
+		r->val.type = jbvString;
+		r->val.val.string.val = VARDATA_ANY(s);
+		r->val.val.string.len = VARSIZE_ANY_EXHDR(s);
+	}
+	else if (!num_null)
+	{
+		r->val.type = jbvNumeric;
+		r->val.val.numeric = argo_number_to_numeric(valnum);
+	}
+	else if (!bool_null)
+	{
+		r->val.type = jbvBool;
+		r->val.val.boolean = valbool;
+	}
+	else
+		r->val.type = jbvNull;
+	MemoryContextSwitchTo(old);
+}
+
+void
+rebuilder_finish(Rebuilder *rb)
+{
+	finish_object(rb);
+}

@@ -1,0 +1,55 @@
+/*
+ * sqlbuf.c — generated SQL text together with its parameter values.
+ *
+ * Every value that reaches SQL (keys, strings, numbers, booleans) goes
+ * through here as an SPI parameter; only quoted identifiers are spliced.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+
+#include "argo.h"
+
+SqlBuf *
+sqlbuf_create(void)
+{
+	SqlBuf	   *buf = palloc0(sizeof(SqlBuf));
+
+	initStringInfo(&buf->sql);
+	buf->maxparams = 16;
+	buf->types = palloc(sizeof(Oid) * buf->maxparams);
+	buf->values = palloc(sizeof(Datum) * buf->maxparams);
+	buf->nulls = palloc(sizeof(char) * buf->maxparams);
+	return buf;
+}
+
+/* Register a parameter; returns its number. */
+int
+sqlbuf_param(SqlBuf *buf, Oid type, Datum value)
+{
+	if (buf->nparams == buf->maxparams)
+	{
+		buf->maxparams *= 2;
+		buf->types = repalloc(buf->types, sizeof(Oid) * buf->maxparams);
+		buf->values = repalloc(buf->values, sizeof(Datum) * buf->maxparams);
+		buf->nulls = repalloc(buf->nulls, sizeof(char) * buf->maxparams);
+	}
+	buf->types[buf->nparams] = type;
+	buf->values[buf->nparams] = value;
+	buf->nulls[buf->nparams] = ' ';
+	return ++buf->nparams;
+}
+
+/* Register a parameter and write "$n" into the SQL. */
+void
+sqlbuf_add_param(SqlBuf *buf, Oid type, Datum value)
+{
+	appendStringInfo(&buf->sql, "$%d", sqlbuf_param(buf, type, value));
+}
+
+void
+sqlbuf_add_text(SqlBuf *buf, const char *text)
+{
+	sqlbuf_add_param(buf, TEXTOID, CStringGetTextDatum(text));
+}
