@@ -29,9 +29,6 @@ REGRESS_OPTS = --load-extension=argo
 ISOLATION = $(patsubst test/isolation/specs/%.spec,%,$(sort $(wildcard test/isolation/specs/*.spec)))
 ISOLATION_OPTS = --load-extension=argo --inputdir=test/isolation
 
-TAP_TESTS = 1
-PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
-
 EXTRA_CLEAN = src/gram.c src/gram.h src/scan.c argo--$(EXTVERSION).sql
 
 PG_CPPFLAGS = -I$(srcdir)/src

@@ -7,8 +7,6 @@
  */
 #include "postgres.h"
 
-#include <limits.h>
-
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
@@ -24,7 +22,8 @@
 
 static ArgoLiteral *make_literal(ArgoLitType type, int location);
 static ArgoLiteral *make_number(const char *text, int location);
-static ArgoLiteral *make_param(const char *digits, int location);
+static ArgoLiteral *make_param(ArgoParseState *ps, const char *digits,
+								int location);
 static ArgoPath *make_path(ArgoStep *first, int location);
 static ArgoStep *make_key(char *key);
 static ArgoStep *make_index(ArgoParseState *ps, const char *text, int location);
@@ -403,7 +402,7 @@ literal:
 	| TRUE_P					{ $$ = make_literal(ALIT_BOOL, @1); $$->b = true; }
 	| FALSE_P					{ $$ = make_literal(ALIT_BOOL, @1); $$->b = false; }
 	| NULL_P					{ $$ = make_literal(ALIT_NULL, @1); }
-	| PARAM						{ $$ = make_param($1, @1); }
+	| PARAM						{ $$ = make_param(ps, $1, @1); }
 	;
 
 path:
@@ -496,12 +495,18 @@ make_number(const char *text, int location)
 }
 
 static ArgoLiteral *
-make_param(const char *digits, int location)
+make_param(ArgoParseState *ps, const char *digits, int location)
 {
 	ArgoLiteral *lit = make_literal(ALIT_NULL, location);
 
-	/* absurdly long numbers are simply not a parameter we have */
-	lit->paramno = (strlen(digits) > 6) ? INT_MAX : atoi(digits);
+	/* no call passes this many parameters; say so before atoi overflows */
+	if (strlen(digits) > 6)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_PARAMETER),
+				 errmsg("there is no parameter $%s", digits),
+				 internalerrposition(pg_mbstrlen_with_len(ps->scan.query, location) + 1),
+				 internalerrquery(ps->scan.query)));
+	lit->paramno = atoi(digits);
 	if (lit->paramno == 0)
 		lit->paramno = -1;
 	return lit;

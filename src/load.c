@@ -117,6 +117,7 @@ argo_load(PG_FUNCTION_ARGS)
 	Loader		l;
 	Portal		portal;
 	Oid			type;
+	int64		total;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
@@ -143,7 +144,9 @@ argo_load(PG_FUNCTION_ARGS)
 		SPI_freetuptable(SPI_tuptable);
 	}
 	SPI_cursor_close(portal);
-	PG_RETURN_INT64(loader_finish(&l));
+	total = loader_finish(&l);
+	SPI_finish();
+	PG_RETURN_INT64(total);
 }
 
 typedef struct FilePos
@@ -171,6 +174,7 @@ argo_load_file(PG_FUNCTION_ARGS)
 	StringInfoData line;
 	Loader		l;
 	FILE	   *file;
+	int64		total;
 
 	/* the same rule as COPY FROM a file */
 	if (!has_privs_of_role(GetUserId(), ROLE_PG_READ_SERVER_FILES))
@@ -206,7 +210,9 @@ argo_load_file(PG_FUNCTION_ARGS)
 				(errcode_for_file_access(),
 				 errmsg("could not read file \"%s\": %m", path)));
 	FreeFile(file);
-	PG_RETURN_INT64(loader_finish(&l));
+	total = loader_finish(&l);
+	SPI_finish();
+	PG_RETURN_INT64(total);
 }
 
 /* argo_count(collection text) RETURNS bigint: objects in a collection */

@@ -36,10 +36,14 @@ argo_number_from_numeric(Numeric num, bool exact)
 {
 	double		d;
 
-	d = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+	/* overflow gives ±inf here, so the error below can name the number */
+	d = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
 										   NumericGetDatum(num)));
-	if (exact && (isinf(d) || isnan(d) ||
-				  !DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(num),
+	if (isinf(d) || isnan(d))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("number is out of range for double precision")));
+	if (exact && (!DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(num),
 													   NumericGetDatum(shortest_numeric(d))))))
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),

@@ -1,0 +1,41 @@
+-- Bulk loading: from a query (jsonb, json or text) and from a JSON-lines
+-- file on the server; a failure loads nothing.
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set family :abs_srcdir '/test/data/family.jsonl'
+\set broken :abs_srcdir '/test/data/broken.jsonl'
+
+SELECT argo_load_file('family', :'family');
+SELECT * FROM argo_query('SELECT * FROM family');
+
+SELECT argo_load('family', $$SELECT '{"name": "Maeby"}'::json$$);
+SELECT argo_load('family', $$SELECT '{"name": "George Michael"}'::text$$);
+SELECT argo_load('family', $$SELECT jsonb_build_object('n', i) FROM generate_series(1, 5000) i$$);
+SELECT argo_count('family');
+SELECT * FROM argo_query('SELECT name FROM family WHERE EXISTS name');
+SELECT * FROM argo_query('SELECT * FROM family WHERE n BETWEEN 2499 AND 2501');
+
+-- errors, and nothing loaded by a failed call
+-- (terse: the message's context names this checkout's path)
+\set VERBOSITY terse
+SELECT argo_load_file('family', :'broken');
+\set VERBOSITY default
+SELECT argo_load_file('family', '/nonexistent/file.jsonl');
+SELECT argo_load('family', 'SELECT 1');
+SELECT argo_load('family', 'SELECT ''{}''::jsonb, 2');
+SELECT argo_load('family', $$SELECT '[1]'::jsonb$$);
+SELECT argo_load('family', $$SELECT NULL::jsonb$$);
+SELECT argo_load('family', $$SELECT 'not json'::text$$);
+SELECT argo_load('family', 'SELEC 1');
+SELECT argo_count('family');
+
+-- loading files needs the privileges of pg_read_server_files, as COPY does
+CREATE ROLE argo_loader;
+GRANT ALL ON ALL TABLES IN SCHEMA argo_data TO argo_loader;
+GRANT ALL ON ALL SEQUENCES IN SCHEMA argo_data TO argo_loader;
+SET ROLE argo_loader;
+SELECT argo_load_file('family', :'family');
+SELECT argo_load('family', $$SELECT '{"by": "argo_loader"}'::jsonb$$);
+RESET ROLE;
+SELECT argo_count('family');
+DROP OWNED BY argo_loader;
+DROP ROLE argo_loader;

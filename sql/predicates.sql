@@ -1,0 +1,95 @@
+-- The predicate language (ARGO-SQL.md section 4) with its three-valued
+-- semantics.  Every predicate runs on an Argo/3 and an Argo/1 copy of the
+-- same objects; the test shows the ids selected and fails loudly if the
+-- two formats disagree.
+SELECT argo_create_collection('p1', 'argo1');
+SELECT count(*) FROM (VALUES
+  ('{"id": 1, "age": 58, "name": "George", "tags": ["a", "b"], "flag": true, "n": {"x": 1}}'),
+  ('{"id": 2, "age": "old", "name": "Stan", "tags": ["c"], "flag": false, "n": {"x": "1"}}'),
+  ('{"id": 3, "age": 38, "name": "Michael", "tags": [], "flag": null, "n": {}}'),
+  ('{"id": 4, "age": null, "tags": ["a", 1], "n": [1, 2]}'),
+  ('{"id": 5, "name": "Lindsay", "tags": "a", "age": [50], "n": {"x": [3]}}'),
+  ('{"id": 6, "age": 50, "name": "Gob%_\\", "tags": [["a"]], "flag": true}'),
+  ('{"id": 7, "age": 50.5, "name": "", "tags": [1, 2, 3]}'),
+  ('{"id": 8}')) v(doc),
+  LATERAL (SELECT argo_query('INSERT INTO p3 OBJECT $1', doc::jsonb)
+           UNION ALL SELECT argo_query('INSERT INTO p1 OBJECT $1', doc::jsonb)) i;
+
+CREATE FUNCTION ids(coll text, pred text) RETURNS text LANGUAGE sql AS $$
+  SELECT coalesce(string_agg(x->>'id', ',' ORDER BY (x->>'id')::int), '-')
+    FROM argo_query(format('SELECT id FROM %s WHERE %s', coll, pred)) x
+$$;
+CREATE FUNCTION sel(pred text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  a3 text := ids('p3', pred);
+  a1 text := ids('p1', pred);
+BEGIN
+  IF a3 IS DISTINCT FROM a1 THEN
+    RAISE EXCEPTION 'formats disagree on %: argo3 %, argo1 %', pred, a3, a1;
+  END IF;
+  RETURN a3;
+END $$;
+
+SELECT pred, sel(pred) FROM (VALUES
+  -- comparisons: TRUE/FALSE only where the value has the literal's type
+  ('age = 58'), ('age != 58'), ('age <> 58'), ('age < 50'), ('age <= 50'),
+  ('age > 50'), ('age >= 50'), ('58 = age'), ('50 < age'), ('50 >= age'),
+  ('age = "old"'), ('age = ''old'''), ('age > ''a'''),
+  ('name < ''H'''), ('name >= ''Lindsay'''), ('name = '''''),
+  ('flag = true'), ('flag = false'), ('flag != true'), ('flag < true'),
+  ('n.x = 1'), ('n.x = ''1'''), ('n.x[0] = 3'), ('n[1] = 2'),
+  ('tags[0] = ''a'''), ('tags[1] = 1'), ('tags[0][0] = ''a'''),
+  -- NOT: UNKNOWN stays UNKNOWN
+  ('NOT age > 50'), ('NOT (age = 58)'), ('NOT NOT age = 58'),
+  ('NOT (age > 50 AND name = ''George'')'),
+  ('NOT (age > 50 OR name = ''Stan'')'),
+  -- AND / OR
+  ('age >= 50 AND flag = true'), ('age >= 50 OR flag = false'),
+  ('age = 58 OR age = ''old'' OR age = 38'),
+  ('(age = 58 OR name = ''Stan'') AND flag = false'),
+  ('age = 58 OR name = ''Stan'' AND flag = false'),
+  -- LIKE (SQL patterns, strings only)
+  ('name LIKE ''G%'''), ('name NOT LIKE ''G%'''), ('name LIKE ''_tan'''),
+  ('name LIKE ''Gob\%\_\\'''), ('name LIKE ''%'''), ('age LIKE ''o%'''),
+  ('NOT name LIKE ''%a%'''),
+  -- BETWEEN, inclusive, bounds of one type
+  ('age BETWEEN 38 AND 50'), ('age NOT BETWEEN 38 AND 50'),
+  ('name BETWEEN ''G'' AND ''M'''), ('NOT age BETWEEN 50 AND 60'),
+  ('flag BETWEEN false AND true'),
+  -- IN
+  ('age IN (58, 38)'), ('age IN (58, ''old'')'), ('age NOT IN (58, 38)'),
+  ('age NOT IN (58, ''old'')'), ('name IN (''Stan'')'),
+  -- ANY: direct elements of an array
+  ('''a'' = ANY tags'), ('1 = ANY tags'), ('2 < ANY tags'),
+  ('NOT ''a'' = ANY tags'), ('NOT 1 = ANY tags'), ('''a'' != ANY tags'),
+  ('50 = ANY age'), ('1 = ANY n'), ('3 = ANY n.x'),
+  -- EXISTS, IS [NOT] NULL: two-valued
+  ('EXISTS age'), ('NOT EXISTS age'), ('EXISTS n.x'), ('EXISTS tags[0]'),
+  ('EXISTS flag'), ('NOT EXISTS name'),
+  ('age IS NULL'), ('flag IS NULL'), ('age IS NOT NULL'),
+  ('NOT age IS NULL'), ('NOT age IS NOT NULL'), ('n IS NOT NULL'),
+  ('missing IS NULL'), ('missing IS NOT NULL'),
+  -- mixed
+  ('EXISTS tags AND NOT ''a'' = ANY tags'),
+  ('(age > 40 OR age < 40) AND NOT (flag = false)')
+) t(pred);
+
+-- parameters stand for literals
+SELECT x FROM argo_query('SELECT id FROM p3 WHERE age = $1 OR name = $2',
+                         '38', '"Stan"') x;
+SELECT x FROM argo_query('SELECT id FROM p1 WHERE age BETWEEN $1 AND $2 AND $3 = ANY tags',
+                         '50', '60', '"a"') x;
+SELECT x FROM argo_query('SELECT id FROM p3 WHERE flag = $1', 'true') x;
+
+-- backquoted keys and keywords as keys
+SELECT * FROM argo_query($$INSERT INTO p3 OBJECT {"id": 9, "a.b": {"c d": 1}, "select": "kw", "x": {"count": 5}, "`": "bq", "": 0}$$);
+SELECT x FROM argo_query('SELECT id FROM p3 WHERE `a.b`.`c d` = 1') x;
+SELECT x FROM argo_query('SELECT `select`, x.count FROM p3 WHERE `select` = ''kw'' AND x.count = 5') x;
+SELECT x FROM argo_query('SELECT id, ```` FROM p3 WHERE ```` = ''bq''') x;
+SELECT x FROM argo_query('SELECT `` FROM p3 WHERE `` = 0') x;
+
+-- case-insensitive keywords, comments, a trailing semicolon
+SELECT x FROM argo_query('select id from p3 where age = 58 -- a comment
+  ;') x;
+-- but keys are case sensitive
+SELECT x FROM argo_query('SELECT id FROM p3 WHERE AGE = 58') x;
