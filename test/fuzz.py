@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Mutation fuzzer for argo_query: the backend must survive every input.
+
+Mutates valid Argo/SQL statements and JSON documents (byte flips, token
+splices, truncation, duplication, hostile literals) and sends each to
+argo_query through psycopg.  Every input must either succeed or fail with a
+clean ERROR whose SQLSTATE is not XX000 (internal error) or a crash class;
+the connection must never be lost.  Connects with libpq's PG* environment
+(pg_virtualenv sets it).  Bounded in count and time; deterministic per seed.
+
+    python3 test/fuzz.py [--count N] [--seconds S] [--seed K]
+"""
+import argparse
+import random
+import sys
+import time
+
+import psycopg
+
+SEEDS = [
+    "SELECT * FROM fz",
+    "SELECT a, b.c, d[1] FROM fz WHERE a = 1",
+    "SELECT * FROM fz WHERE a > 1 AND (b.c = 'x' OR NOT d[0] <= 2.5)",
+    "SELECT * FROM fz WHERE a BETWEEN 1 AND 5 OR b.c NOT BETWEEN 'a' AND 'z'",
+    "SELECT * FROM fz WHERE 'x' = ANY d OR 3 < ANY d",
+    "SELECT * FROM fz WHERE EXISTS b AND a IS NOT NULL AND e IS NULL",
+    "SELECT * FROM fz WHERE b.c LIKE 'x%' AND a NOT IN (1, 2, 'three')",
+    "SELECT `a.b`.`c``d` FROM fz WHERE `select` = true",
+    "SELECT * FROM fz WHERE a = $1 OR b.c = $2",
+    'INSERT INTO fz OBJECT {"a": 1, "b": {"c": "x"}, "d": [1, "x", null, {}, []]}',
+    'INSERT INTO fz OBJECT {"a": 2}, {"b": {"c": "y"}}',
+    "DELETE FROM fz WHERE a = 99999",
+    "SELECT * FROM fz WHERE \"str\\u00e9\" = b.c -- comment\n;",
+]
+
+HOSTILE = [
+    "(" * 20000, ")" * 500, "NOT " * 5000, "$0", "$99", "$999999999999",
+    "[99999999999999999999]", "[-1]", "1e999", "-0", "'", "`", '"', "\\",
+    "\x00", "\u2603", "{", "[", "}", "]", "--", ";", "/*",
+    "'; DROP TABLE argo_data.fz_str; --", "x" * 100000, "a." * 2000,
+    "\"\\u0000\"", "\"\\ud800\"", "9" * 400, "LIMIT 99999999999999999999",
+]
+
+TOKENS = ["SELECT", "*", "FROM", "fz", "WHERE", "AND", "OR", "NOT", "(", ")",
+          "=", "<>", "<", ">=", "LIKE", "BETWEEN", "IN", "ANY", "EXISTS", "IS",
+          "NULL", "true", "false", "1", "2.5", "'s'", '"s"', "a", "b.c", "d[0]",
+          ".", "[", "]", ",", "$1", "$2", "INSERT", "INTO", "OBJECT", "{}",
+          "DELETE", "GROUP", "BY", "ORDER", "LIMIT", "OFFSET", "COUNT", "AS",
+          "INNER", "JOIN", "ON", "UPDATE", "SET", "UNSET", "`k`"]
+
+# SQLSTATE classes that mean a bug rather than a rejected input.
+BAD_STATES = {"XX000", "XX001", "XX002"}
+
+
+def mutate(rng, text):
+    ops = rng.randint(1, 4)
+    for _ in range(ops):
+        op = rng.randrange(7)
+        pos = rng.randint(0, len(text))
+        if op == 0 and text:                       # delete a span
+            end = min(len(text), pos + rng.randint(1, 8))
+            text = text[:pos] + text[end:]
+        elif op == 1:                              # insert a token
+            text = text[:pos] + " " + rng.choice(TOKENS) + " " + text[pos:]
+        elif op == 2:                              # insert something hostile
+            text = text[:pos] + rng.choice(HOSTILE) + text[pos:]
+        elif op == 3 and text:                     # flip a character
+            c = chr(rng.choice([0x20, 0x27, 0x22, 0x60, 0x5b, 0x5d, 0x7b, 0x7d,
+                                0x24, 0x5c, rng.randint(1, 0x7e),
+                                rng.randint(0x80, 0x2fff)]))
+            text = text[:pos] + c + text[pos + 1:]
+        elif op == 4:                              # truncate
+            text = text[:pos]
+        elif op == 5:                              # duplicate a span
+            end = min(len(text), pos + rng.randint(1, 30))
+            text = text[:pos] + text[pos:end] * rng.randint(2, 50) + text[pos:]
+        else:                                      # splice another seed
+            other = rng.choice(SEEDS)
+            cut = rng.randint(0, len(other))
+            text = text[:pos] + other[cut:]
+    return text.replace("\x00", "")
+
+
+def random_param(rng):
+    return rng.choice(['1', '"s"', 'true', 'null', '[1]', '{"a": 1}',
+                       '1e308', '"' + "\u00e9" * rng.randint(0, 50) + '"',
+                       '"\\u0000"', '{"a": ' * 50 + '1' + '}' * 50])
+
+
+def run_one(conn, query, params):
+    """Run a statement; returns None on success or the SQLSTATE."""
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT count(*) FROM argo_query(%s, VARIADIC %s::jsonb[])",
+                        (query, params))
+            cur.fetchall()
+        conn.commit()
+        return None
+    except psycopg.errors.DataError as e:       # e.g. \u0000 in our own text
+        conn.rollback()
+        return e.sqlstate or "22000"
+    except psycopg.DatabaseError as e:
+        if conn.closed or conn.broken:
+            raise
+        conn.rollback()
+        return e.sqlstate
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--count", type=int, default=20000)
+    ap.add_argument("--seconds", type=float, default=90)
+    ap.add_argument("--seed", type=int, default=20261122)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+
+    conn = psycopg.connect(dbname="postgres", autocommit=False)
+    with conn.cursor() as cur:
+        cur.execute("CREATE EXTENSION IF NOT EXISTS argo")
+        cur.execute("SET statement_timeout = '5s'")
+        cur.execute("SELECT argo_drop_collection('fz', true)")
+        cur.execute("""SELECT argo_query('INSERT INTO fz OBJECT $1', d)
+                         FROM (VALUES ('{"a": 1, "b": {"c": "x"}, "d": [1, "x"]}'::jsonb),
+                                      ('{"a": "s", "d": [], "e": null}')) v(d)""")
+    conn.commit()
+
+    states = {}
+    failures = []
+    start = time.monotonic()
+    n = 0
+    while n < args.count and time.monotonic() - start < args.seconds:
+        query = mutate(rng, rng.choice(SEEDS))
+        params = [random_param(rng) for _ in range(rng.randint(0, 3))]
+        n += 1
+        try:
+            state = run_one(conn, query, params)
+        except psycopg.OperationalError as e:
+            print(f"FAIL connection lost on input {query[:200]!r}: {e}")
+            return 1
+        states[state or "ok"] = states.get(state or "ok", 0) + 1
+        if state in BAD_STATES:
+            failures.append((state, query[:200]))
+    # the server is still there and the data intact
+    with conn.cursor() as cur:
+        cur.execute("SELECT count(*) FROM argo_query('SELECT * FROM fz WHERE a = 1')")
+        alive = cur.fetchone()[0] >= 1
+    conn.close()
+
+    print("fuzz: %d inputs in %.0f s; outcomes: %s" % (
+        n, time.monotonic() - start,
+        ", ".join(f"{k} {v}" for k, v in sorted(states.items()))))
+    for state, q in failures[:20]:
+        print(f"FAIL {state} on input {q!r}")
+    ok = not failures and alive
+    print(f"fuzz: {n - len(failures)} passed, {len(failures)} failed")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
