@@ -4,11 +4,13 @@
 MODULE_big = argo
 OBJS = \
 	src/argo.o \
+	src/aggregate.o \
 	src/analyze.o \
 	src/catalog.o \
 	src/decompose.o \
 	src/execute.o \
 	src/gram.o \
+	src/join.o \
 	src/keypath.o \
 	src/load.o \
 	src/numbers.o \
@@ -16,7 +18,8 @@ OBJS = \
 	src/reconstruct.o \
 	src/scan.o \
 	src/sqlbuf.o \
-	src/sqlgen.o
+	src/sqlgen.o \
+	src/update.o
 
 EXTENSION = argo
 EXTVERSION = 0.1

@@ -13,6 +13,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
+#include "utils/numeric.h"
 
 #include "argo.h"
 
@@ -22,6 +23,8 @@ typedef struct AnalyzeState
 	Jsonb	  **params;
 	int			nparams;
 	ArgoStmt   *stmt;
+	List	   *aliases;		/* of char *, one per FROM item */
+	bool		qualified;		/* paths start with an alias (joins) */
 } AnalyzeState;
 
 void
@@ -90,6 +93,7 @@ bind_literal(AnalyzeState *as, ArgoLiteral *lit)
 		case jbvNumeric:
 			lit->type = ALIT_NUMBER;
 			lit->num = argo_number_from_numeric(v.val.numeric, false);
+			lit->str = NULL;
 			break;
 		case jbvBool:
 			lit->type = ALIT_BOOL;
@@ -113,8 +117,13 @@ literal_to_jsonb(ArgoLiteral *lit)
 			v.val.string.len = strlen(lit->str);
 			break;
 		case ALIT_NUMBER:
+			/* a stored value keeps its digits: storage checks exactness */
 			v.type = jbvNumeric;
-			v.val.numeric = argo_number_to_numeric(lit->num);
+			v.val.numeric = lit->str ?
+				DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(lit->str),
+													ObjectIdGetDatum(InvalidOid),
+													Int32GetDatum(-1))) :
+				argo_number_to_numeric(lit->num);
 			break;
 		case ALIT_BOOL:
 			v.type = jbvBool;
@@ -139,11 +148,88 @@ bind_json(AnalyzeState *as, ArgoJson *j)
 		j->value = literal_to_jsonb(j->lit);
 }
 
+static int
+alias_index(AnalyzeState *as, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, as->aliases)
+	{
+		if (strcmp(lfirst(lc), name) == 0)
+			return foreach_current_index(lc);
+	}
+	return -1;
+}
+
+/*
+ * Flatten a path to its key.  In a join every path starts with an alias,
+ * which picks the FROM item; with one aliased collection a leading alias
+ * may be written or not.
+ */
 static void
 bind_path(AnalyzeState *as, ArgoPath *path)
 {
-	if (path != NULL)
-		path->keystr = keypath_from_steps(path->steps);
+	ArgoStep   *first;
+	int			src;
+
+	if (path == NULL)
+		return;
+	first = linitial(path->steps);
+	src = alias_index(as, first->key);
+	if (as->qualified)
+	{
+		if (src < 0 || list_length(path->steps) < 2)
+			semantic_error(as, path->location, ERRCODE_UNDEFINED_TABLE,
+						   psprintf("path must start with one of the aliases in FROM, not \"%s\"",
+									first->key),
+						   "In a join, write alias.path.");
+	}
+	else if (src < 0 || list_length(path->steps) < 2 ||
+			 ((ArgoSource *) linitial(as->stmt->from))->alias == NULL)
+		src = -1;
+	path->source = Max(src, 0);
+	path->keystr = keypath_from_steps(src >= 0 ? list_delete_first(list_copy(path->steps)) :
+									  path->steps);
+}
+
+/* Aliases default to collection names; a self-join needs real ones. */
+static void
+bind_aliases(AnalyzeState *as, ArgoStmt *s)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->from)
+	{
+		ArgoSource *src = lfirst(lc);
+		const char *name = src->alias ? src->alias : src->coll;
+
+		if (alias_index(as, name) >= 0)
+			semantic_error(as, src->location, ERRCODE_DUPLICATE_ALIAS,
+						   psprintf("\"%s\" appears twice in FROM", name),
+						   "Give each side of a self-join its own alias: FROM c AS a INNER JOIN c AS b.");
+		as->aliases = lappend(as->aliases, (char *) name);
+	}
+	as->qualified = list_length(s->from) > 1;
+}
+
+/* ON (a.p = b.q): one side is the item being joined, the other earlier. */
+static void
+bind_join(AnalyzeState *as, ArgoSource *src, int index)
+{
+	ArgoPath   *l = src->on_left;
+	ArgoPath   *r = src->on_right;
+
+	bind_path(as, l);
+	bind_path(as, r);
+	if (l->source == index && r->source < index)
+	{
+		src->on_left = r;
+		src->on_right = l;
+	}
+	else if (!(r->source == index && l->source < index))
+		semantic_error(as, l->location, ERRCODE_INVALID_COLUMN_REFERENCE,
+					   "a join condition must compare the joined collection with an earlier one",
+					   NULL);
 }
 
 static void
@@ -201,11 +287,75 @@ row_count(AnalyzeState *as, ArgoLiteral *lit, int sqlstate, const char *what)
 	return (int64) lit->num;
 }
 
+static bool
+same_path(ArgoPath *a, ArgoPath *b)
+{
+	return a->source == b->source && strcmp(a->keystr, b->keystr) == 0;
+}
+
+static const char *
+agg_name(ArgoAggKind agg)
+{
+	static const char *const names[] = {NULL, "count", "count", "sum", "avg",
+	"min", "max"};
+
+	return names[agg];
+}
+
+/*
+ * With aggregates or GROUP BY, every other target is the group path and
+ * ORDER BY may only name it (each group has one value there).
+ */
+static void
+check_grouping(AnalyzeState *as, ArgoStmt *s)
+{
+	ListCell   *lc;
+	bool		has_agg = false;
+
+	foreach(lc, s->targets)
+		has_agg |= ((ArgoTarget *) lfirst(lc))->agg != AAGG_NONE;
+	if (!has_agg && s->group_by == NULL)
+		return;
+	if (as->qualified)
+		semantic_error(as, s->group_by ? s->group_by->location : 0,
+					   ERRCODE_FEATURE_NOT_SUPPORTED,
+					   "aggregates over a join are not supported", NULL);
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		if (t->agg == AAGG_NONE &&
+			(s->group_by == NULL || !same_path(t->path, s->group_by)))
+			semantic_error(as, t->location, ERRCODE_GROUPING_ERROR,
+						   "a path beside aggregates must be the GROUP BY path",
+						   NULL);
+		if (t->agg != AAGG_NONE && t->alias == NULL)
+			t->alias = (char *) agg_name(t->agg);
+	}
+	foreach(lc, s->order_by)
+	{
+		ArgoOrder  *o = lfirst(lc);
+
+		if (s->group_by == NULL || !same_path(o->path, s->group_by))
+			semantic_error(as, o->path->location, ERRCODE_DATATYPE_MISMATCH,
+						   "ORDER BY of an aggregate query can only name the GROUP BY path",
+						   NULL);
+	}
+	s->star = false;
+}
+
 static void
 analyze_select(AnalyzeState *as, ArgoStmt *s)
 {
 	ListCell   *lc;
 
+	foreach(lc, s->from)
+	{
+		ArgoSource *src = lfirst(lc);
+
+		if (foreach_current_index(lc) > 0)
+			bind_join(as, src, foreach_current_index(lc));
+	}
 	foreach(lc, s->targets)
 	{
 		ArgoTarget *t = lfirst(lc);
@@ -219,17 +369,19 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 		row_count(as, s->limit, ERRCODE_INVALID_ROW_COUNT_IN_LIMIT_CLAUSE, "LIMIT");
 	if (s->offset)
 		row_count(as, s->offset, ERRCODE_INVALID_ROW_COUNT_IN_RESULT_OFFSET_CLAUSE, "OFFSET");
+	check_grouping(as, s);
 }
 
 ArgoQuery *
 argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 {
-	AnalyzeState as = {text, params, nparams, stmt};
+	AnalyzeState as = {text, params, nparams, stmt, NIL, false};
 	ArgoQuery  *q = palloc0(sizeof(ArgoQuery));
 	ListCell   *lc;
 
 	q->stmt = stmt;
 	q->text = text;
+	bind_aliases(&as, stmt);
 	foreach(lc, stmt->objects)
 		bind_json(&as, lfirst(lc));
 	foreach(lc, stmt->sets)

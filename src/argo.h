@@ -15,6 +15,7 @@
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
+#include "utils/portal.h"
 
 /* Schema holding every collection's tables and sequence. */
 #define ARGO_SCHEMA "argo_data"
@@ -240,6 +241,7 @@ extern ArgoCollection *collection_create(const char *name, ArgoFormat format,
 										 bool if_not_exists);
 extern ArgoCollection *collection_open_for_insert(const char *name);
 extern void collection_drop(const char *name, bool missing_ok);
+extern void collection_lock_for_update(ArgoCollection *coll);
 extern ArgoFormat format_from_name(const char *fmt);
 
 /* ---------- numbers (numbers.c) ---------- */
@@ -264,6 +266,8 @@ extern SqlBuf *sqlbuf_create(void);
 extern int	sqlbuf_param(SqlBuf *buf, Oid type, Datum value);
 extern void sqlbuf_add_param(SqlBuf *buf, Oid type, Datum value);
 extern void sqlbuf_add_text(SqlBuf *buf, const char *text);
+extern void sqlbuf_replace(SqlBuf *buf, const char *placeholder,
+						   const char *text);
 
 /* ---------- statement analysis (analyze.c) ---------- */
 
@@ -283,8 +287,24 @@ extern void pred_emit_objids(SqlBuf *buf, ArgoCollection *coll, ArgoPred *pred);
 extern void sql_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_all_objids(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_subtree_match(SqlBuf *buf, const char *col, const char *keystr);
+/* The typed value columns of one path, from sql_value_join. */
+typedef struct ValueCols
+{
+	char	   *num;
+	char	   *str;
+	char	   *boolean;
+} ValueCols;
+
+extern void sql_base_objids(SqlBuf *buf, ArgoCollection *c, ArgoPred *where);
+extern ValueCols sql_value_join(SqlBuf *buf, ArgoCollection *c,
+								const char *objid_expr, const char *keystr,
+								const char *alias);
+extern void sql_order_keys(StringInfo out, ValueCols *v, bool desc);
+extern void sql_limit_offset(SqlBuf *buf, ArgoStmt *s);
 extern SqlBuf *sqlgen_select_rows(ArgoQuery *q);
 extern SqlBuf *sqlgen_delete(ArgoQuery *q);
+extern SqlBuf *sqlgen_aggregate(ArgoQuery *q);
+extern bool argo_is_aggregate(ArgoStmt *s);
 
 /* ---------- object decomposition (decompose.c) ---------- */
 
@@ -310,9 +330,18 @@ extern void rebuilder_add_row(Rebuilder *rb, int64 objid, text *keystr,
 							  bool bool_null, bool valbool);
 extern void rebuilder_finish(Rebuilder *rb);
 
-/* ---------- execution (execute.c) ---------- */
+/* ---------- statements with their own executors ---------- */
 
+/* Receives each result of a statement. */
 typedef void (*result_emit) (void *arg, Jsonb *value);
+
+extern void run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg);
+extern void run_join(ArgoQuery *q, result_emit emit, void *arg);
+extern int64 run_update(ArgoQuery *q);
+extern void argo_rebuild_from_cursor(Portal portal, Rebuilder *rb);
+extern SqlBuf *sqlgen_join(ArgoQuery *q);
+
+/* ---------- execution (execute.c) ---------- */
 
 extern void argo_execute(const char *query, Jsonb **params, int nparams,
 						 result_emit emit, void *arg);

@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
 #include "common/hashfn.h"
 #include "executor/spi.h"
@@ -131,7 +132,7 @@ run_ddl(const char *sql)
 
 /*
  * Indexes serve the query shapes: (keystr, value) finds objects by a
- * predicate, (objid) fetches an object's rows.  Strings are indexed by a
+ * predicate, (objid, keystr) fetches an object's rows or one value of it.  Strings are indexed by a
  * prefix only, so that 100 kB values still fit in a B-tree row.
  */
 static void
@@ -144,9 +145,9 @@ create_argo3_tables(ArgoCollection *c)
 	run_ddl(psprintf("CREATE INDEX ON %s (keystr, left(valstr, %d))", c->str_table, ARGO_STR_PREFIX_CHARS));
 	run_ddl(psprintf("CREATE INDEX ON %s (keystr, valnum)", c->num_table));
 	run_ddl(psprintf("CREATE INDEX ON %s (keystr, valbool)", c->bool_table));
-	run_ddl(psprintf("CREATE INDEX ON %s (objid)", c->str_table));
-	run_ddl(psprintf("CREATE INDEX ON %s (objid)", c->num_table));
-	run_ddl(psprintf("CREATE INDEX ON %s (objid)", c->bool_table));
+	run_ddl(psprintf("CREATE INDEX ON %s (objid, keystr)", c->str_table));
+	run_ddl(psprintf("CREATE INDEX ON %s (objid, keystr)", c->num_table));
+	run_ddl(psprintf("CREATE INDEX ON %s (objid, keystr)", c->bool_table));
 }
 
 static void
@@ -156,7 +157,7 @@ create_argo1_tables(ArgoCollection *c)
 					 "CHECK (num_nonnulls(valstr, valnum, valbool) <= 1))", c->data_table));
 	run_ddl(psprintf("CREATE INDEX ON %s (keystr, left(valstr, %d))", c->data_table, ARGO_STR_PREFIX_CHARS));
 	run_ddl(psprintf("CREATE INDEX ON %s (keystr, valnum)", c->data_table));
-	run_ddl(psprintf("CREATE INDEX ON %s (objid)", c->data_table));
+	run_ddl(psprintf("CREATE INDEX ON %s (objid, keystr)", c->data_table));
 }
 
 /*
@@ -225,4 +226,19 @@ collection_drop(const char *name, bool missing_ok)
 	else
 		run_ddl(psprintf("DROP TABLE %s", c->data_table));
 	run_ddl(psprintf("DROP SEQUENCE %s", c->seq));
+}
+
+/*
+ * UPDATEs of one collection take turns: each rebuilds objects and writes
+ * them back, so two at once could both start from the same old object.
+ * The lock is on the collection's sequence as an object (not on the
+ * relation), so readers, INSERT and DELETE are not held up.
+ */
+void
+collection_lock_for_update(ArgoCollection *coll)
+{
+	Oid			seq = get_relname_relid(table_name(coll->name, "seq"),
+										storage_namespace());
+
+	LockDatabaseObject(RelationRelationId, seq, 0, ExclusiveLock);
 }

@@ -53,18 +53,21 @@ emit_object(void *arg, int64 objid, Jsonb *obj)
 }
 
 /* Feed every row of a cursor over (objid, keystr, valstr, valnum, valbool). */
-static void
-rebuild_from_cursor(Portal portal, Rebuilder *rb)
+void
+argo_rebuild_from_cursor(Portal portal, Rebuilder *rb)
 {
 	for (;;)
 	{
 		SPITupleTable *tt;
+		uint64		n;
 
 		SPI_cursor_fetch(portal, true, FETCH_ROWS);
 		if (SPI_processed == 0)
 			break;
+		/* the emit callback may run SPI too: keep our own copies */
 		tt = SPI_tuptable;
-		for (uint64 i = 0; i < SPI_processed; i++)
+		n = SPI_processed;
+		for (uint64 i = 0; i < n; i++)
 		{
 			HeapTuple	tup = tt->vals[i];
 			TupleDesc	desc = tt->tupdesc;
@@ -90,17 +93,44 @@ rebuild_from_cursor(Portal portal, Rebuilder *rb)
 	rebuilder_finish(rb);
 }
 
+/* An aggregate query: aggregates or GROUP BY. */
+bool
+argo_is_aggregate(ArgoStmt *s)
+{
+	ListCell   *lc;
+
+	if (s->group_by)
+		return true;
+	foreach(lc, s->targets)
+	{
+		if (((ArgoTarget *) lfirst(lc))->agg != AAGG_NONE)
+			return true;
+	}
+	return false;
+}
+
 static void
 run_select(ArgoQuery *q, result_emit emit, void *arg)
 {
-	SqlBuf	   *buf = sqlgen_select_rows(q);
+	SqlBuf	   *buf;
 	EmitTarget	target = {emit, arg};
 	Portal		portal;
 
+	if (list_length(q->stmt->from) > 1)
+	{
+		run_join(q, emit, arg);
+		return;
+	}
+	if (argo_is_aggregate(q->stmt))
+	{
+		run_aggregate(q, emit_object, &target);
+		return;
+	}
+	buf = sqlgen_select_rows(q);
 	portal = SPI_cursor_open_with_args(NULL, buf->sql.data, buf->nparams,
 									   buf->types, buf->values, buf->nulls,
 									   true, 0);
-	rebuild_from_cursor(portal, rebuilder_create(emit_object, &target));
+	argo_rebuild_from_cursor(portal, rebuilder_create(emit_object, &target));
 	SPI_cursor_close(portal);
 }
 
@@ -170,9 +200,8 @@ argo_execute(const char *query, Jsonb **params, int nparams,
 			run_delete(q, emit, arg);
 			break;
 		case ASTMT_UPDATE:
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("UPDATE is not implemented yet")));
+			emit(arg, argo_count_result("updated", run_update(q)));
+			break;
 	}
 	SPI_finish();
 }
@@ -218,7 +247,11 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
 	q = argo_analyze(stmt, query, params, nparams);
-	if (stmt->kind == ASTMT_SELECT)
+	if (stmt->kind == ASTMT_SELECT && list_length(stmt->from) > 1)
+		buf = sqlgen_join(q);
+	else if (stmt->kind == ASTMT_SELECT && argo_is_aggregate(stmt))
+		buf = sqlgen_aggregate(q);
+	else if (stmt->kind == ASTMT_SELECT)
 		buf = sqlgen_select_rows(q);
 	else if (stmt->kind == ASTMT_DELETE)
 		buf = sqlgen_delete(q);

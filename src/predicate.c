@@ -122,8 +122,9 @@ sql_all_objids(SqlBuf *buf, ArgoCollection *c)
 	if (c->format == ARGO_FORMAT_ARGO1)
 		appendStringInfo(&buf->sql, "SELECT DISTINCT objid FROM %s", c->data_table);
 	else
+		/* one DISTINCT over a merge of the three objid indexes */
 		appendStringInfo(&buf->sql,
-						 "SELECT objid FROM %s UNION SELECT objid FROM %s UNION SELECT objid FROM %s",
+						 "SELECT DISTINCT objid FROM (SELECT objid FROM %s UNION ALL SELECT objid FROM %s UNION ALL SELECT objid FROM %s) u",
 						 c->str_table, c->num_table, c->bool_table);
 }
 

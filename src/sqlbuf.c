@@ -53,3 +53,18 @@ sqlbuf_add_text(SqlBuf *buf, const char *text)
 {
 	sqlbuf_add_param(buf, TEXTOID, CStringGetTextDatum(text));
 }
+
+/* Replace the one occurrence of placeholder, for text known only later. */
+void
+sqlbuf_replace(SqlBuf *buf, const char *placeholder, const char *text)
+{
+	char	   *at = strstr(buf->sql.data, placeholder);
+	StringInfoData out;
+
+	Assert(at != NULL);
+	initStringInfo(&out);
+	appendBinaryStringInfo(&out, buf->sql.data, at - buf->sql.data);
+	appendStringInfoString(&out, text);
+	appendStringInfoString(&out, at + strlen(placeholder));
+	buf->sql = out;
+}

@@ -1,51 +1,172 @@
 /*
  * sqlgen.c — whole statements as SQL: one statement per Argo query, so it
  * reads one snapshot and is atomic, and no temporary tables are needed
- * (the paper's intermediate table becomes a CTE).
+ * (the paper's intermediate table becomes a CTE, "m").
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "utils/builtins.h"
 
 #include "argo.h"
 
-/* WITH m AS MATERIALIZED (<ids of matching objects>) */
-static void
-emit_match_cte(SqlBuf *buf, ArgoCollection *c, ArgoPred *where)
+/* Ids of the objects a WHERE selects, or of all objects; may repeat. */
+void
+sql_base_objids(SqlBuf *buf, ArgoCollection *c, ArgoPred *where)
 {
-	appendStringInfoString(&buf->sql, "WITH m AS MATERIALIZED (");
-	pred_emit_objids(buf, c, where);
-	appendStringInfoString(&buf->sql, ") ");
+	if (where)
+		pred_emit_objids(buf, c, where);
+	else
+		sql_all_objids(buf, c);
 }
 
-/* Row filter for one table: the matching objects, the projected paths. */
+/*
+ * LEFT JOINs that bring the scalar at keystr of the object whose id is
+ * objid_expr; each of the returned columns is non-null only for a value
+ * of its type (null, {} and [] give none).
+ */
+ValueCols
+sql_value_join(SqlBuf *buf, ArgoCollection *c, const char *objid_expr,
+			   const char *keystr, const char *alias)
+{
+	ValueCols	v;
+	int			k = sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(keystr));
+
+	if (c->format == ARGO_FORMAT_ARGO1)
+	{
+		appendStringInfo(&buf->sql,
+						 " LEFT JOIN %s %s ON %s.objid = %s AND %s.keystr = $%d",
+						 c->data_table, alias, alias, objid_expr, alias, k);
+		v.num = psprintf("%s.valnum", alias);
+		v.str = psprintf("%s.valstr", alias);
+		v.boolean = psprintf("%s.valbool", alias);
+		return v;
+	}
+	appendStringInfo(&buf->sql,
+					 " LEFT JOIN %s %sn ON %sn.objid = %s AND %sn.keystr = $%d"
+					 " LEFT JOIN %s %ss ON %ss.objid = %s AND %ss.keystr = $%d"
+					 " LEFT JOIN %s %sb ON %sb.objid = %s AND %sb.keystr = $%d AND %sb.valbool IS NOT NULL",
+					 c->num_table, alias, alias, objid_expr, alias, k,
+					 c->str_table, alias, alias, objid_expr, alias, k,
+					 c->bool_table, alias, alias, objid_expr, alias, k, alias);
+	v.num = psprintf("%sn.valnum", alias);
+	v.str = psprintf("%ss.valstr", alias);
+	v.boolean = psprintf("%sb.valbool", alias);
+	return v;
+}
+
+/*
+ * Sort keys in the cross-type order: numbers, strings, booleans, then
+ * objects lacking a scalar there (last ascending, first descending).
+ */
+void
+sql_order_keys(StringInfo out, ValueCols *v, bool desc)
+{
+	const char *dir = desc ? " DESC" : "";
+
+	appendStringInfo(out,
+					 "CASE WHEN %s IS NOT NULL THEN 0 WHEN %s IS NOT NULL THEN 1 WHEN %s IS NOT NULL THEN 2 ELSE 3 END%s, %s%s, %s%s, %s%s",
+					 v->num, v->str, v->boolean, dir, v->num, dir, v->str, dir,
+					 v->boolean, dir);
+}
+
+void
+sql_limit_offset(SqlBuf *buf, ArgoStmt *s)
+{
+	if (s->limit)
+	{
+		appendStringInfoString(&buf->sql, " LIMIT ");
+		sqlbuf_add_param(buf, INT8OID, Int64GetDatum((int64) s->limit->num));
+	}
+	if (s->offset)
+	{
+		appendStringInfoString(&buf->sql, " OFFSET ");
+		sqlbuf_add_param(buf, INT8OID, Int64GetDatum((int64) s->offset->num));
+	}
+}
+
+/* (subtree p1 OR subtree p2 …) over the paths of one FROM item */
 static void
-emit_row_filter(SqlBuf *buf, ArgoStmt *s)
+emit_projection_filter(SqlBuf *buf, List *targets, int source)
 {
 	ListCell   *lc;
 	bool		first = true;
 
-	appendStringInfoString(&buf->sql, " WHERE true");
-	if (s->where)
-		appendStringInfoString(&buf->sql, " AND objid IN (SELECT objid FROM m)");
-	if (s->star)
-		return;
-	appendStringInfoString(&buf->sql, " AND (");
-	foreach(lc, s->targets)
+	appendStringInfoString(&buf->sql, "(");
+	foreach(lc, targets)
 	{
 		ArgoTarget *t = lfirst(lc);
 
+		if (t->path->source != source)
+			continue;
 		if (!first)
 			appendStringInfoString(&buf->sql, " OR ");
 		sql_subtree_match(buf, "keystr", t->path->keystr);
 		first = false;
 	}
-	appendStringInfoChar(&buf->sql, ')');
+	appendStringInfoString(&buf->sql, first ? "false)" : ")");
+}
+
+/* Row filter for one table: the matching objects, the projected paths. */
+static void
+emit_row_filter(SqlBuf *buf, ArgoStmt *s, bool have_m)
+{
+	appendStringInfoString(&buf->sql, " WHERE true");
+	if (have_m)
+		appendStringInfoString(&buf->sql, " AND objid IN (SELECT objid FROM m)");
+	if (!s->star)
+	{
+		appendStringInfoString(&buf->sql, " AND ");
+		emit_projection_filter(buf, s->targets, 0);
+	}
+}
+
+/*
+ * m: the selected objects in output order, limited before anything is
+ * fetched, so LIMIT rebuilds only the objects it returns.  With ORDER BY,
+ * m also numbers them (ord).
+ */
+static void
+emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
+{
+	StringInfoData keys;
+	ListCell   *lc;
+
+	initStringInfo(&keys);
+	appendStringInfoString(&buf->sql, "SELECT o.objid");
+	if (s->order_by)
+		appendStringInfoString(&buf->sql, ", row_number() OVER (ORDER BY @KEYS@) AS ord");
+	appendStringInfoString(&buf->sql, " FROM (SELECT DISTINCT objid FROM (");
+	sql_base_objids(buf, c, s->where);
+	appendStringInfoString(&buf->sql, ") b) o");
+	foreach(lc, s->order_by)
+	{
+		ArgoOrder  *ob = lfirst(lc);
+		char	   *alias = psprintf("k%d", foreach_current_index(lc));
+		ValueCols	v = sql_value_join(buf, c, "o.objid", ob->path->keystr, alias);
+
+		sql_order_keys(&keys, &v, ob->desc);
+		appendStringInfoString(&keys, ", ");
+	}
+	appendStringInfoString(&keys, "o.objid");
+	/* an object with none of the projected paths is not returned */
+	if (!s->star)
+	{
+		appendStringInfoString(&buf->sql, " WHERE o.objid IN (SELECT objid FROM ");
+		sql_rows_of_table(buf, c);
+		appendStringInfoString(&buf->sql, " r WHERE ");
+		emit_projection_filter(buf, s->targets, 0);
+		appendStringInfoString(&buf->sql, ")");
+	}
+	appendStringInfo(&buf->sql, " ORDER BY %s", keys.data);
+	sql_limit_offset(buf, s);
+	if (s->order_by)
+		sqlbuf_replace(buf, "@KEYS@", keys.data);
 }
 
 /*
  * The rows of the selected objects (or of their projected paths) as
- * (objid, keystr, valstr, valnum, valbool), ordered by objid; Argo/3
+ * (objid, keystr, valstr, valnum, valbool), in output order; Argo/3
  * merges its three tables in the same statement.
  */
 SqlBuf *
@@ -54,32 +175,46 @@ sqlgen_select_rows(ArgoQuery *q)
 	ArgoStmt   *s = q->stmt;
 	ArgoCollection *c = linitial(q->colls);
 	SqlBuf	   *buf = sqlbuf_create();
+	bool		ordered = s->order_by || s->limit || s->offset;
+	bool		have_m = ordered || s->where;
 
-	if (s->where)
-		emit_match_cte(buf, c, s->where);
+	if (have_m)
+	{
+		appendStringInfoString(&buf->sql, "WITH m AS MATERIALIZED (");
+		if (ordered)
+			emit_ordered_ids(buf, c, s);
+		else
+			pred_emit_objids(buf, c, s->where);
+		appendStringInfoString(&buf->sql, ") ");
+	}
+	appendStringInfoString(&buf->sql,
+						   "SELECT r.objid, r.keystr, r.valstr, r.valnum, r.valbool FROM (");
 	if (c->format == ARGO_FORMAT_ARGO1)
 	{
 		appendStringInfo(&buf->sql,
 						 "SELECT objid, keystr, valstr, valnum, valbool FROM %s",
 						 c->data_table);
-		emit_row_filter(buf, s);
+		emit_row_filter(buf, s, have_m);
 	}
 	else
 	{
 		appendStringInfo(&buf->sql,
 						 "SELECT objid, keystr, valstr, NULL::float8 AS valnum, NULL::boolean AS valbool FROM %s",
 						 c->str_table);
-		emit_row_filter(buf, s);
+		emit_row_filter(buf, s, have_m);
 		appendStringInfo(&buf->sql,
 						 " UNION ALL SELECT objid, keystr, NULL, valnum, NULL FROM %s",
 						 c->num_table);
-		emit_row_filter(buf, s);
+		emit_row_filter(buf, s, have_m);
 		appendStringInfo(&buf->sql,
 						 " UNION ALL SELECT objid, keystr, NULL, NULL, valbool FROM %s",
 						 c->bool_table);
-		emit_row_filter(buf, s);
+		emit_row_filter(buf, s, have_m);
 	}
-	appendStringInfoString(&buf->sql, " ORDER BY objid");
+	if (s->order_by)
+		appendStringInfoString(&buf->sql, ") r JOIN m ON m.objid = r.objid ORDER BY m.ord");
+	else
+		appendStringInfoString(&buf->sql, ") r ORDER BY r.objid");
 	return buf;
 }
 
@@ -101,8 +236,9 @@ sqlgen_delete(ArgoQuery *q)
 
 	if (s->where)
 	{
-		emit_match_cte(buf, c, s->where);
-		appendStringInfoString(&buf->sql, ", ");
+		appendStringInfoString(&buf->sql, "WITH m AS MATERIALIZED (");
+		pred_emit_objids(buf, c, s->where);
+		appendStringInfoString(&buf->sql, "), ");
 	}
 	else
 		appendStringInfoString(&buf->sql, "WITH ");

@@ -1,0 +1,408 @@
+/*
+ * join.c — SELECT over INNER JOINs of collections (paper 3.2.4).
+ *
+ * PostgreSQL's own join machinery does the work: each ON (a.p = b.q) is
+ * the union of three same-typed equijoins of the vertical tables, giving
+ * pairs of object ids; the pairs of all conditions are joined into tuples.
+ * WHERE conjuncts that name one alias become id filters applied before
+ * joining; the rest is evaluated per tuple under three-valued logic.  The
+ * tuples' objects are then fetched part by part, in tuple order, and
+ * assembled as {"alias": {…}, …}.
+ */
+#include "postgres.h"
+
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "port/pg_bitutils.h"
+#include "utils/memutils.h"
+#include "utils/builtins.h"
+
+#include "argo.h"
+
+typedef struct JoinCtx
+{
+	ArgoQuery  *q;
+	SqlBuf	   *buf;
+	int			nsources;
+	List	   *filters;		/* per source: ArgoPred * of its conjuncts */
+	List	   *residual;		/* conjuncts naming several sources */
+	int		   *pair_of;		/* which pair subquery carries o<k> */
+} JoinCtx;
+
+static ArgoCollection *
+coll_of(JoinCtx *jc, int source)
+{
+	return list_nth(jc->q->colls, source);
+}
+
+/* The sources a predicate names, as a bitmask (at most 32 joins). */
+static uint32
+pred_sources(ArgoPred *p)
+{
+	if (p == NULL)
+		return 0;
+	return pred_sources(p->left) | pred_sources(p->right) |
+		(p->path ? (uint32) 1 << p->path->source : 0);
+}
+
+static ArgoPred *
+make_and(ArgoPred *l, ArgoPred *r)
+{
+	ArgoPred   *p;
+
+	if (l == NULL)
+		return r;
+	p = palloc0(sizeof(ArgoPred));
+	p->kind = APRED_AND;
+	p->left = l;
+	p->right = r;
+	return p;
+}
+
+/* Split WHERE's top-level AND into per-source filters and the rest. */
+static void
+split_where(JoinCtx *jc, ArgoPred *p)
+{
+	uint32		srcs;
+
+	if (p == NULL)
+		return;
+	if (p->kind == APRED_AND)
+	{
+		split_where(jc, p->left);
+		split_where(jc, p->right);
+		return;
+	}
+	srcs = pred_sources(p);
+	if ((srcs & (srcs - 1)) == 0)
+	{
+		int			k = srcs ? pg_rightmost_one_pos32(srcs) : 0;
+		ListCell   *cell = list_nth_cell(jc->filters, k);
+
+		lfirst(cell) = make_and(lfirst(cell), p);
+	}
+	else
+		jc->residual = lappend(jc->residual, p);
+}
+
+/* " AND <col> IN (SELECT objid FROM f<k>)" when source k is filtered */
+static void
+emit_filter_ref(JoinCtx *jc, const char *col, int k)
+{
+	if (list_nth(jc->filters, k) != NULL)
+		appendStringInfo(&jc->buf->sql, " AND %s IN (SELECT objid FROM f%d)", col, k);
+}
+
+/* Pairs (o<a>, o<b>) whose values at the two paths are equal and alike. */
+static void
+emit_pairs(JoinCtx *jc, ArgoSource *src, int b)
+{
+	ArgoPath   *lp = src->on_left;
+	ArgoPath   *rp = src->on_right;
+	int			a = lp->source;
+	ArgoCollection *ca = coll_of(jc, a);
+	ArgoCollection *cb = coll_of(jc, b);
+	static const char *const cols[] = {"valstr", "valnum", "valbool"};
+
+	for (int t = 0; t < 3; t++)
+	{
+		const char *ta = ca->format == ARGO_FORMAT_ARGO1 ? ca->data_table :
+			t == 0 ? ca->str_table : t == 1 ? ca->num_table : ca->bool_table;
+		const char *tb = cb->format == ARGO_FORMAT_ARGO1 ? cb->data_table :
+			t == 0 ? cb->str_table : t == 1 ? cb->num_table : cb->bool_table;
+
+		if (t > 0)
+			appendStringInfoString(&jc->buf->sql, " UNION ALL ");
+		appendStringInfo(&jc->buf->sql,
+						 "SELECT x.objid AS o%d, y.objid AS o%d FROM %s x JOIN %s y ON x.%s = y.%s WHERE x.keystr = ",
+						 a, b, ta, tb, cols[t], cols[t]);
+		sqlbuf_add_text(jc->buf, lp->keystr);
+		appendStringInfoString(&jc->buf->sql, " AND y.keystr = ");
+		sqlbuf_add_text(jc->buf, rp->keystr);
+		emit_filter_ref(jc, "x.objid", a);
+		emit_filter_ref(jc, "y.objid", b);
+	}
+}
+
+/* TRUE, FALSE or NULL for one tuple, by SQL's own three-valued logic. */
+static void
+emit_tuple_truth(JoinCtx *jc, ArgoPred *p)
+{
+	StringInfo	sql = &jc->buf->sql;
+
+	check_stack_depth();
+	switch (p->kind)
+	{
+		case APRED_AND:
+		case APRED_OR:
+			appendStringInfoChar(sql, '(');
+			emit_tuple_truth(jc, p->left);
+			appendStringInfoString(sql, p->kind == APRED_AND ? " AND " : " OR ");
+			emit_tuple_truth(jc, p->right);
+			appendStringInfoChar(sql, ')');
+			break;
+		case APRED_NOT:
+			appendStringInfoString(sql, "(NOT ");
+			emit_tuple_truth(jc, p->left);
+			appendStringInfoChar(sql, ')');
+			break;
+		default:
+			{
+				int			k = p->path->source;
+				ArgoPred	neg = {APRED_NOT, p};
+				char	   *o = psprintf("p%d.o%d", jc->pair_of[k], k);
+
+				appendStringInfo(sql, "(CASE WHEN %s IN (", o);
+				pred_emit_objids(jc->buf, coll_of(jc, k), p);
+				appendStringInfo(sql, ") THEN true WHEN %s IN (", o);
+				pred_emit_objids(jc->buf, coll_of(jc, k), &neg);
+				appendStringInfoString(sql, ") THEN false END)");
+			}
+	}
+}
+
+/* j: the tuples (o0, o1, …) numbered in output order. */
+static void
+emit_tuples(JoinCtx *jc)
+{
+	ArgoStmt   *s = jc->q->stmt;
+	StringInfo	sql = &jc->buf->sql;
+	StringInfoData keys;
+	ListCell   *lc;
+
+	appendStringInfoString(sql, "j AS MATERIALIZED (SELECT ");
+	for (int k = 0; k < jc->nsources; k++)
+		appendStringInfo(sql, "%sp%d.o%d AS o%d", k ? ", " : "", jc->pair_of[k], k, k);
+	appendStringInfoString(sql, ", row_number() OVER (ORDER BY @KEYS@) AS ord FROM ");
+	for (int i = 1; i < jc->nsources; i++)
+	{
+		ArgoSource *src = list_nth(s->from, i);
+		int			a = src->on_left->source;
+
+		appendStringInfo(sql, i == 1 ? "(" : " JOIN (");
+		emit_pairs(jc, src, i);
+		appendStringInfo(sql, ") p%d", i);
+		if (i > 1)
+			appendStringInfo(sql, " ON p%d.o%d = p%d.o%d", i, a, jc->pair_of[a], a);
+	}
+	initStringInfo(&keys);
+	foreach(lc, s->order_by)
+	{
+		ArgoOrder  *ob = lfirst(lc);
+		int			k = ob->path->source;
+		ValueCols	v = sql_value_join(jc->buf, coll_of(jc, k),
+									   psprintf("p%d.o%d", jc->pair_of[k], k),
+									   ob->path->keystr,
+									   psprintf("k%d", foreach_current_index(lc)));
+
+		sql_order_keys(&keys, &v, ob->desc);
+		appendStringInfoString(&keys, ", ");
+	}
+	for (int k = 0; k < jc->nsources; k++)
+		appendStringInfo(&keys, "%sp%d.o%d", k ? ", " : "", jc->pair_of[k], k);
+	if (jc->residual)
+	{
+		appendStringInfoString(sql, " WHERE true");
+		foreach(lc, jc->residual)
+		{
+			appendStringInfoString(sql, " AND ");
+			emit_tuple_truth(jc, lfirst(lc));
+		}
+	}
+	appendStringInfo(sql, " ORDER BY %s", keys.data);
+	sql_limit_offset(jc->buf, s);
+	appendStringInfoString(sql, ")");
+	sqlbuf_replace(jc->buf, "@KEYS@", keys.data);
+}
+
+/* Projection filter of one part: its listed paths, or none if unlisted. */
+static void
+emit_part_filter(JoinCtx *jc, int k)
+{
+	ArgoStmt   *s = jc->q->stmt;
+	ListCell   *lc;
+	bool		first = true;
+
+	if (s->star)
+		return;
+	appendStringInfoString(&jc->buf->sql, " AND (");
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		if (t->path->source != k)
+			continue;
+		if (!first)
+			appendStringInfoString(&jc->buf->sql, " OR ");
+		sql_subtree_match(jc->buf, "r.keystr", t->path->keystr);
+		first = false;
+	}
+	appendStringInfoString(&jc->buf->sql, first ? "false)" : ")");
+}
+
+SqlBuf *
+sqlgen_join(ArgoQuery *q)
+{
+	ArgoStmt   *s = q->stmt;
+	JoinCtx		jc = {q, sqlbuf_create(), list_length(s->from)};
+	StringInfo	sql = &jc.buf->sql;
+
+	if (jc.nsources > 32)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("at most 32 collections can be joined")));
+	for (int k = 0; k < jc.nsources; k++)
+		jc.filters = lappend(jc.filters, NULL);
+	split_where(&jc, s->where);
+	jc.pair_of = palloc(sizeof(int) * jc.nsources);
+	jc.pair_of[0] = 1;
+	for (int k = 1; k < jc.nsources; k++)
+		jc.pair_of[k] = k;
+
+	appendStringInfoString(sql, "WITH ");
+	for (int k = 0; k < jc.nsources; k++)
+	{
+		if (list_nth(jc.filters, k) == NULL)
+			continue;
+		appendStringInfo(sql, "f%d AS MATERIALIZED (", k);
+		pred_emit_objids(jc.buf, coll_of(&jc, k), list_nth(jc.filters, k));
+		appendStringInfoString(sql, "), ");
+	}
+	emit_tuples(&jc);
+	for (int k = 0; k < jc.nsources; k++)
+	{
+		appendStringInfo(sql,
+						 "%s SELECT j.ord, %d AS part, r.objid, r.keystr, r.valstr, r.valnum, r.valbool FROM j JOIN ",
+						 k ? " UNION ALL" : "", k);
+		sql_rows_of_table(jc.buf, coll_of(&jc, k));
+		appendStringInfo(sql, " r ON r.objid = j.o%d", k);
+		emit_part_filter(&jc, k);
+	}
+	/* a marker per tuple, so tuples whose parts all project to {} appear */
+	if (!s->star)
+		appendStringInfo(sql,
+						 " UNION ALL SELECT j.ord, %d, NULL, NULL, NULL, NULL, NULL FROM j",
+						 jc.nsources);
+	appendStringInfoString(sql, " ORDER BY 1, 2");
+	return jc.buf;
+}
+
+/* Collects the parts of the current tuple and emits whole tuples. */
+typedef struct TupleAssembler
+{
+	result_emit emit;
+	void	   *arg;
+	ArgoStmt   *stmt;
+	int			nparts;
+	int64		ord;
+	Jsonb	  **parts;
+	MemoryContext cxt;
+} TupleAssembler;
+
+static void
+flush_tuple(TupleAssembler *ta)
+{
+	JsonbParseState *st = NULL;
+	ListCell   *lc;
+	MemoryContext old;
+
+	if (ta->ord < 0)
+		return;
+	old = MemoryContextSwitchTo(ta->cxt);
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	foreach(lc, ta->stmt->from)
+	{
+		ArgoSource *src = lfirst(lc);
+		int			k = foreach_current_index(lc);
+		const char *name = src->alias ? src->alias : src->coll;
+		JsonbValue	key = {.type = jbvString};
+		JsonbValue	val;
+
+		key.val.string.val = (char *) name;
+		key.val.string.len = strlen(name);
+		pushJsonbValue(&st, WJB_KEY, &key);
+		if (ta->parts[k] == NULL)
+		{
+			/* a projected part with none of its paths */
+			pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+			pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+			continue;
+		}
+		val.type = jbvBinary;
+		val.val.binary.data = &ta->parts[k]->root;
+		val.val.binary.len = VARSIZE(ta->parts[k]) - VARHDRSZ;
+		pushJsonbValue(&st, WJB_VALUE, &val);
+	}
+	ta->emit(ta->arg, JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL)));
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(ta->cxt);
+	memset(ta->parts, 0, sizeof(Jsonb *) * ta->nparts);
+}
+
+/*
+ * The rebuilder's objects are parts, numbered ord * (nparts + 1) + part;
+ * part nparts is the tuple's marker and carries nothing.
+ */
+static void
+take_part(void *arg, int64 id, Jsonb *obj)
+{
+	TupleAssembler *ta = arg;
+	int64		ord = id / (ta->nparts + 1);
+	int			part = id % (ta->nparts + 1);
+
+	if (ord != ta->ord)
+	{
+		flush_tuple(ta);
+		ta->ord = ord;
+	}
+	if (part == ta->nparts)
+		return;
+	ta->parts[part] = (Jsonb *) MemoryContextAlloc(ta->cxt, VARSIZE(obj));
+	memcpy(ta->parts[part], obj, VARSIZE(obj));
+}
+
+void
+run_join(ArgoQuery *q, result_emit emit, void *arg)
+{
+	SqlBuf	   *buf = sqlgen_join(q);
+	TupleAssembler ta = {emit, arg, q->stmt, list_length(q->stmt->from), -1};
+	Rebuilder  *rb;
+	Portal		portal;
+
+	ta.parts = palloc0(sizeof(Jsonb *) * ta.nparts);
+	ta.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo join tuple",
+								   ALLOCSET_DEFAULT_SIZES);
+	rb = rebuilder_create(take_part, &ta);
+	portal = SPI_cursor_open_with_args(NULL, buf->sql.data, buf->nparams,
+									   buf->types, buf->values, buf->nulls,
+									   true, 0);
+	for (;;)
+	{
+		SPITupleTable *tt;
+		uint64		n;
+
+		SPI_cursor_fetch(portal, true, 2000);
+		if (SPI_processed == 0)
+			break;
+		tt = SPI_tuptable;
+		n = SPI_processed;
+		for (uint64 i = 0; i < n; i++)
+		{
+			bool		nulls[7];
+			Datum		d[7];
+
+			for (int c = 0; c < 7; c++)
+				d[c] = SPI_getbinval(tt->vals[i], tt->tupdesc, c + 1, &nulls[c]);
+			rebuilder_add_row(rb,
+							  DatumGetInt64(d[0]) * (ta.nparts + 1) + DatumGetInt32(d[1]),
+							  nulls[3] ? NULL : (text *) DatumGetPointer(d[3]),
+							  nulls[4] ? NULL : (text *) DatumGetPointer(d[4]),
+							  nulls[5], nulls[5] ? 0 : DatumGetFloat8(d[5]),
+							  nulls[6], nulls[6] ? false : DatumGetBool(d[6]));
+		}
+		SPI_freetuptable(tt);
+	}
+	rebuilder_finish(rb);
+	flush_tuple(&ta);
+	SPI_cursor_close(portal);
+}
