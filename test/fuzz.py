@@ -31,6 +31,12 @@ SEEDS = [
     'INSERT INTO fz OBJECT {"a": 2}, {"b": {"c": "y"}}',
     "DELETE FROM fz WHERE a = 99999",
     "SELECT * FROM fz WHERE \"str\\u00e9\" = b.c -- comment\n;",
+    "SELECT a, b.c FROM fz WHERE a > 0 ORDER BY b.c DESC, a LIMIT 5 OFFSET 1",
+    "SELECT COUNT(*) AS n, SUM(a), MIN(b.c), MAX(d[0]) FROM fz GROUP BY a ORDER BY a",
+    "SELECT x.a, y.d FROM fz AS x INNER JOIN fz AS y ON (x.a = y.a) WHERE x.a = 1 OR y.b.c = 'x'",
+    "SELECT * FROM fz AS x INNER JOIN fz AS y ON x.b.c = y.b.c INNER JOIN fz AS z ON (y.a = z.a)",
+    'UPDATE fz SET b.c = "y", d[5] = {"k": [1]} UNSET e WHERE a = 1',
+    "UPDATE fz UNSET nothing.here WHERE EXISTS a",
 ]
 
 HOSTILE = [
