@@ -1,0 +1,70 @@
+-- Privileges and injection: Argo functions are SECURITY INVOKER, so
+-- PostgreSQL's privileges on a collection's tables decide access; names,
+-- keys and values reach SQL only as quoted identifiers or parameters.
+SELECT proname, prosecdef FROM pg_proc
+ WHERE proname LIKE 'argo\_%' ORDER BY proname;
+
+SELECT * FROM argo_query('INSERT INTO secret OBJECT {"pin": 1234}');
+CREATE ROLE argo_nobody;
+CREATE ROLE argo_reader;
+GRANT SELECT ON argo_data.secret_str, argo_data.secret_num, argo_data.secret_bool TO argo_reader;
+
+-- (terse: the errors' context would show the generated SQL)
+\set VERBOSITY terse
+SET ROLE argo_nobody;
+SELECT * FROM argo_query('SELECT * FROM secret');
+SELECT * FROM argo_query('SELECT * FROM secret WHERE pin = 1234');
+SELECT * FROM argo_query('INSERT INTO secret OBJECT {"pin": 0}');
+SELECT * FROM argo_query('UPDATE secret SET pin = 0');
+SELECT * FROM argo_query('DELETE FROM secret');
+SELECT argo_drop_collection('secret');
+-- creating a collection needs CREATE on schema argo_data
+SELECT * FROM argo_query('INSERT INTO mine OBJECT {"a": 1}');
+SELECT argo_count('secret');
+RESET ROLE;
+
+SET ROLE argo_reader;
+SELECT * FROM argo_query('SELECT * FROM secret');
+SELECT * FROM argo_query('DELETE FROM secret');
+RESET ROLE;
+\set VERBOSITY default
+SELECT * FROM argo_query('SELECT * FROM secret');
+
+-- granting CREATE lets a role make (and own) its own collections
+GRANT CREATE ON SCHEMA argo_data TO argo_nobody;
+SET ROLE argo_nobody;
+SELECT * FROM argo_query('INSERT INTO mine OBJECT {"a": 1}');
+SELECT * FROM argo_query('SELECT * FROM mine');
+RESET ROLE;
+SELECT DISTINCT pg_get_userbyid(relowner) FROM pg_class
+ WHERE relnamespace = 'argo_data'::regnamespace AND relname LIKE 'mine\_%';
+SELECT argo_drop_collection('mine');
+REVOKE CREATE ON SCHEMA argo_data FROM argo_nobody;
+DROP OWNED BY argo_reader;
+DROP ROLE argo_nobody, argo_reader;
+
+-- hostile keys and values are data: they round-trip and run nothing
+CREATE TABLE canary (x int);
+INSERT INTO canary VALUES (1);
+SELECT * FROM argo_query('INSERT INTO inj OBJECT $1', jsonb_build_object(
+  'x''; DROP TABLE canary; --', 'v''); DROP TABLE canary; --',
+  'a"b', '$1 $2 \\ '' " ` ;',
+  'select', 'DELETE FROM inj',
+  'k', 'a%b_c\d'));
+SELECT x FROM argo_query($$SELECT * FROM inj WHERE `x'; DROP TABLE canary; --` = 'v''); DROP TABLE canary; --'$$) x;
+SELECT x FROM argo_query('SELECT `a"b` FROM inj WHERE `a"b` = $1', to_jsonb('$1 $2 \\ '' " ` ;'::text)) x;
+-- LIKE patterns are parameters too; \ escapes % and _ in them
+SELECT x FROM argo_query('SELECT k FROM inj WHERE k LIKE $1', to_jsonb('a\%b\_c\\d'::text)) x;
+SELECT x FROM argo_query('SELECT k FROM inj WHERE k LIKE $1', to_jsonb('a\%b\_cd'::text)) x;
+SELECT x FROM argo_query('SELECT * FROM inj WHERE `select` = $1', '"x'' OR ''1''=''1"') x;
+SELECT * FROM argo_query('SELECT * FROM inj; DROP TABLE canary');
+SELECT * FROM argo_query('SELECT * FROM "inj; DROP TABLE canary"');
+SELECT argo_count('inj"; DROP TABLE canary; --');
+SELECT * FROM canary;
+
+-- a long statement is cancelled by statement_timeout
+SELECT argo_load('big', 'SELECT jsonb_build_object(''i'', i) FROM generate_series(1, 20000) i');
+SET statement_timeout = '20ms';
+SELECT count(*) FROM argo_query('SELECT * FROM big AS a INNER JOIN big AS b ON (a.i = b.i) INNER JOIN big AS c ON (b.i = c.i) ORDER BY c.i DESC');
+RESET statement_timeout;
+SELECT argo_count('big');
