@@ -242,6 +242,9 @@ extern ArgoCollection *collection_create(const char *name, ArgoFormat format,
 extern ArgoCollection *collection_open_for_insert(const char *name);
 extern void collection_drop(const char *name, bool missing_ok);
 extern void collection_lock_for_update(ArgoCollection *coll);
+extern void collection_create_indexes(ArgoCollection *coll);
+extern void collection_drop_indexes(ArgoCollection *coll);
+extern bool collection_is_empty(ArgoCollection *coll);
 extern ArgoFormat format_from_name(const char *fmt);
 
 /* ---------- numbers (numbers.c) ---------- */

@@ -11,6 +11,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -132,9 +133,81 @@ run_ddl(const char *sql)
 
 /*
  * Indexes serve the query shapes: (keystr, value) finds objects by a
- * predicate, (objid, keystr) fetches an object's rows or one value of it.  Strings are indexed by a
- * prefix only, so that 100 kB values still fit in a B-tree row.
+ * predicate, (value) a string anywhere in an array (lit = ANY p),
+ * (objid, keystr) fetches an object's rows or one value of it.  Strings
+ * are indexed by a prefix only, so that 100 kB values still fit in a
+ * B-tree row.
  */
+static List *
+index_ddl(ArgoCollection *c)
+{
+	List	   *ddl = NIL;
+	int			n = ARGO_STR_PREFIX_CHARS;
+
+	if (c->format == ARGO_FORMAT_ARGO1)
+	{
+		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keystr, left(valstr, %d))", c->data_table, n));
+		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (left(valstr, %d))", c->data_table, n));
+		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keystr, valnum)", c->data_table));
+		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid, keystr)", c->data_table));
+		return ddl;
+	}
+	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keystr, left(valstr, %d))", c->str_table, n));
+	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (left(valstr, %d))", c->str_table, n));
+	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keystr, valnum)", c->num_table));
+	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keystr, valbool)", c->bool_table));
+	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid, keystr)", c->str_table));
+	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid, keystr)", c->num_table));
+	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid, keystr)", c->bool_table));
+	return ddl;
+}
+
+void
+collection_create_indexes(ArgoCollection *c)
+{
+	ListCell   *lc;
+
+	foreach(lc, index_ddl(c))
+		run_ddl(lfirst(lc));
+}
+
+/* Drop every index of the collection's tables (for a bulk load). */
+void
+collection_drop_indexes(ArgoCollection *c)
+{
+	const char *tables = c->format == ARGO_FORMAT_ARGO1 ? c->data_table :
+		psprintf("%s, %s, %s", c->str_table, c->num_table, c->bool_table);
+	char	   *sql = psprintf("SELECT i.indexrelid::regclass::text FROM pg_index i "
+							   "WHERE i.indrelid IN (SELECT unnest(string_to_array($1, ', ')::regclass[]))");
+	Oid			type = TEXTOID;
+	Datum		arg = CStringGetTextDatum(tables);
+	List	   *names = NIL;
+	ListCell   *lc;
+
+	/* not read-only: the indexes may have been made by this statement */
+	if (SPI_execute_with_args(sql, 1, &type, &arg, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "argo: could not list the indexes of collection \"%s\"", c->name);
+	for (uint64 i = 0; i < SPI_processed; i++)
+		names = lappend(names, SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1));
+	foreach(lc, names)
+		run_ddl(psprintf("DROP INDEX %s", (char *) lfirst(lc)));
+}
+
+/* True when the collection holds no object. */
+bool
+collection_is_empty(ArgoCollection *c)
+{
+	char	   *sql = c->format == ARGO_FORMAT_ARGO1 ?
+		psprintf("SELECT NOT EXISTS (SELECT FROM %s)", c->data_table) :
+		psprintf("SELECT NOT EXISTS (SELECT FROM %s) AND NOT EXISTS (SELECT FROM %s) AND NOT EXISTS (SELECT FROM %s)",
+				 c->str_table, c->num_table, c->bool_table);
+	bool		isnull;
+
+	if (SPI_execute(sql, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "argo: could not inspect collection \"%s\"", c->name);
+	return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
 static void
 create_argo3_tables(ArgoCollection *c)
 {
@@ -142,12 +215,7 @@ create_argo3_tables(ArgoCollection *c)
 	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keystr text COLLATE \"C\" NOT NULL, valnum double precision NOT NULL)", c->num_table));
 	/* also holds null, {} and [] (valbool NULL) and a root {} (keystr NULL) */
 	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keystr text COLLATE \"C\", valbool boolean)", c->bool_table));
-	run_ddl(psprintf("CREATE INDEX ON %s (keystr, left(valstr, %d))", c->str_table, ARGO_STR_PREFIX_CHARS));
-	run_ddl(psprintf("CREATE INDEX ON %s (keystr, valnum)", c->num_table));
-	run_ddl(psprintf("CREATE INDEX ON %s (keystr, valbool)", c->bool_table));
-	run_ddl(psprintf("CREATE INDEX ON %s (objid, keystr)", c->str_table));
-	run_ddl(psprintf("CREATE INDEX ON %s (objid, keystr)", c->num_table));
-	run_ddl(psprintf("CREATE INDEX ON %s (objid, keystr)", c->bool_table));
+	collection_create_indexes(c);
 }
 
 static void
@@ -155,9 +223,7 @@ create_argo1_tables(ArgoCollection *c)
 {
 	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keystr text COLLATE \"C\", valstr text COLLATE \"C\", valnum double precision, valbool boolean, "
 					 "CHECK (num_nonnulls(valstr, valnum, valbool) <= 1))", c->data_table));
-	run_ddl(psprintf("CREATE INDEX ON %s (keystr, left(valstr, %d))", c->data_table, ARGO_STR_PREFIX_CHARS));
-	run_ddl(psprintf("CREATE INDEX ON %s (keystr, valnum)", c->data_table));
-	run_ddl(psprintf("CREATE INDEX ON %s (objid, keystr)", c->data_table));
+	collection_create_indexes(c);
 }
 
 /*

@@ -114,8 +114,14 @@ emit_pairs(JoinCtx *jc, ArgoSource *src, int b)
 		if (t > 0)
 			appendStringInfoString(&jc->buf->sql, " UNION ALL ");
 		appendStringInfo(&jc->buf->sql,
-						 "SELECT x.objid AS o%d, y.objid AS o%d FROM %s x JOIN %s y ON x.%s = y.%s WHERE x.keystr = ",
+						 "SELECT x.objid AS o%d, y.objid AS o%d FROM %s x JOIN %s y ON x.%s = y.%s",
 						 a, b, ta, tb, cols[t], cols[t]);
+		/* equal strings have equal indexed prefixes: lets the index join */
+		if (t == 0)
+			appendStringInfo(&jc->buf->sql,
+							 " AND left(x.valstr, %d) = left(y.valstr, %d)",
+							 ARGO_STR_PREFIX_CHARS, ARGO_STR_PREFIX_CHARS);
+		appendStringInfoString(&jc->buf->sql, " WHERE x.keystr = ");
 		sqlbuf_add_text(jc->buf, lp->keystr);
 		appendStringInfoString(&jc->buf->sql, " AND y.keystr = ");
 		sqlbuf_add_text(jc->buf, rp->keystr);
