@@ -14,6 +14,7 @@ OBJS = \
 	src/keypath.o \
 	src/load.o \
 	src/numbers.o \
+	src/plancache.o \
 	src/predicate.o \
 	src/reconstruct.o \
 	src/scan.o \

@@ -174,8 +174,7 @@ run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg)
 	uint64		n;
 	int			rc;
 
-	rc = SPI_execute_with_args(buf->sql.data, buf->nparams, buf->types,
-							   buf->values, buf->nulls, true, 0);
+	rc = argo_run(buf, true);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "argo: aggregate query failed: %s", SPI_result_code_string(rc));
 	tt = SPI_tuptable;

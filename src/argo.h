@@ -15,6 +15,7 @@
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
+#include "executor/spi.h"
 #include "utils/portal.h"
 
 /* Schema holding every collection's tables and sequence. */
@@ -193,7 +194,7 @@ extern void keypath_append_key(StringInfo buf, const char *key, int len,
 extern void keypath_append_index(StringInfo buf, int64 index);
 extern char *keypath_from_steps(List *steps);
 extern void keypath_check_length(int len);
-extern char *keypath_like_prefix(const char *keystr);
+extern char *keypath_prefix_upper(const char *prefix);
 
 /* A parsed flattened key. */
 typedef enum KeySegKind
@@ -271,6 +272,12 @@ extern void sqlbuf_add_param(SqlBuf *buf, Oid type, Datum value);
 extern void sqlbuf_add_text(SqlBuf *buf, const char *text);
 extern void sqlbuf_replace(SqlBuf *buf, const char *placeholder,
 						   const char *text);
+
+/* ---------- prepared statements (plancache.c) ---------- */
+
+extern SPIPlanPtr argo_prepare(SqlBuf *buf, int cursor_options);
+extern Portal argo_open_cursor(SqlBuf *buf, bool read_only);
+extern int	argo_run(SqlBuf *buf, bool read_only);
 
 /* ---------- statement analysis (analyze.c) ---------- */
 

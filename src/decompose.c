@@ -276,8 +276,7 @@ flush_column(RowBatch *b, int col)
 	RowColumn  *c = &b->cols[col];
 	ArgoCollection *coll = b->coll;
 	const char *table;
-	Oid			types[3];
-	Datum		values[3];
+	SqlBuf	   *buf;
 	int			rc;
 
 	if (c->n == 0)
@@ -287,16 +286,15 @@ flush_column(RowBatch *b, int col)
 	else
 		table = col == COL_STR ? coll->str_table :
 			col == COL_NUM ? coll->num_table : coll->bool_table;
-	types[0] = INT8ARRAYOID;
-	types[1] = TEXTARRAYOID;
-	types[2] = col == COL_STR ? TEXTARRAYOID :
-		col == COL_NUM ? FLOAT8ARRAYOID : BOOLARRAYOID;
-	values[0] = build_array(c->objids, NULL, c->n, INT8OID);
-	values[1] = build_array(c->keys, c->key_nulls, c->n, TEXTOID);
-	values[2] = build_array(c->vals, c->val_nulls, c->n, col_type[col]);
-	rc = SPI_execute_with_args(psprintf("INSERT INTO %s (objid, keystr, %s) SELECT * FROM unnest($1, $2, $3)",
-										table, col_name[col]),
-							   3, types, values, NULL, false, 0);
+	buf = sqlbuf_create();
+	appendStringInfo(&buf->sql, "INSERT INTO %s (objid, keystr, %s) SELECT * FROM unnest($1, $2, $3)",
+					 table, col_name[col]);
+	sqlbuf_param(buf, INT8ARRAYOID, build_array(c->objids, NULL, c->n, INT8OID));
+	sqlbuf_param(buf, TEXTARRAYOID, build_array(c->keys, c->key_nulls, c->n, TEXTOID));
+	sqlbuf_param(buf, col == COL_STR ? TEXTARRAYOID :
+				 col == COL_NUM ? FLOAT8ARRAYOID : BOOLARRAYOID,
+				 build_array(c->vals, c->val_nulls, c->n, col_type[col]));
+	rc = argo_run(buf, false);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "argo: insert into %s failed: %s", table,
 			 SPI_result_code_string(rc));
@@ -320,12 +318,13 @@ int64 *
 argo_next_objids(ArgoCollection *coll, int n)
 {
 	int64	   *ids = palloc(sizeof(int64) * n);
-	Oid			types[2] = {TEXTOID, INT4OID};
-	Datum		values[2] = {CStringGetTextDatum(coll->seq), Int32GetDatum(n)};
+	SqlBuf	   *buf = sqlbuf_create();
 	int			rc;
 
-	rc = SPI_execute_with_args("SELECT nextval($1::regclass) FROM generate_series(1, $2)",
-							   2, types, values, NULL, false, n);
+	appendStringInfo(&buf->sql, "SELECT nextval('%s'::regclass) FROM generate_series(1, $1)",
+					 coll->seq);
+	sqlbuf_param(buf, INT4OID, Int32GetDatum(n));
+	rc = argo_run(buf, false);
 	if (rc != SPI_OK_SELECT || SPI_processed != (uint64) n)
 		elog(ERROR, "argo: could not draw object ids: %s",
 			 SPI_result_code_string(rc));

@@ -127,9 +127,7 @@ run_select(ArgoQuery *q, result_emit emit, void *arg)
 		return;
 	}
 	buf = sqlgen_select_rows(q);
-	portal = SPI_cursor_open_with_args(NULL, buf->sql.data, buf->nparams,
-									   buf->types, buf->values, buf->nulls,
-									   true, 0);
+	portal = argo_open_cursor(buf, true);
 	argo_rebuild_from_cursor(portal, rebuilder_create(emit_object, &target));
 	SPI_cursor_close(portal);
 }
@@ -164,8 +162,7 @@ run_count_query(SqlBuf *buf)
 	int			rc;
 	bool		isnull;
 
-	rc = SPI_execute_with_args(buf->sql.data, buf->nparams, buf->types,
-							   buf->values, buf->nulls, false, 0);
+	rc = argo_run(buf, false);
 	if (rc != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "argo: statement failed: %s", SPI_result_code_string(rc));
 	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],

@@ -379,9 +379,7 @@ run_join(ArgoQuery *q, result_emit emit, void *arg)
 	ta.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo join tuple",
 								   ALLOCSET_DEFAULT_SIZES);
 	rb = rebuilder_create(take_part, &ta);
-	portal = SPI_cursor_open_with_args(NULL, buf->sql.data, buf->nparams,
-									   buf->types, buf->values, buf->nulls,
-									   true, 0);
+	portal = argo_open_cursor(buf, true);
 	for (;;)
 	{
 		SPITupleTable *tt;

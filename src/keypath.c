@@ -73,21 +73,21 @@ keypath_from_steps(List *steps)
 	return buf.data;
 }
 
-/* A LIKE pattern matching keys that start with keystr. */
+/*
+ * The least string greater than every string starting with prefix, in
+ * byte order (keystr is COLLATE "C"): keys with the prefix are exactly
+ * those in [prefix, upper).  Prefixes here end in ASCII punctuation, so
+ * incrementing the last byte never carries.
+ */
 char *
-keypath_like_prefix(const char *keystr)
+keypath_prefix_upper(const char *prefix)
 {
-	StringInfoData buf;
+	char	   *upper = pstrdup(prefix);
+	int			len = strlen(upper);
 
-	initStringInfo(&buf);
-	for (const char *p = keystr; *p; p++)
-	{
-		if (*p == '%' || *p == '_' || *p == '\\')
-			appendStringInfoChar(&buf, '\\');
-		appendStringInfoChar(&buf, *p);
-	}
-	appendStringInfoChar(&buf, '%');
-	return buf.data;
+	Assert(len > 0 && (unsigned char) upper[len - 1] < 0x7f);
+	upper[len - 1]++;
+	return upper;
 }
 
 /* Parse one key starting at s[i]; returns the index after it. */

@@ -128,10 +128,22 @@ sql_all_objids(SqlBuf *buf, ArgoCollection *c)
 						 c->str_table, c->num_table, c->bool_table);
 }
 
+/* "col >= prefix AND col < upper": keys starting with prefix. */
+static void
+add_prefix_range(SqlBuf *buf, const char *col, const char *prefix)
+{
+	appendStringInfo(&buf->sql, "(%s >= ", col);
+	sqlbuf_add_text(buf, prefix);
+	appendStringInfo(&buf->sql, " AND %s < ", col);
+	sqlbuf_add_text(buf, keypath_prefix_upper(prefix));
+	appendStringInfoChar(&buf->sql, ')');
+}
+
 /*
  * A row lies in the subtree at keystr: the value itself, a descendant
  * ("k.x", "k[i]") or the marker of an empty container ("k{}", "k[]").
- * Four disjoint ranges of the keystr index, each read once.
+ * Four disjoint ranges of the keystr index, each read once; as ranges
+ * rather than LIKE, so that a reused (generic) plan still uses the index.
  */
 void
 sql_subtree_match(SqlBuf *buf, const char *col, const char *keystr)
@@ -142,8 +154,8 @@ sql_subtree_match(SqlBuf *buf, const char *col, const char *keystr)
 	sqlbuf_add_text(buf, keystr);
 	for (int i = 0; i < lengthof(next); i++)
 	{
-		appendStringInfo(&buf->sql, " OR %s LIKE ", col);
-		sqlbuf_add_text(buf, keypath_like_prefix(psprintf("%s%s", keystr, next[i])));
+		appendStringInfoString(&buf->sql, " OR ");
+		add_prefix_range(buf, col, psprintf("%s%s", keystr, next[i]));
 	}
 	appendStringInfoChar(&buf->sql, ')');
 }
@@ -190,7 +202,7 @@ emit_present_not_null(SqlBuf *buf, ArgoCollection *c, const char *keystr)
 	appendStringInfoChar(&buf->sql, ')');
 }
 
-/* A direct element p[i] of the array at p (the LIKE prefix is "p[%"). */
+/* A direct element p[i] of the array at p (its key starts with "p["). */
 static void
 add_direct_element(SqlBuf *buf, const char *keystr)
 {
@@ -203,8 +215,7 @@ add_direct_element(SqlBuf *buf, const char *keystr)
 static void
 add_element_prefix(SqlBuf *buf, const char *keystr)
 {
-	appendStringInfoString(&buf->sql, "keystr LIKE ");
-	sqlbuf_add_text(buf, keypath_like_prefix(psprintf("%s[", keystr)));
+	add_prefix_range(buf, "keystr", psprintf("%s[", keystr));
 }
 
 /*

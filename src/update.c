@@ -212,9 +212,7 @@ run_update(ArgoQuery *q)
 	u.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo update",
 								  ALLOCSET_DEFAULT_SIZES);
 	/* not read-only: a fresh snapshot, taken after the lock */
-	portal = SPI_cursor_open_with_args(NULL, buf->sql.data, buf->nparams,
-									   buf->types, buf->values, buf->nulls,
-									   false, 0);
+	portal = argo_open_cursor(buf, false);
 	argo_rebuild_from_cursor(portal, rebuilder_create(take_object, &u));
 	SPI_cursor_close(portal);
 	flush_pending(&u);
