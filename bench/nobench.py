@@ -244,8 +244,6 @@ def q12_fingerprint_and_cleanup(cur, system, n):
         cur.execute(FINGERPRINT % ("SELECT doc FROM %s WHERE %s >= %%s" % (table, num_expr("num"))), (n,))
         fp = cur.fetchone()
         cur.execute("DELETE FROM %s WHERE %s >= %%s" % (table, num_expr("num")), (n,))
-    for table in tables_of(system):
-        cur.execute("VACUUM %s" % table)
     return fp
 
 

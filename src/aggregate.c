@@ -66,6 +66,7 @@ sqlgen_aggregate(ArgoQuery *q)
 	ValueCols	g = {"NULL::float8", "NULL::text", "NULL::boolean"};
 	ListCell   *lc;
 
+	buf->custom_plan = true;
 	appendStringInfoString(&buf->sql, "SELECT @COLS@ FROM (SELECT DISTINCT objid FROM (");
 	sql_base_objids(buf, c, s->where);
 	appendStringInfoString(&buf->sql, ") b) o");

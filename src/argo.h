@@ -264,6 +264,7 @@ typedef struct SqlBuf
 	Oid		   *types;
 	Datum	   *values;
 	char	   *nulls;
+	bool		custom_plan;	/* its best plan depends on the values */
 } SqlBuf;
 
 extern SqlBuf *sqlbuf_create(void);

@@ -253,6 +253,7 @@ sqlgen_join(ArgoQuery *q)
 	JoinCtx		jc = {q, sqlbuf_create(), list_length(s->from)};
 	StringInfo	sql = &jc.buf->sql;
 
+	jc.buf->custom_plan = true;
 	if (jc.nsources > 32)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),

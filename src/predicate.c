@@ -76,6 +76,9 @@ add_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op)
 {
 	const char *col = value_column(lit->type);
 
+	if (op != ACMP_EQ)
+		buf->custom_plan = true;
+
 	if (lit->type == ALIT_STRING && op != ACMP_NE)
 	{
 		static const char *const prefix_op[] = {"=", NULL, "<=", "<=", ">=", ">="};
@@ -227,6 +230,8 @@ emit_any(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 {
 	const char *col = value_column(p->lit->type);
 
+	buf->custom_plan = true;
+
 	if (truth)
 	{
 		appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE ",
@@ -269,6 +274,7 @@ emit_binary(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 static void
 emit_between(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 {
+	buf->custom_plan = true;
 	begin_leaf(buf, c, p->lit->type, p->path->keystr);
 	if (truth)
 	{
@@ -304,6 +310,7 @@ emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 			add_comparison(buf, p->lit, truth ? p->op : negate_op(p->op));
 			break;
 		case APRED_LIKE:
+			buf->custom_plan = true;
 			begin_leaf(buf, c, ALIT_STRING, p->path->keystr);
 			appendStringInfo(&buf->sql, "valstr %s ", truth ? "LIKE" : "NOT LIKE");
 			add_literal(buf, p->lit);

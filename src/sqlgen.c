@@ -132,6 +132,7 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 	StringInfoData keys;
 	ListCell   *lc;
 
+	buf->custom_plan = true;
 	initStringInfo(&keys);
 	appendStringInfoString(&buf->sql, "SELECT o.objid");
 	if (s->order_by)
