@@ -310,9 +310,9 @@ def machine_info(conn):
     with conn.cursor() as cur:
         cur.execute("SHOW server_version")
         version = cur.fetchone()[0]
-        cur.execute("SELECT name, setting, unit FROM pg_settings WHERE name IN "
+        cur.execute("SELECT name, current_setting(name) FROM pg_settings WHERE name IN "
                     "('shared_buffers', 'work_mem', 'maintenance_work_mem', 'effective_cache_size', 'jit')")
-        settings = {r[0]: "%s%s" % (r[1], r[2] or "") for r in cur.fetchall()}
+        settings = dict(cur.fetchall())
     cpu = platform.processor() or "?"
     try:
         with open("/proc/cpuinfo") as f:
@@ -331,8 +331,8 @@ def machine_info(conn):
 def build_report(n, runs, loads, times, info, systems):
     res = {q: {s: trimmed(times[q][s]) for s in systems} for q in QUERIES}
     lines = ["# NoBench, %s objects" % format(n, ","), "",
-             "%s; PostgreSQL %s; %d cores (%s), %.0f GiB; settings %s; %d timed runs per query, "
-             "fastest and slowest dropped." % (info["date"], info["postgresql"], info["cores"],
+             "%s; PostgreSQL %s; %d cores (%s), %.0f GiB; settings %s (the same for all systems; "
+             "Argo's functions run with jit off); %d timed runs per query, fastest and slowest dropped." % (info["date"], info["postgresql"], info["cores"],
                                                 info["cpu"], info["memory_gib"],
                                                 ", ".join("%s=%s" % kv for kv in sorted(info["settings"].items())),
                                                 runs), "",

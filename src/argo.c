@@ -68,14 +68,15 @@ emit_jsonb(void *arg, Jsonb *value)
 	srf_put((SrfOut *) arg, JsonbPGetDatum(value));
 }
 
-static text *
-required_text(FunctionCallInfo fcinfo, int argno, const char *what)
+/* A text argument as a C string; NULL is an error naming the argument. */
+char *
+argo_text_arg(FunctionCallInfo fcinfo, int argno, const char *what)
 {
 	if (PG_ARGISNULL(argno))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("%s must not be null", what)));
-	return PG_GETARG_TEXT_PP(argno);
+	return text_to_cstring(PG_GETARG_TEXT_PP(argno));
 }
 
 /* The VARIADIC jsonb[] of parameters; an SQL NULL element is JSON null. */
@@ -109,7 +110,7 @@ get_params(FunctionCallInfo fcinfo, int argno, int *nparams)
 Datum
 argo_query(PG_FUNCTION_ARGS)
 {
-	char	   *query = text_to_cstring(required_text(fcinfo, 0, "query"));
+	char	   *query = argo_text_arg(fcinfo, 0, "query");
 	int			nparams;
 	Jsonb	  **params = get_params(fcinfo, 1, &nparams);
 	SrfOut		out = srf_begin(fcinfo, JSONBOID);
@@ -122,7 +123,7 @@ argo_query(PG_FUNCTION_ARGS)
 Datum
 argo_explain(PG_FUNCTION_ARGS)
 {
-	char	   *query = text_to_cstring(required_text(fcinfo, 0, "query"));
+	char	   *query = argo_text_arg(fcinfo, 0, "query");
 	int			nparams;
 	Jsonb	  **params = get_params(fcinfo, 1, &nparams);
 	SrfOut		out = srf_begin(fcinfo, TEXTOID);
@@ -137,8 +138,8 @@ argo_explain(PG_FUNCTION_ARGS)
 Datum
 argo_create_collection(PG_FUNCTION_ARGS)
 {
-	char	   *name = text_to_cstring(required_text(fcinfo, 0, "collection name"));
-	char	   *fmt = text_to_cstring(required_text(fcinfo, 1, "format"));
+	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
+	char	   *fmt = argo_text_arg(fcinfo, 1, "format");
 	ArgoFormat	format = format_from_name(fmt);
 
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -152,7 +153,7 @@ argo_create_collection(PG_FUNCTION_ARGS)
 Datum
 argo_drop_collection(PG_FUNCTION_ARGS)
 {
-	char	   *name = text_to_cstring(required_text(fcinfo, 0, "collection name"));
+	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
 	bool		if_exists = PG_ARGISNULL(1) ? false : PG_GETARG_BOOL(1);
 
 	if (SPI_connect() != SPI_OK_CONNECT)

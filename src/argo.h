@@ -12,6 +12,7 @@
 
 #include "postgres.h"
 
+#include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
@@ -351,6 +352,10 @@ extern void run_join(ArgoQuery *q, result_emit emit, void *arg);
 extern int64 run_update(ArgoQuery *q);
 extern void argo_rebuild_from_cursor(Portal portal, Rebuilder *rb);
 extern SqlBuf *sqlgen_join(ArgoQuery *q);
+
+/* ---------- SQL-callable functions (argo.c, load.c) ---------- */
+
+extern char *argo_text_arg(FunctionCallInfo fcinfo, int argno, const char *what);
 
 /* ---------- execution (execute.c) ---------- */
 

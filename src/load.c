@@ -94,16 +94,6 @@ loader_finish(Loader *l)
 	return l->total;
 }
 
-static char *
-required_arg(FunctionCallInfo fcinfo, int argno, const char *what)
-{
-	if (PG_ARGISNULL(argno))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s must not be null", what)));
-	return text_to_cstring(PG_GETARG_TEXT_PP(argno));
-}
-
 /* A cursor row's first column as jsonb; json and text are parsed. */
 static Jsonb *
 row_document(HeapTuple tup, TupleDesc desc, Oid type)
@@ -125,8 +115,8 @@ row_document(HeapTuple tup, TupleDesc desc, Oid type)
 Datum
 argo_load(PG_FUNCTION_ARGS)
 {
-	char	   *coll = required_arg(fcinfo, 0, "collection name");
-	char	   *query = required_arg(fcinfo, 1, "query");
+	char	   *coll = argo_text_arg(fcinfo, 0, "collection name");
+	char	   *query = argo_text_arg(fcinfo, 1, "query");
 	Loader		l;
 	Portal		portal;
 	Oid			type;
@@ -180,8 +170,8 @@ file_error_context(void *arg)
 Datum
 argo_load_file(PG_FUNCTION_ARGS)
 {
-	char	   *coll = required_arg(fcinfo, 0, "collection name");
-	char	   *path = required_arg(fcinfo, 1, "file name");
+	char	   *coll = argo_text_arg(fcinfo, 0, "collection name");
+	char	   *path = argo_text_arg(fcinfo, 1, "file name");
 	FilePos		pos = {path, 0};
 	ErrorContextCallback errctx;
 	StringInfoData line;
@@ -232,7 +222,7 @@ argo_load_file(PG_FUNCTION_ARGS)
 Datum
 argo_count(PG_FUNCTION_ARGS)
 {
-	char	   *coll = required_arg(fcinfo, 0, "collection name");
+	char	   *coll = argo_text_arg(fcinfo, 0, "collection name");
 	SqlBuf	   *buf = sqlbuf_create();
 	bool		isnull;
 	int64		n;

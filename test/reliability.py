@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Reliability checks against a real server (PG* environment, as in pg_virtualenv).
+
+1. Cancel: a long Argo SELECT, a long join and a long bulk load each stop
+   within a second of pg_cancel_backend, with SQLSTATE 57014.
+2. Crash: a backend killed with SIGKILL in the middle of a bulk load; after
+   the server's crash recovery the collection holds exactly what was
+   committed before (no partial objects), and Argo still works.
+3. Memory: a SELECT of every object with work_mem = 64kB completes (results
+   spill to the tuplestore's temporary file) and returns them all.
+
+Needs to be able to signal the server's processes (run as the cluster's
+owner or root).  Bounded: about a minute.
+"""
+import os
+import signal
+import sys
+import threading
+import time
+
+import psycopg
+
+DB = os.environ.get("PGDATABASE", "postgres")
+OBJECTS = 60000
+failures = []
+
+
+def connect():
+    return psycopg.connect(dbname=DB, autocommit=True)
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def wait_running(admin, pid, timeout=10):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        row = admin.execute("SELECT state FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
+        if row and row[0] == "active":
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def cancel_case(admin, name, sql):
+    """Run sql in a session, cancel it after 0.5 s, time how long it takes to stop."""
+    conn = connect()
+    pid = conn.info.backend_pid
+    result = {}
+
+    def run():
+        t0 = time.monotonic()
+        try:
+            conn.execute(sql)
+            result["state"] = "finished"
+        except psycopg.errors.QueryCanceled:
+            result["state"] = "57014"
+        except psycopg.Error as e:
+            result["state"] = e.sqlstate
+        result["end"] = time.monotonic()
+        result["start"] = t0
+
+    th = threading.Thread(target=run)
+    th.start()
+    running = wait_running(admin, pid)
+    time.sleep(0.5)
+    t_cancel = time.monotonic()
+    admin.execute("SELECT pg_cancel_backend(%s)", (pid,))
+    th.join(30)
+    conn.close()
+    stopped_after = result.get("end", float("inf")) - t_cancel
+    check(running and result.get("state") == "57014" and stopped_after < 1.0,
+          "cancel %s: %s, stopped %.3f s after pg_cancel_backend"
+          % (name, result.get("state"), stopped_after))
+
+
+def crash_case(admin):
+    admin.execute("SELECT argo_drop_collection('crashy', true)")
+    admin.execute("SELECT argo_query('INSERT INTO crashy OBJECT $1', '{\"before\": true}')")
+    conn = connect()
+    pid = conn.info.backend_pid
+    state = {}
+
+    def run():
+        try:
+            conn.execute("SELECT argo_load('crashy', 'SELECT jsonb_build_object(''i'', i, ''s'', repeat(''x'', 50)) "
+                         "FROM generate_series(1, 2000000) i')")
+            state["state"] = "finished"
+        except psycopg.Error as e:
+            state["state"] = "error %s" % type(e).__name__
+
+    th = threading.Thread(target=run)
+    th.start()
+    wait_running(admin, pid)
+    time.sleep(1.5)                       # well into the load
+    os.kill(pid, signal.SIGKILL)
+    th.join(60)
+    # the postmaster restarts every backend; wait for it to accept connections
+    admin.close()
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            admin = connect()
+            admin.execute("SELECT 1")
+            break
+        except psycopg.OperationalError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+    rows = admin.execute("SELECT x FROM argo_query('SELECT * FROM crashy') x").fetchall()
+    check(state.get("state", "").startswith("error") and rows == [({"before": True},)],
+          "crash mid-load: load %s; after recovery the collection holds %d object(s), "
+          "the committed one" % (state.get("state"), len(rows)))
+    n = admin.execute("SELECT count(*) FROM argo_query('INSERT INTO crashy OBJECT {\"after\": 1}')").fetchone()[0]
+    check(n == 1, "Argo works after crash recovery")
+    admin.execute("SELECT argo_drop_collection('crashy')")
+    return admin
+
+
+def memory_case(admin):
+    conn = connect()
+    conn.execute("SET work_mem = '64kB'")
+    n = conn.execute("SELECT count(*) FROM argo_query('SELECT * FROM rel')").fetchone()[0]
+    check(n == OBJECTS, "SELECT of %d objects with work_mem = 64kB returned %d" % (OBJECTS, n))
+    conn.close()
+
+
+def main():
+    admin = connect()
+    admin.execute("CREATE EXTENSION IF NOT EXISTS argo")
+    admin.execute("SELECT argo_drop_collection('rel', true)")
+    admin.execute("SELECT argo_load('rel', 'SELECT jsonb_build_object(''i'', i, ''g'', i % 100, "
+                  "''tags'', jsonb_build_array(''a'', ''b'', i)) FROM generate_series(1, %d) i')" % OBJECTS)
+    cancel_case(admin, "SELECT", "SELECT count(*) FROM argo_query('SELECT * FROM rel AS a INNER JOIN rel AS b "
+                "ON (a.g = b.g)')")
+    cancel_case(admin, "bulk load", "SELECT argo_load('rel2', 'SELECT jsonb_build_object(''i'', i) "
+                "FROM generate_series(1, 5000000) i')")
+    cancel_case(admin, "UPDATE", "SELECT count(*) FROM argo_query('UPDATE rel SET x.y = 1')")
+    memory_case(admin)
+    admin = crash_case(admin)
+    admin.execute("SELECT argo_drop_collection('rel', true), argo_drop_collection('rel2', true)")
+    admin.close()
+    total = 6
+    print("reliability: %d passed, %d failed" % (total - len(failures), len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
