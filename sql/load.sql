@@ -11,6 +11,12 @@ SELECT argo_load('family', $$SELECT '{"name": "Maeby"}'::json$$);
 SELECT argo_load('family', $$SELECT '{"name": "George Michael"}'::text$$);
 SELECT argo_load('family', $$SELECT jsonb_build_object('n', i) FROM generate_series(1, 5000) i$$);
 SELECT argo_count('family');
+-- several batches of many-valued objects, each object whole and in order
+SELECT argo_load('batches', $$SELECT jsonb_build_object('i', i, 'g', i % 7, 'tags', jsonb_build_array('a', i), 's', 'x' || i)
+                              FROM generate_series(1, 3500) i$$);
+SELECT count(*), min((x->>'i')::int), max((x->>'i')::int),
+       bool_and(x = jsonb_build_object('i', n, 'g', n % 7, 'tags', jsonb_build_array('a', n), 's', 'x' || n))
+  FROM argo_query('SELECT * FROM batches') WITH ORDINALITY AS t(x, n);
 SELECT * FROM argo_query('SELECT name FROM family WHERE EXISTS name');
 SELECT * FROM argo_query('SELECT * FROM family WHERE n BETWEEN 2499 AND 2501');
 

@@ -138,13 +138,18 @@ argo_load(PG_FUNCTION_ARGS)
 						format_type_be(type))));
 	for (;;)
 	{
+		SPITupleTable *tt;
+		uint64		n;
+
 		SPI_cursor_fetch(portal, true, LOAD_BATCH);
 		if (SPI_processed == 0)
 			break;
-		for (uint64 i = 0; i < SPI_processed; i++)
-			loader_add(&l, row_document(SPI_tuptable->vals[i],
-										SPI_tuptable->tupdesc, type));
-		SPI_freetuptable(SPI_tuptable);
+		/* loader_add runs SPI when a batch fills: keep our own copies */
+		tt = SPI_tuptable;
+		n = SPI_processed;
+		for (uint64 i = 0; i < n; i++)
+			loader_add(&l, row_document(tt->vals[i], tt->tupdesc, type));
+		SPI_freetuptable(tt);
 	}
 	SPI_cursor_close(portal);
 	total = loader_finish(&l);

@@ -132,7 +132,7 @@ def main():
     admin = connect()
     admin.execute("CREATE EXTENSION IF NOT EXISTS argo")
     admin.execute("SELECT argo_drop_collection('rel', true)")
-    admin.execute("SELECT argo_load('rel', 'SELECT jsonb_build_object(''i'', i, ''g'', i % 100, "
+    admin.execute("SELECT argo_load('rel', 'SELECT jsonb_build_object(''i'', i, ''g'', i %% 100, "
                   "''tags'', jsonb_build_array(''a'', ''b'', i)) FROM generate_series(1, %d) i')" % OBJECTS)
     cancel_case(admin, "SELECT", "SELECT count(*) FROM argo_query('SELECT * FROM rel AS a INNER JOIN rel AS b "
                 "ON (a.g = b.g)')")
