@@ -45,6 +45,11 @@ include $(PGXS)
 argo--$(EXTVERSION).sql: src/argo.sql
 	cp $< $@
 
+# Every object depends on the shared header (PGXS tracks no headers here):
+# a struct changed in argo.h must not leave objects built with the old one.
+$(OBJS): src/argo.h
+src/gram.o src/scan.o: src/parser.h
+
 src/gram.c: BISONFLAGS += -d
 src/gram.h: src/gram.c
 	@touch $@
