@@ -65,10 +65,16 @@ AS 'MODULE_PATHNAME', 'argo_count'
 LANGUAGE C STABLE STRICT SECURITY INVOKER;
 
 -- A collection exists when its sequence does; Argo/1 has a _data table.
+-- objects is NULL for a collection the caller may not read.
 CREATE VIEW argo_collections AS
 SELECT c.name,
        CASE WHEN d.oid IS NULL THEN 'argo3' ELSE 'argo1' END AS format,
-       argo_count(c.name) AS objects,
+       CASE WHEN (SELECT bool_and(has_table_privilege(t.oid, 'SELECT'))
+                    FROM pg_class t
+                   WHERE t.relnamespace = c.nsp AND t.relkind = 'r'
+                     AND t.relname IN (c.name || '_str', c.name || '_num',
+                                       c.name || '_bool', c.name || '_data'))
+            THEN argo_count(c.name) END AS objects,
        (SELECT sum(pg_total_relation_size(t.oid))
           FROM pg_class t
          WHERE t.relnamespace = c.nsp AND t.relkind = 'r'
@@ -81,3 +87,7 @@ SELECT c.name,
            AND s.relkind = 'S' AND s.relname LIKE '%\_seq') c
   LEFT JOIN pg_class d
          ON d.relnamespace = c.nsp AND d.relname = c.name || '_data';
+
+-- Anyone may list collections (pg_class shows them anyway); the objects
+-- column is computed with the caller's own privileges.
+GRANT SELECT ON argo_collections TO PUBLIC;

@@ -98,13 +98,54 @@ def run_one(conn, query, params):
     try:
         with conn.cursor() as cur:
             cur.execute("SELECT count(*) FROM argo_query(%s, VARIADIC %s::jsonb[])",
-                        (query, params))
+                        (query, params), prepare=False)
             cur.fetchall()
         conn.commit()
         return None
     except psycopg.errors.DataError as e:       # e.g. \u0000 in our own text
         conn.rollback()
         return e.sqlstate or "22000"
+    except psycopg.DatabaseError as e:
+        if conn.closed or conn.broken:
+            raise
+        conn.rollback()
+        return e.sqlstate
+
+
+def fixed_cases():
+    """The issue's named hostile inputs, each run once."""
+    wide = "{" + ", ".join('"k%d": %d' % (i, i) for i in range(100000)) + "}"
+    deep_obj = '{"a": ' * 10000 + "1" + "}" * 10000
+    deep_arr = '{"a": ' + "[" * 10000 + "]" * 10000 + "}"
+    big = '{"s": "' + "x" * (1 << 20) + '"}'
+    return [
+        ("INSERT INTO fz OBJECT " + wide, []),
+        ("INSERT INTO fz OBJECT $1", [wide]),
+        ("INSERT INTO fz OBJECT " + deep_obj, []),
+        ("INSERT INTO fz OBJECT " + deep_arr, []),
+        ("INSERT INTO fz OBJECT $1", [deep_arr]),
+        ("INSERT INTO fz OBJECT " + big, []),
+        ("SELECT * FROM fz WHERE s = $1", ['"' + "y" * (1 << 20) + '"']),
+        ("SELECT * FROM fz WHERE a = $1", ['"\\u0000"']),
+        ("SELECT * FROM fz WHERE " + "(" * 20000 + "a = 1" + ")" * 20000, []),
+        ("SELECT * FROM fz WHERE a IN (" + ", ".join(str(i) for i in range(20000)) + ")", []),
+        ("SELECT * FROM fz LIMIT 99999999999999999999", []),
+        ("SELECT * FROM fz LIMIT 9223372036854775807 OFFSET 9223372036854775807", []),
+        ("SELECT a[9223372036854775807] FROM fz", []),
+        ("SELECT * FROM fz WHERE a = $0", ['1']),
+        ("SELECT * FROM fz WHERE a = $99", ['1']),
+        ("UPDATE fz SET a[99999999] = 1 WHERE a = $1", ['1']),
+    ]
+
+
+def invalid_utf8(conn):
+    """Invalid UTF-8 in a parameter, sent as raw bytes: refused, cleanly."""
+    try:
+        with conn.cursor() as cur:
+            cur.execute(b"SELECT count(*) FROM argo_query('SELECT * FROM fz WHERE a = $1', "
+                        b"convert_from('\\x22ff22'::bytea, 'UTF8')::jsonb)")
+        conn.commit()
+        return None
     except psycopg.DatabaseError as e:
         if conn.closed or conn.broken:
             raise
@@ -146,6 +187,16 @@ def main():
         states[state or "ok"] = states.get(state or "ok", 0) + 1
         if state in BAD_STATES:
             failures.append((state, query[:200]))
+    for query, params in fixed_cases():
+        n += 1
+        state = run_one(conn, query, params)
+        states[state or "ok"] = states.get(state or "ok", 0) + 1
+        if state in BAD_STATES:
+            failures.append((state, query[:200]))
+    n += 1
+    state = invalid_utf8(conn)
+    if state in BAD_STATES or state is None:
+        failures.append((state or "accepted", "invalid UTF-8 parameter"))
     # the same session still answers (mutated DELETEs may have emptied fz)
     with conn.cursor() as cur:
         cur.execute("SELECT count(*) FROM argo_query('INSERT INTO fz OBJECT {\"a\": 1}')")
