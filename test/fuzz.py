@@ -93,12 +93,15 @@ def random_param(rng):
                        '"\\u0000"', '{"a": ' * 50 + '1' + '}' * 50])
 
 
-def run_one(conn, query, params):
-    """Run a statement; returns None on success or the SQLSTATE."""
+def run_one(conn, query, params, raw=None):
+    """Run a statement (or the raw SQL bytes); None on success, else the SQLSTATE."""
     try:
         with conn.cursor() as cur:
-            cur.execute("SELECT count(*) FROM argo_query(%s, VARIADIC %s::jsonb[])",
-                        (query, params), prepare=False)
+            if raw is not None:
+                cur.execute(raw)
+            else:
+                cur.execute("SELECT count(*) FROM argo_query(%s, VARIADIC %s::jsonb[])",
+                            (query, params), prepare=False)
             cur.fetchall()
         conn.commit()
         return None
@@ -138,19 +141,9 @@ def fixed_cases():
     ]
 
 
-def invalid_utf8(conn):
-    """Invalid UTF-8 in a parameter, sent as raw bytes: refused, cleanly."""
-    try:
-        with conn.cursor() as cur:
-            cur.execute(b"SELECT count(*) FROM argo_query('SELECT * FROM fz WHERE a = $1', "
-                        b"convert_from('\\x22ff22'::bytea, 'UTF8')::jsonb)")
-        conn.commit()
-        return None
-    except psycopg.DatabaseError as e:
-        if conn.closed or conn.broken:
-            raise
-        conn.rollback()
-        return e.sqlstate
+# Invalid UTF-8 in a parameter, sent as raw bytes: must be refused, cleanly.
+INVALID_UTF8 = (b"SELECT count(*) FROM argo_query('SELECT * FROM fz WHERE a = $1', "
+                b"convert_from('\\x22ff22'::bytea, 'UTF8')::jsonb)")
 
 
 def main():
@@ -194,7 +187,7 @@ def main():
         if state in BAD_STATES:
             failures.append((state, query[:200]))
     n += 1
-    state = invalid_utf8(conn)
+    state = run_one(conn, None, None, raw=INVALID_UTF8)
     if state in BAD_STATES or state is None:
         failures.append((state or "accepted", "invalid UTF-8 parameter"))
     # the same session still answers (mutated DELETEs may have emptied fz)
