@@ -67,9 +67,9 @@ sqlgen_aggregate(ArgoQuery *q)
 	ListCell   *lc;
 
 	buf->custom_plan = true;
-	appendStringInfoString(&buf->sql, "SELECT @COLS@ FROM (SELECT DISTINCT objid FROM (");
+	appendStringInfoString(&buf->sql, "SELECT @COLS@ FROM (");
 	sql_base_objids(buf, c, s->where);
-	appendStringInfoString(&buf->sql, ") b) o");
+	appendStringInfoString(&buf->sql, ") o");
 	if (s->group_by)
 		g = sql_value_join(buf, c, "o.objid", s->group_by->keystr, "g");
 	initStringInfo(&cols);

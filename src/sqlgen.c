@@ -10,14 +10,19 @@
 
 #include "argo.h"
 
-/* Ids of the objects a WHERE selects, or of all objects; may repeat. */
+/* Ids of the objects a WHERE selects, or of all objects; each once. */
 void
 sql_base_objids(SqlBuf *buf, ArgoCollection *c, ArgoPred *where)
 {
-	if (where)
-		pred_emit_objids(buf, c, where);
-	else
-		sql_all_objids(buf, c);
+	if (where == NULL)
+	{
+		sql_all_objids(buf, c);	/* already distinct */
+		return;
+	}
+	/* a leaf like lit = ANY p yields an object once per matching element */
+	appendStringInfoString(&buf->sql, "SELECT DISTINCT objid FROM (");
+	pred_emit_objids(buf, c, where);
+	appendStringInfoString(&buf->sql, ") b");
 }
 
 /*
@@ -137,9 +142,9 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 	appendStringInfoString(&buf->sql, "SELECT o.objid");
 	if (s->order_by)
 		appendStringInfoString(&buf->sql, ", row_number() OVER (ORDER BY @KEYS@) AS ord");
-	appendStringInfoString(&buf->sql, " FROM (SELECT DISTINCT objid FROM (");
+	appendStringInfoString(&buf->sql, " FROM (");
 	sql_base_objids(buf, c, s->where);
-	appendStringInfoString(&buf->sql, ") b) o");
+	appendStringInfoString(&buf->sql, ") o");
 	foreach(lc, s->order_by)
 	{
 		ArgoOrder  *ob = lfirst(lc);
