@@ -31,15 +31,19 @@ SELECT count(*) FROM docs d, argo_query('INSERT INTO rt3 OBJECT $1', d.doc);
 SELECT argo_load('rt1', 'SELECT doc FROM docs ORDER BY id');
 
 -- object ids follow insertion order, and results come in object id order
-CREATE FUNCTION roundtrip_failures(coll text) RETURNS TABLE (id int, got jsonb)
+CREATE FUNCTION roundtrip_failures(coll text, tail text DEFAULT '')
+RETURNS TABLE (id int, got jsonb)
 LANGUAGE sql AS $$
   WITH r AS (SELECT row_number() OVER () AS id, x AS doc
-               FROM argo_query(format('SELECT * FROM %s', coll)) x)
+               FROM argo_query(format('SELECT * FROM %s %s', coll, tail)) x)
   SELECT d.id, r.doc FROM docs d FULL JOIN r USING (id)
    WHERE d.doc IS DISTINCT FROM r.doc
 $$;
 SELECT * FROM roundtrip_failures('rt3');
 SELECT * FROM roundtrip_failures('rt1');
+-- the same through the paths that fetch selected objects one by one
+SELECT * FROM roundtrip_failures('rt3', 'LIMIT 1000');
+SELECT * FROM roundtrip_failures('rt1', 'LIMIT 1000 OFFSET 0');
 SELECT count(*) AS objects_back FROM argo_query('SELECT * FROM rt3');
 
 -- numbers come back as the shortest text that is the same double

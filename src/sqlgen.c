@@ -112,18 +112,42 @@ emit_projection_filter(SqlBuf *buf, List *targets, int source)
 	appendStringInfoString(&buf->sql, first ? "false)" : ")");
 }
 
-/* Row filter for one table: the matching objects, the projected paths. */
+/* Row filter for one table: the object (cond), the projected paths. */
 static void
-emit_row_filter(SqlBuf *buf, ArgoStmt *s, bool have_m)
+emit_row_filter(SqlBuf *buf, ArgoStmt *s, const char *cond)
 {
-	appendStringInfoString(&buf->sql, " WHERE true");
-	if (have_m)
-		appendStringInfoString(&buf->sql, " AND objid IN (SELECT objid FROM m)");
+	appendStringInfo(&buf->sql, " WHERE %s", cond ? cond : "true");
 	if (!s->star)
 	{
 		appendStringInfoString(&buf->sql, " AND ");
 		emit_projection_filter(buf, s->targets, 0);
 	}
+}
+
+/* The rows of the collection passing cond, as (objid, keystr, valstr, valnum, valbool). */
+static void
+emit_table_rows(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, const char *cond)
+{
+	if (c->format == ARGO_FORMAT_ARGO1)
+	{
+		appendStringInfo(&buf->sql,
+						 "SELECT objid, keystr, valstr, valnum, valbool FROM %s",
+						 c->data_table);
+		emit_row_filter(buf, s, cond);
+		return;
+	}
+	appendStringInfo(&buf->sql,
+					 "SELECT objid, keystr, valstr, NULL::float8 AS valnum, NULL::boolean AS valbool FROM %s",
+					 c->str_table);
+	emit_row_filter(buf, s, cond);
+	appendStringInfo(&buf->sql,
+					 " UNION ALL SELECT objid, keystr, NULL, valnum, NULL FROM %s",
+					 c->num_table);
+	emit_row_filter(buf, s, cond);
+	appendStringInfo(&buf->sql,
+					 " UNION ALL SELECT objid, keystr, NULL, NULL, valbool FROM %s",
+					 c->bool_table);
+	emit_row_filter(buf, s, cond);
 }
 
 /*
@@ -172,8 +196,14 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 
 /*
  * The rows of the selected objects (or of their projected paths) as
- * (objid, keystr, valstr, valnum, valbool), in output order; Argo/3
- * merges its three tables in the same statement.
+ * (objid, keystr, valstr, valnum, valbool), each object's rows together,
+ * objects in output order; Argo/3 merges its three tables in the same
+ * statement.
+ *
+ * Selected objects are fetched one by one, in order, by index probes on
+ * objid (a LATERAL subquery; OFFSET 0 keeps the planner from flattening
+ * it into a join that would sort every row again).  Without WHERE or
+ * ORDER, every object is read: one scan per table, sorted by objid.
  */
 SqlBuf *
 sqlgen_select_rows(ArgoQuery *q)
@@ -182,48 +212,31 @@ sqlgen_select_rows(ArgoQuery *q)
 	ArgoCollection *c = linitial(q->colls);
 	SqlBuf	   *buf = sqlbuf_create();
 	bool		ordered = s->order_by || s->limit || s->offset;
-	bool		have_m = ordered || s->where;
 
-	if (have_m)
+	if (!ordered && !s->where)
 	{
-		appendStringInfoString(&buf->sql, "WITH m AS MATERIALIZED (");
-		if (ordered)
-			emit_ordered_ids(buf, c, s);
-		else
-			pred_emit_objids(buf, c, s->where);
-		appendStringInfoString(&buf->sql, ") ");
-	}
-	appendStringInfoString(&buf->sql,
-						   "SELECT r.objid, r.keystr, r.valstr, r.valnum, r.valbool FROM (");
-	if (c->format == ARGO_FORMAT_ARGO1)
-	{
-		appendStringInfo(&buf->sql,
-						 "SELECT objid, keystr, valstr, valnum, valbool FROM %s",
-						 c->data_table);
-		emit_row_filter(buf, s, have_m);
-	}
-	else
-	{
-		appendStringInfo(&buf->sql,
-						 "SELECT objid, keystr, valstr, NULL::float8 AS valnum, NULL::boolean AS valbool FROM %s",
-						 c->str_table);
-		emit_row_filter(buf, s, have_m);
-		appendStringInfo(&buf->sql,
-						 " UNION ALL SELECT objid, keystr, NULL, valnum, NULL FROM %s",
-						 c->num_table);
-		emit_row_filter(buf, s, have_m);
-		appendStringInfo(&buf->sql,
-						 " UNION ALL SELECT objid, keystr, NULL, NULL, valbool FROM %s",
-						 c->bool_table);
-		emit_row_filter(buf, s, have_m);
-	}
-	if (s->order_by)
-		appendStringInfoString(&buf->sql, ") r JOIN m ON m.objid = r.objid ORDER BY m.ord");
-	else
+		appendStringInfoString(&buf->sql,
+							   "SELECT r.objid, r.keystr, r.valstr, r.valnum, r.valbool FROM (");
+		emit_table_rows(buf, c, s, NULL);
 		appendStringInfoString(&buf->sql, ") r ORDER BY r.objid");
+		return buf;
+	}
+	appendStringInfoString(&buf->sql, "WITH m AS MATERIALIZED (");
+	if (ordered)
+		emit_ordered_ids(buf, c, s);
+	else
+		pred_emit_objids(buf, c, s->where);
+	appendStringInfoString(&buf->sql, ") ");
+	appendStringInfo(&buf->sql,
+					 "SELECT r.objid, r.keystr, r.valstr, r.valnum, r.valbool FROM (%s) k CROSS JOIN LATERAL (",
+					 s->order_by ? "SELECT objid, ord FROM m ORDER BY ord" :
+					 ordered ? "SELECT objid FROM m ORDER BY objid" :
+					 "SELECT DISTINCT objid FROM m ORDER BY objid");
+	emit_table_rows(buf, c, s, "objid = k.objid");
+	appendStringInfo(&buf->sql, " OFFSET 0) r ORDER BY %s",
+					 s->order_by ? "k.ord" : "k.objid");
 	return buf;
 }
-
 static void
 emit_delete_from(SqlBuf *buf, const char *name, const char *table, bool where)
 {
