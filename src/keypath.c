@@ -172,21 +172,21 @@ keypath_parse(const char *s, int len, KeySeg **segs_out)
 /*
  * Order of segments when sorting an object's rows: rows of one subtree
  * must end up next to each other, and array elements in index order.
+ * Keys go in jsonb's own order (shorter first, then bytes): rows were
+ * written in that order, so they mostly arrive sorted, and jsonb's
+ * builder then finds each object's keys already in order.
  */
 int
 keyseg_cmp(const KeySeg *a, const KeySeg *b)
 {
-	int			c;
-
 	if (a->kind != b->kind)
 		return (int) a->kind - (int) b->kind;
 	switch (a->kind)
 	{
 		case KSEG_KEY:
-			c = memcmp(a->key, b->key, Min(a->keylen, b->keylen));
-			if (c != 0)
-				return c;
-			return a->keylen - b->keylen;
+			if (a->keylen != b->keylen)
+				return a->keylen - b->keylen;
+			return memcmp(a->key, b->key, a->keylen);
 		case KSEG_INDEX:
 			return (a->index > b->index) - (a->index < b->index);
 		default:

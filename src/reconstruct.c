@@ -63,6 +63,63 @@ rrow_cmp(const void *pa, const void *pb)
 	return a->nsegs - b->nsegs;
 }
 
+/* End of the ascending run of rows starting at from. */
+static int
+run_end(RRow *rows, int from, int n)
+{
+	int			e = from + 1;
+
+	while (e < n && rrow_cmp(&rows[e - 1], &rows[e]) <= 0)
+		e++;
+	return Min(e, n);
+}
+
+/* Merge rows[a..b) and rows[b..e) into out, stably. */
+static void
+merge_runs(RRow *rows, int a, int b, int e, RRow *out)
+{
+	int			x = a,
+				y = b;
+
+	while (x < b && y < e)
+		*out++ = rrow_cmp(&rows[y], &rows[x]) < 0 ? rows[y++] : rows[x++];
+	while (x < b)
+		*out++ = rows[x++];
+	while (y < e)
+		*out++ = rows[y++];
+}
+
+/*
+ * Sort an object's rows.  They arrive as a few sorted runs (one per table,
+ * each in the order the rows were written), so a natural merge sort takes
+ * one or two passes; any other order still costs O(n log n).
+ */
+static void
+sort_rows(RRow *rows, int n)
+{
+	RRow	   *tmp;
+	int			merges;
+
+	if (n < 2 || run_end(rows, 0, n) == n)
+		return;
+	tmp = palloc(sizeof(RRow) * n);
+	do
+	{
+		merges = 0;
+		for (int a = 0; a < n;)
+		{
+			int			b = run_end(rows, a, n);
+			int			e = b < n ? run_end(rows, b, n) : b;
+
+			merge_runs(rows, a, b, e, tmp + a);
+			merges++;
+			a = e;
+		}
+		memcpy(rows, tmp, sizeof(RRow) * n);
+	} while (merges > 1);
+	pfree(tmp);
+}
+
 static void
 corrupt_object(int64 objid)
 {
@@ -119,7 +176,7 @@ build_object(Rebuilder *rb)
 	int			nopen = 0;
 	JsonbValue *res;
 
-	qsort(rb->rows, rb->nrows, sizeof(RRow), rrow_cmp);
+	sort_rows(rb->rows, rb->nrows);
 	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
 	is_arr[0] = false;			/* is_arr[i]: container at depth i (0 = root) */
 	for (int i = 0; i < rb->nrows; i++)
