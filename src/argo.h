@@ -29,6 +29,12 @@
 #define ARGO_MAX_KEY_BYTES	1024
 #define ARGO_STR_PREFIX_CHARS 256
 
+/*
+ * Rows that may be array elements (their key ends in "]"): the predicate
+ * of the string value index, repeated verbatim in queries that use it.
+ */
+#define ARGO_ELEMENT_ROWS "right(keystr, 1) = ']'"
+
 /* ---------- parse tree ---------- */
 
 typedef enum ArgoLitType
@@ -350,7 +356,10 @@ typedef void (*result_emit) (void *arg, Jsonb *value);
 extern void run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg);
 extern void run_join(ArgoQuery *q, result_emit emit, void *arg);
 extern int64 run_update(ArgoQuery *q);
+
+/* stream.c */
 extern void argo_rebuild_from_cursor(Portal portal, Rebuilder *rb);
+extern void argo_rebuild_from_query(SqlBuf *buf, Rebuilder *rb);
 extern SqlBuf *sqlgen_join(ArgoQuery *q);
 
 /* ---------- SQL-callable functions (argo.c, load.c) ---------- */

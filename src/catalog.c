@@ -133,7 +133,8 @@ run_ddl(const char *sql)
 
 /*
  * Indexes serve the query shapes: (keystr, value) finds objects by a
- * predicate, (value) a string anywhere in an array (lit = ANY p),
+ * predicate, (value) over array elements only a string anywhere in an
+ * array (lit = ANY p; the other rows need no second string index),
  * (objid) fetches an object's rows or one value of it: on objid alone
  * B-tree deduplication keeps it a fifth of the size of (objid, keystr),
  * and the object's few rows share a heap page anyway.  Strings are
@@ -149,13 +150,13 @@ index_ddl(ArgoCollection *c)
 	if (c->format == ARGO_FORMAT_ARGO1)
 	{
 		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keystr, left(valstr, %d))", c->data_table, n));
-		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (left(valstr, %d))", c->data_table, n));
+		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (left(valstr, %d)) WHERE " ARGO_ELEMENT_ROWS, c->data_table, n));
 		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keystr, valnum)", c->data_table));
 		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid)", c->data_table));
 		return ddl;
 	}
 	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keystr, left(valstr, %d))", c->str_table, n));
-	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (left(valstr, %d))", c->str_table, n));
+	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (left(valstr, %d)) WHERE " ARGO_ELEMENT_ROWS, c->str_table, n));
 	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keystr, valnum)", c->num_table));
 	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keystr, valbool)", c->bool_table));
 	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid)", c->str_table));

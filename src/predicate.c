@@ -205,11 +205,15 @@ emit_present_not_null(SqlBuf *buf, ArgoCollection *c, const char *keystr)
 	appendStringInfoChar(&buf->sql, ')');
 }
 
-/* A direct element p[i] of the array at p (its key starts with "p["). */
+/*
+ * A direct element p[i] of the array at p (its key starts with "p[").
+ * The first test repeats the predicate of the partial value index on
+ * array elements, so that the planner may use it.
+ */
 static void
 add_direct_element(SqlBuf *buf, const char *keystr)
 {
-	appendStringInfoString(&buf->sql, "substr(keystr, ");
+	appendStringInfoString(&buf->sql, ARGO_ELEMENT_ROWS " AND substr(keystr, ");
 	sqlbuf_add_param(buf, INT4OID,
 					 Int32GetDatum(pg_mbstrlen_with_len(keystr, strlen(keystr)) + 1));
 	appendStringInfoString(&buf->sql, ") ~ '^\\[[0-9]+\\]$'");
