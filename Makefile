@@ -20,6 +20,7 @@ OBJS = \
 	src/scan.o \
 	src/sqlbuf.o \
 	src/sqlgen.o \
+	src/stream.o \
 	src/update.o
 
 EXTENSION = argo

@@ -17,9 +17,6 @@
 
 #include "argo.h"
 
-/* Rows fetched from a cursor per round. */
-#define FETCH_ROWS 2000
-
 typedef struct EmitTarget
 {
 	result_emit emit;
@@ -52,47 +49,6 @@ emit_object(void *arg, int64 objid, Jsonb *obj)
 	t->emit(t->arg, obj);
 }
 
-/* Feed every row of a cursor over (objid, keystr, valstr, valnum, valbool). */
-void
-argo_rebuild_from_cursor(Portal portal, Rebuilder *rb)
-{
-	for (;;)
-	{
-		SPITupleTable *tt;
-		uint64		n;
-
-		SPI_cursor_fetch(portal, true, FETCH_ROWS);
-		if (SPI_processed == 0)
-			break;
-		/* the emit callback may run SPI too: keep our own copies */
-		tt = SPI_tuptable;
-		n = SPI_processed;
-		for (uint64 i = 0; i < n; i++)
-		{
-			HeapTuple	tup = tt->vals[i];
-			TupleDesc	desc = tt->tupdesc;
-			bool		null_objid,
-						null_key,
-						null_str,
-						null_num,
-						null_bool;
-			Datum		objid = SPI_getbinval(tup, desc, 1, &null_objid);
-			Datum		key = SPI_getbinval(tup, desc, 2, &null_key);
-			Datum		str = SPI_getbinval(tup, desc, 3, &null_str);
-			Datum		num = SPI_getbinval(tup, desc, 4, &null_num);
-			Datum		b = SPI_getbinval(tup, desc, 5, &null_bool);
-
-			rebuilder_add_row(rb, DatumGetInt64(objid),
-							  null_key ? NULL : (text *) DatumGetPointer(key),
-							  null_str ? NULL : (text *) DatumGetPointer(str),
-							  null_num, null_num ? 0 : DatumGetFloat8(num),
-							  null_bool, null_bool ? false : DatumGetBool(b));
-		}
-		SPI_freetuptable(tt);
-	}
-	rebuilder_finish(rb);
-}
-
 /* An aggregate query: aggregates or GROUP BY. */
 bool
 argo_is_aggregate(ArgoStmt *s)
@@ -112,9 +68,7 @@ argo_is_aggregate(ArgoStmt *s)
 static void
 run_select(ArgoQuery *q, result_emit emit, void *arg)
 {
-	SqlBuf	   *buf;
 	EmitTarget	target = {emit, arg};
-	Portal		portal;
 
 	if (list_length(q->stmt->from) > 1)
 	{
@@ -126,10 +80,8 @@ run_select(ArgoQuery *q, result_emit emit, void *arg)
 		run_aggregate(q, emit_object, &target);
 		return;
 	}
-	buf = sqlgen_select_rows(q);
-	portal = argo_open_cursor(buf, true);
-	argo_rebuild_from_cursor(portal, rebuilder_create(emit_object, &target));
-	SPI_cursor_close(portal);
+	argo_rebuild_from_query(sqlgen_select_rows(q),
+							rebuilder_create(emit_object, &target));
 }
 
 static void

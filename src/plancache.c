@@ -114,10 +114,13 @@ argo_open_cursor(SqlBuf *buf, bool read_only)
 						   buf->nulls, read_only);
 }
 
-/* Run the statement in buf; returns SPI's result code. */
+/*
+ * Run the statement in buf; returns SPI's result code.  A read-only
+ * statement runs to completion at once, so it may be planned parallel.
+ */
 int
 argo_run(SqlBuf *buf, bool read_only)
 {
-	return SPI_execute_plan(argo_prepare(buf, 0), buf->values, buf->nulls,
-							read_only, 0);
+	return SPI_execute_plan(argo_prepare(buf, read_only ? CURSOR_OPT_PARALLEL_OK : 0),
+							buf->values, buf->nulls, read_only, 0);
 }

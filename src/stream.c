@@ -1,0 +1,121 @@
+/*
+ * stream.c — rows of (objid, keystr, valstr, valnum, valbool) from SQL
+ * into the rebuilder.
+ *
+ * A statement run to completion hands its rows to a DestReceiver as the
+ * executor makes them: nothing is materialized, and, unlike a cursor
+ * fetched in rounds, PostgreSQL may plan it parallel.  A cursor is kept
+ * for callers whose emit callback itself runs SPI (joins, UPDATE), which
+ * must not happen while another SPI statement is executing.
+ */
+#include "postgres.h"
+
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/params.h"
+#include "tcop/dest.h"
+
+#include "argo.h"
+
+/* Rows fetched from a cursor per round. */
+#define FETCH_ROWS 2000
+
+typedef struct RebuildReceiver
+{
+	DestReceiver pub;
+	Rebuilder  *rb;
+} RebuildReceiver;
+
+static void
+add_row_values(Rebuilder *rb, Datum *v, bool *isnull)
+{
+	rebuilder_add_row(rb, DatumGetInt64(v[0]),
+					  isnull[1] ? NULL : (text *) DatumGetPointer(v[1]),
+					  isnull[2] ? NULL : (text *) DatumGetPointer(v[2]),
+					  isnull[3], isnull[3] ? 0 : DatumGetFloat8(v[3]),
+					  isnull[4], isnull[4] ? false : DatumGetBool(v[4]));
+}
+
+static bool
+receive_row(TupleTableSlot *slot, DestReceiver *self)
+{
+	slot_getallattrs(slot);
+	add_row_values(((RebuildReceiver *) self)->rb, slot->tts_values,
+				   slot->tts_isnull);
+	return true;
+}
+
+static void
+receiver_startup(DestReceiver *self, int operation, TupleDesc desc)
+{
+	if (desc->natts != 5)
+		elog(ERROR, "argo: a row query returned %d columns, not 5", desc->natts);
+}
+
+static void
+receiver_noop(DestReceiver *self)
+{
+}
+
+/* Run the read-only statement in buf, rebuilding objects from its rows. */
+void
+argo_rebuild_from_query(SqlBuf *buf, Rebuilder *rb)
+{
+	RebuildReceiver recv;
+	SPIExecuteOptions opts;
+	ParamListInfo params = makeParamList(buf->nparams);
+	int			rc;
+
+	for (int i = 0; i < buf->nparams; i++)
+	{
+		params->params[i].value = buf->values[i];
+		params->params[i].isnull = buf->nulls[i] == 'n';
+		params->params[i].pflags = PARAM_FLAG_CONST;
+		params->params[i].ptype = buf->types[i];
+	}
+	memset(&recv, 0, sizeof(recv));
+	recv.pub.receiveSlot = receive_row;
+	recv.pub.rStartup = receiver_startup;
+	recv.pub.rShutdown = receiver_noop;
+	recv.pub.rDestroy = receiver_noop;
+	/* not DestNone, for which SPI reports no SELECT; as PL/pgSQL's RETURN QUERY */
+	recv.pub.mydest = DestTuplestore;
+	recv.rb = rb;
+	memset(&opts, 0, sizeof(opts));
+	opts.params = params;
+	opts.read_only = true;
+	opts.dest = (DestReceiver *) &recv;
+	rc = SPI_execute_plan_extended(argo_prepare(buf, CURSOR_OPT_PARALLEL_OK), &opts);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "argo: row query failed: %s", SPI_result_code_string(rc));
+	rebuilder_finish(rb);
+}
+
+/* Feed every row of a cursor into the rebuilder. */
+void
+argo_rebuild_from_cursor(Portal portal, Rebuilder *rb)
+{
+	for (;;)
+	{
+		SPITupleTable *tt;
+		uint64		n;
+
+		SPI_cursor_fetch(portal, true, FETCH_ROWS);
+		if (SPI_processed == 0)
+			break;
+		/* the emit callback may run SPI too: keep our own copies */
+		tt = SPI_tuptable;
+		n = SPI_processed;
+		for (uint64 i = 0; i < n; i++)
+		{
+			Datum		v[5];
+			bool		isnull[5];
+
+			heap_deform_tuple(tt->vals[i], tt->tupdesc, v, isnull);
+			add_row_values(rb, v, isnull);
+		}
+		SPI_freetuptable(tt);
+	}
+	rebuilder_finish(rb);
+}
