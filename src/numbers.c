@@ -15,11 +15,17 @@
 
 #include "argo.h"
 
+/* Integers below this are exact doubles whose shortest text has no exponent. */
+#define EXACT_INT_LIMIT 9007199254740992.0	/* 2^53 */
+
 static Numeric
 shortest_numeric(double d)
 {
 	char		buf[DOUBLE_SHORTEST_DECIMAL_LEN];
 
+	/* most JSON numbers are integers: skip the trip through text */
+	if (fabs(d) < EXACT_INT_LIMIT && d == trunc(d))
+		return int64_to_numeric((int64) d);
 	double_to_shortest_decimal_buf(d, buf);
 	return DatumGetNumeric(DirectFunctionCall3(numeric_in,
 											   CStringGetDatum(buf),
