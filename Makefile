@@ -21,6 +21,7 @@ OBJS = \
 	src/sqlbuf.o \
 	src/sqlgen.o \
 	src/stream.o \
+	src/topn.o \
 	src/update.o
 
 EXTENSION = argo
@@ -37,7 +38,7 @@ ISOLATION_OPTS = --load-extension=argo --inputdir=test/isolation
 EXTRA_CLEAN = src/gram.c src/gram.h src/scan.c argo--$(EXTVERSION).sql
 
 PG_CPPFLAGS = -I$(srcdir)/src
-PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
+PG_CFLAGS = -Werror=implicit-function-declaration -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

@@ -319,6 +319,11 @@ extern ValueCols sql_value_join(SqlBuf *buf, ArgoCollection *c,
 								const char *alias);
 extern void sql_order_keys(StringInfo out, ValueCols *v, bool desc);
 extern void sql_limit_offset(SqlBuf *buf, ArgoStmt *s);
+extern void sql_projection_filter(SqlBuf *buf, List *targets, int source);
+
+/* topn.c */
+extern bool topn_applies(ArgoStmt *s);
+extern void topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s);
 extern SqlBuf *sqlgen_select_rows(ArgoQuery *q);
 extern SqlBuf *sqlgen_delete(ArgoQuery *q);
 extern SqlBuf *sqlgen_aggregate(ArgoQuery *q);

@@ -91,8 +91,8 @@ sql_limit_offset(SqlBuf *buf, ArgoStmt *s)
 }
 
 /* (subtree p1 OR subtree p2 …) over the paths of one FROM item */
-static void
-emit_projection_filter(SqlBuf *buf, List *targets, int source)
+void
+sql_projection_filter(SqlBuf *buf, List *targets, int source)
 {
 	ListCell   *lc;
 	bool		first = true;
@@ -120,7 +120,7 @@ emit_row_filter(SqlBuf *buf, ArgoStmt *s, const char *cond)
 	if (!s->star)
 	{
 		appendStringInfoString(&buf->sql, " AND ");
-		emit_projection_filter(buf, s->targets, 0);
+		sql_projection_filter(buf, s->targets, 0);
 	}
 }
 
@@ -185,7 +185,7 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 		appendStringInfoString(&buf->sql, " WHERE o.objid IN (SELECT objid FROM ");
 		sql_rows_of_table(buf, c);
 		appendStringInfoString(&buf->sql, " r WHERE ");
-		emit_projection_filter(buf, s->targets, 0);
+		sql_projection_filter(buf, s->targets, 0);
 		appendStringInfoString(&buf->sql, ")");
 	}
 	appendStringInfo(&buf->sql, " ORDER BY %s", keys.data);
@@ -222,7 +222,9 @@ sqlgen_select_rows(ArgoQuery *q)
 		return buf;
 	}
 	appendStringInfoString(&buf->sql, "WITH m AS MATERIALIZED (");
-	if (ordered)
+	if (topn_applies(s))
+		topn_emit_ids(buf, c, s);
+	else if (ordered)
 		emit_ordered_ids(buf, c, s);
 	else
 		pred_emit_objids(buf, c, s->where);

@@ -1,0 +1,140 @@
+/*
+ * topn.c — ORDER BY one path with LIMIT: the first objects in that order,
+ * read from the (keystr, value) indexes instead of sorting every object.
+ *
+ * Each type's rows at the path come in index order, each limited to
+ * LIMIT + OFFSET; the sort across types (numbers < strings < booleans <
+ * objects lacking a scalar there) then merges a few rows.  Objects
+ * lacking a scalar are looked for only when needed: with ASC, only if the
+ * typed rows are too few (a one-time filter); with DESC they come first.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+
+#include "argo.h"
+
+/* Conditions on a candidate row alias.objid: WHERE (b) and projection. */
+static void
+emit_candidate_filter(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s,
+					  const char *alias)
+{
+	if (s->where)
+		appendStringInfo(&buf->sql, " AND %s.objid IN (SELECT objid FROM b)", alias);
+	/* an object with none of the projected paths is not returned */
+	if (!s->star)
+	{
+		appendStringInfoString(&buf->sql, " AND EXISTS (SELECT 1 FROM ");
+		sql_rows_of_table(buf, c);
+		appendStringInfo(&buf->sql, " r WHERE r.objid = %s.objid AND ", alias);
+		sql_projection_filter(buf, s->targets, 0);
+		appendStringInfoChar(&buf->sql, ')');
+	}
+}
+
+/* One type's rows at the path, in index order, the first lim of them. */
+static void
+emit_typed_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int t,
+				  int k, int lim)
+{
+	static const char *const cols[] = {
+		"valnum, NULL::text, NULL::boolean",
+		"NULL::float8, valstr, NULL::boolean",
+		"NULL::float8, NULL::text, valbool"
+	};
+	ArgoOrder  *ob = linitial(s->order_by);
+	const char *dir = ob->desc ? " DESC" : "";
+	const char *table;
+	const char *present;
+
+	if (c->format == ARGO_FORMAT_ARGO1)
+		table = c->data_table;
+	else
+		table = t == 0 ? c->num_table : t == 1 ? c->str_table : c->bool_table;
+	present = t == 0 ? "valnum IS NOT NULL" : t == 1 ? "valstr IS NOT NULL" :
+		"valbool IS NOT NULL";
+	appendStringInfo(&buf->sql,
+					 "(SELECT x.objid, %d AS t, %s FROM %s x WHERE x.keystr = $%d AND %s",
+					 t, cols[t], table, k, present);
+	emit_candidate_filter(buf, c, s, "x");
+	if (t == 1)					/* the index holds the prefix; it orders alike */
+		appendStringInfo(&buf->sql, " ORDER BY left(valstr, %d)%s, valstr%s",
+						 ARGO_STR_PREFIX_CHARS, dir, dir);
+	else
+		appendStringInfo(&buf->sql, " ORDER BY %s%s",
+						 t == 0 ? "valnum" : "valbool", dir);
+	appendStringInfo(&buf->sql, ", x.objid LIMIT $%d)", lim);
+}
+
+/* Objects (passing the filters) with no scalar at the path. */
+static void
+emit_lacking_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int k, int lim)
+{
+	ArgoOrder  *ob = linitial(s->order_by);
+
+	appendStringInfoString(&buf->sql, "(SELECT o.objid, 3, NULL::float8, NULL::text, NULL::boolean FROM (");
+	if (s->where)
+		appendStringInfoString(&buf->sql, "SELECT objid FROM b");
+	else
+		sql_all_objids(buf, c);
+	appendStringInfoString(&buf->sql, ") o WHERE true");
+	if (!ob->desc)
+		appendStringInfo(&buf->sql, " AND (SELECT count(*) FROM t) < $%d", lim);
+	if (c->format == ARGO_FORMAT_ARGO1)
+		appendStringInfo(&buf->sql,
+						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keystr = $%d AND num_nonnulls(x.valstr, x.valnum, x.valbool) > 0)",
+						 c->data_table, k);
+	else
+		appendStringInfo(&buf->sql,
+						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keystr = $%d)"
+						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keystr = $%d)"
+						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keystr = $%d AND x.valbool IS NOT NULL)",
+						 c->num_table, k, c->str_table, k, c->bool_table, k);
+	emit_candidate_filter(buf, c, s, "o");
+	appendStringInfo(&buf->sql, " ORDER BY o.objid LIMIT $%d)", lim);
+}
+
+/* Worth it when the statement orders by one path and has a LIMIT. */
+bool
+topn_applies(ArgoStmt *s)
+{
+	return list_length(s->order_by) == 1 && s->limit != NULL;
+}
+
+/* m's body for topn_applies statements: (objid, ord), LIMIT/OFFSET applied. */
+void
+topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
+{
+	ArgoOrder  *ob = linitial(s->order_by);
+	const char *dir = ob->desc ? " DESC" : "";
+	int64		want = (int64) s->limit->num + (s->offset ? (int64) s->offset->num : 0);
+	int			k;
+	int			lim;
+	char	   *keys;
+
+	buf->custom_plan = true;
+	k = sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(ob->path->keystr));
+	lim = sqlbuf_param(buf, INT8OID, Int64GetDatum(want));
+	appendStringInfoString(&buf->sql, "WITH ");
+	if (s->where)
+	{
+		appendStringInfoString(&buf->sql, "b AS MATERIALIZED (");
+		sql_base_objids(buf, c, s->where);
+		appendStringInfoString(&buf->sql, "), ");
+	}
+	appendStringInfoString(&buf->sql, "t AS MATERIALIZED (");
+	for (int t = 0; t < 3; t++)
+	{
+		if (t > 0)
+			appendStringInfoString(&buf->sql, " UNION ALL ");
+		emit_typed_branch(buf, c, s, t, k, lim);
+	}
+	keys = psprintf("u.t%s, u.n%s, u.s%s, u.v%s, u.objid", dir, dir, dir, dir);
+	appendStringInfo(&buf->sql,
+					 ") SELECT u.objid, row_number() OVER (ORDER BY %s) AS ord FROM (SELECT * FROM t UNION ALL ",
+					 keys);
+	emit_lacking_branch(buf, c, s, k, lim);
+	appendStringInfo(&buf->sql, ") u(objid, t, n, s, v) ORDER BY %s", keys);
+	sql_limit_offset(buf, s);
+}
