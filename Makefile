@@ -4,6 +4,7 @@
 MODULE_big = argo
 OBJS = \
 	src/argo.o \
+	src/bulkinsert.o \
 	src/aggregate.o \
 	src/analyze.o \
 	src/catalog.o \

@@ -53,3 +53,36 @@ RESET ROLE;
 SELECT argo_count('family');
 DROP OWNED BY argo_loader;
 DROP ROLE argo_loader;
+
+-- loads write rows directly only where SQL would do nothing more: a
+-- trigger, row-level security or a column privilege sends them through
+-- INSERT, which honours it
+CREATE TABLE str_rows_seen (n int);
+CREATE FUNCTION note_str_row() RETURNS trigger LANGUAGE plpgsql AS
+$$BEGIN INSERT INTO str_rows_seen VALUES (1); RETURN NEW; END$$;
+CREATE TRIGGER noted AFTER INSERT ON argo_data.family_str
+  FOR EACH ROW EXECUTE FUNCTION note_str_row();
+SELECT argo_load('family', $$SELECT '{"a": "x", "b": ["y", "z"], "n": 1}'::jsonb FROM generate_series(1, 5)$$);
+SELECT count(*) AS string_rows_seen_by_trigger FROM str_rows_seen;
+DROP TRIGGER noted ON argo_data.family_str;
+ALTER TABLE argo_data.family_num ENABLE ROW LEVEL SECURITY;
+CREATE POLICY small_numbers ON argo_data.family_num FOR INSERT WITH CHECK (valnum < 100);
+CREATE ROLE argo_rls;
+GRANT USAGE ON SCHEMA argo_data TO argo_rls;
+GRANT ALL ON ALL TABLES IN SCHEMA argo_data TO argo_rls;
+GRANT ALL ON ALL SEQUENCES IN SCHEMA argo_data TO argo_rls;
+SET ROLE argo_rls;
+SELECT argo_load('family', $$SELECT '{"rls_n": 5}'::jsonb$$);
+SELECT argo_load('family', $$SELECT '{"rls_n": 500}'::jsonb$$);
+RESET ROLE;
+SELECT array_agg(valnum) AS rls_numbers FROM argo_data.family_num WHERE keystr = 'rls_n';
+DROP POLICY small_numbers ON argo_data.family_num;
+ALTER TABLE argo_data.family_num DISABLE ROW LEVEL SECURITY;
+REVOKE ALL ON argo_data.family_bool FROM argo_rls;
+GRANT SELECT, INSERT (objid, keystr, valbool) ON argo_data.family_bool TO argo_rls;
+SET ROLE argo_rls;
+SELECT argo_load('family', $$SELECT '{"flag": true}'::jsonb$$);
+RESET ROLE;
+SELECT count(*) AS flags FROM argo_data.family_bool WHERE keystr = 'flag';
+DROP OWNED BY argo_rls;
+DROP ROLE argo_rls;

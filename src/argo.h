@@ -321,6 +321,20 @@ extern void sql_order_keys(StringInfo out, ValueCols *v, bool desc);
 extern void sql_limit_offset(SqlBuf *buf, ArgoStmt *s);
 extern void sql_projection_filter(SqlBuf *buf, List *targets, int source);
 
+/* bulkinsert.c: rows for one table, in columns (objid, keystr, value) */
+typedef struct ArgoRows
+{
+	int			n;
+	int			max;
+	Datum	   *objids;
+	Datum	   *keys;
+	bool	   *key_nulls;
+	Datum	   *vals;
+	bool	   *val_nulls;
+} ArgoRows;
+
+extern bool argo_bulk_insert(const char *table, const ArgoRows *rows);
+
 /* topn.c */
 extern bool topn_applies(ArgoStmt *s);
 extern void topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s);

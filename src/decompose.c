@@ -1,9 +1,10 @@
 /*
  * decompose.c — JSON objects to vertical-table rows (paper 3.2.1).
  *
- * Rows are gathered into column arrays and written with one
- * INSERT … SELECT FROM unnest(…) per table and batch, so a load costs a
- * few SPI calls per thousands of values instead of one per value.
+ * Rows are gathered into column arrays and written per table and batch,
+ * the way COPY writes (bulkinsert.c), or, where that path does not apply,
+ * with one INSERT … SELECT FROM unnest(…): a few calls per thousands of
+ * values instead of one per value.
  */
 #include "postgres.h"
 
@@ -20,18 +21,6 @@
 /* Flush once a batch holds this many rows. */
 #define BATCH_ROWS 50000
 
-/* Rows bound for one table (or, in Argo/1, one value column). */
-typedef struct RowColumn
-{
-	int			n;
-	int			max;
-	Datum	   *objids;
-	Datum	   *keys;
-	bool	   *key_nulls;
-	Datum	   *vals;
-	bool	   *val_nulls;
-} RowColumn;
-
 enum
 {
 	COL_STR,
@@ -45,7 +34,7 @@ struct RowBatch
 	ArgoCollection *coll;
 	MemoryContext cxt;
 	int			nobjects;
-	RowColumn	cols[NCOLS];
+	ArgoRows	cols[NCOLS];
 	StringInfoData path;
 };
 
@@ -71,7 +60,7 @@ rowbatch_objects(RowBatch *batch)
 }
 
 static void
-column_grow(RowColumn *c)
+column_grow(ArgoRows *c)
 {
 	c->max = c->max ? c->max * 2 : 1024;
 	if (c->objids == NULL)
@@ -95,7 +84,7 @@ static void
 add_row(RowBatch *b, int col, int64 objid, const char *key, int keylen,
 		Datum val, bool val_null)
 {
-	RowColumn  *c = &b->cols[col];
+	ArgoRows   *c = &b->cols[col];
 	MemoryContext old = MemoryContextSwitchTo(b->cxt);
 
 	if (c->n == c->max)
@@ -273,7 +262,7 @@ build_array(Datum *elems, bool *nulls, int n, Oid type)
 static void
 flush_column(RowBatch *b, int col)
 {
-	RowColumn  *c = &b->cols[col];
+	ArgoRows   *c = &b->cols[col];
 	ArgoCollection *coll = b->coll;
 	const char *table;
 	SqlBuf	   *buf;
@@ -286,6 +275,11 @@ flush_column(RowBatch *b, int col)
 	else
 		table = col == COL_STR ? coll->str_table :
 			col == COL_NUM ? coll->num_table : coll->bool_table;
+	if (argo_bulk_insert(table, c))
+	{
+		c->n = 0;
+		return;
+	}
 	buf = sqlbuf_create();
 	appendStringInfo(&buf->sql, "INSERT INTO %s (objid, keystr, %s) SELECT * FROM unnest($1, $2, $3)",
 					 table, col_name[col]);
