@@ -86,3 +86,7 @@ RESET ROLE;
 SELECT count(*) AS flags FROM argo_data.family_bool WHERE keystr = 'flag';
 DROP OWNED BY argo_rls;
 DROP ROLE argo_rls;
+-- constraints hold on the direct path too
+ALTER TABLE argo_data.family_str ADD CONSTRAINT short_strings CHECK (length(valstr) < 100) NOT VALID;
+SELECT argo_load('family', $$SELECT '{"s": "this one is too long, longer than a hundred characters: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}'::jsonb$$);
+ALTER TABLE argo_data.family_str DROP CONSTRAINT short_strings;

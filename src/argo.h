@@ -333,7 +333,8 @@ typedef struct ArgoRows
 	bool	   *val_nulls;
 } ArgoRows;
 
-extern bool argo_bulk_insert(const char *table, const ArgoRows *rows);
+extern bool argo_bulk_insert(const char *table, const char *valcol,
+							 const ArgoRows *rows);
 
 /* topn.c */
 extern bool topn_applies(ArgoStmt *s);

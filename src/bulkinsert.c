@@ -5,10 +5,10 @@
  * INSERT … unnest row by row.
  *
  * The direct path is taken only where it changes nothing but speed: a
- * plain table with just Argo's three columns, INSERT privilege on the
- * whole table, no triggers, no row-level security, no CHECK constraints
- * (NOT NULL is checked as the executor would).  Anything else is left to
- * SQL, which the caller then uses.
+ * plain table with just Argo's columns, INSERT privilege on the whole
+ * table, no triggers, no row-level security, no generated columns;
+ * NOT NULL and CHECK constraints are checked as the executor would.
+ * Anything else is left to SQL, which the caller then uses.
  */
 #include "postgres.h"
 
@@ -21,6 +21,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "parser/parse_relation.h"
 #include "utils/acl.h"
 #include "utils/regproc.h"
 #include "utils/rel.h"
@@ -35,11 +36,13 @@ static bool
 direct_path_allowed(Relation rel)
 {
 	TupleConstr *constr = RelationGetDescr(rel)->constr;
+	int			natts = RelationGetDescr(rel)->natts;
 
+	/* Argo/3 tables have 3 columns, Argo/1's 5; none is ever dropped */
 	return rel->rd_rel->relkind == RELKIND_RELATION &&
-		RelationGetDescr(rel)->natts == 3 &&
+		(natts == 3 || natts == 5) &&
 		rel->trigdesc == NULL &&
-		(constr == NULL || (constr->num_check == 0 && !constr->has_generated_stored)) &&
+		(constr == NULL || !constr->has_generated_stored) &&
 		check_enable_rls(RelationGetRelid(rel), InvalidOid, true) != RLS_ENABLED &&
 		pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_INSERT) == ACLCHECK_OK;
 }
@@ -47,7 +50,8 @@ direct_path_allowed(Relation rel)
 /* Write rows[from, from+n) and their index entries. */
 static void
 write_chunk(ResultRelInfo *rri, EState *estate, TupleTableSlot **slots,
-			BulkInsertState bis, const ArgoRows *rows, int from, int n)
+			BulkInsertState bis, const ArgoRows *rows, int valatt,
+			int from, int n)
 {
 	Relation	rel = rri->ri_RelationDesc;
 	bool		check = RelationGetDescr(rel)->constr != NULL;
@@ -57,12 +61,13 @@ write_chunk(ResultRelInfo *rri, EState *estate, TupleTableSlot **slots,
 		TupleTableSlot *slot = slots[i];
 
 		ExecClearTuple(slot);
+		memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
 		slot->tts_values[0] = rows->objids[from + i];
 		slot->tts_isnull[0] = false;
 		slot->tts_values[1] = rows->keys[from + i];
 		slot->tts_isnull[1] = rows->key_nulls[from + i];
-		slot->tts_values[2] = rows->vals[from + i];
-		slot->tts_isnull[2] = rows->val_nulls[from + i];
+		slot->tts_values[valatt - 1] = rows->vals[from + i];
+		slot->tts_isnull[valatt - 1] = rows->val_nulls[from + i];
 		ExecStoreVirtualTuple(slot);
 		if (check)
 			ExecConstraints(rri, slot, estate);
@@ -76,11 +81,12 @@ write_chunk(ResultRelInfo *rri, EState *estate, TupleTableSlot **slots,
 }
 
 /*
- * Insert the rows into table (a quoted qualified name); false, having
- * written nothing, if the table needs SQL's INSERT instead.
+ * Insert the rows into table (a quoted qualified name), their values into
+ * column valcol; false, having written nothing, if the table needs SQL's
+ * INSERT instead.
  */
 bool
-argo_bulk_insert(const char *table, const ArgoRows *rows)
+argo_bulk_insert(const char *table, const char *valcol, const ArgoRows *rows)
 {
 	RangeVar   *rv = makeRangeVarFromNameList(stringToQualifiedNameList(table));
 	Relation	rel = table_openrv(rv, RowExclusiveLock);
@@ -89,8 +95,9 @@ argo_bulk_insert(const char *table, const ArgoRows *rows)
 	TupleTableSlot **slots;
 	BulkInsertState bis;
 	int			nslots = Min(rows->n, MULTI_ROWS);
+	int			valatt = attnameAttNum(rel, valcol, false);
 
-	if (!direct_path_allowed(rel))
+	if (!direct_path_allowed(rel) || valatt == InvalidAttrNumber)
 	{
 		table_close(rel, NoLock);
 		return false;
@@ -106,7 +113,7 @@ argo_bulk_insert(const char *table, const ArgoRows *rows)
 	for (int from = 0; from < rows->n; from += MULTI_ROWS)
 	{
 		CHECK_FOR_INTERRUPTS();
-		write_chunk(rri, estate, slots, bis, rows, from,
+		write_chunk(rri, estate, slots, bis, rows, valatt, from,
 					Min(MULTI_ROWS, rows->n - from));
 	}
 	FreeBulkInsertState(bis);

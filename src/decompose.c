@@ -275,7 +275,7 @@ flush_column(RowBatch *b, int col)
 	else
 		table = col == COL_STR ? coll->str_table :
 			col == COL_NUM ? coll->num_table : coll->bool_table;
-	if (argo_bulk_insert(table, c))
+	if (argo_bulk_insert(table, col_name[col], c))
 	{
 		c->n = 0;
 		return;
