@@ -239,6 +239,7 @@ sqlgen_select_rows(ArgoQuery *q)
 					 s->order_by ? "k.ord" : "k.objid");
 	return buf;
 }
+
 static void
 emit_delete_from(SqlBuf *buf, const char *name, const char *table, bool where)
 {
