@@ -11,7 +11,6 @@
  */
 #include "postgres.h"
 
-#include "executor/spi.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
@@ -285,8 +284,8 @@ sqlgen_join(ArgoQuery *q)
 	for (int k = 0; k < jc.nsources; k++)
 	{
 		appendStringInfo(sql,
-						 "%s SELECT j.ord, %d AS part, r.objid, r.keystr, r.valstr, r.valnum, r.valbool FROM j CROSS JOIN LATERAL (SELECT * FROM ",
-						 k ? " UNION ALL" : "", k);
+						 "%s SELECT j.ord * %d + %d AS id, r.keystr, r.valstr, r.valnum, r.valbool FROM j CROSS JOIN LATERAL (SELECT * FROM ",
+						 k ? " UNION ALL" : "", jc.nsources + 1, k);
 		sql_rows_of_table(jc.buf, coll_of(&jc, k));
 		appendStringInfo(sql, " r WHERE r.objid = j.o%d", k);
 		emit_part_filter(&jc, k);
@@ -295,9 +294,9 @@ sqlgen_join(ArgoQuery *q)
 	/* a marker per tuple, so tuples whose parts all project to {} appear */
 	if (!s->star)
 		appendStringInfo(sql,
-						 " UNION ALL SELECT j.ord, %d, NULL, NULL, NULL, NULL, NULL FROM j",
-						 jc.nsources);
-	appendStringInfoString(sql, " ORDER BY 1, 2");
+						 " UNION ALL SELECT j.ord * %d + %d, NULL, NULL, NULL, NULL FROM j",
+						 jc.nsources + 1, jc.nsources);
+	appendStringInfoString(sql, " ORDER BY 1");
 	return jc.buf;
 }
 
@@ -380,41 +379,10 @@ run_join(ArgoQuery *q, result_emit emit, void *arg)
 {
 	SqlBuf	   *buf = sqlgen_join(q);
 	TupleAssembler ta = {emit, arg, q->stmt, list_length(q->stmt->from), -1};
-	Rebuilder  *rb;
-	Portal		portal;
 
 	ta.parts = palloc0(sizeof(Jsonb *) * ta.nparts);
 	ta.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo join tuple",
 								   ALLOCSET_DEFAULT_SIZES);
-	rb = rebuilder_create(take_part, &ta);
-	portal = argo_open_cursor(buf, true);
-	for (;;)
-	{
-		SPITupleTable *tt;
-		uint64		n;
-
-		SPI_cursor_fetch(portal, true, 2000);
-		if (SPI_processed == 0)
-			break;
-		tt = SPI_tuptable;
-		n = SPI_processed;
-		for (uint64 i = 0; i < n; i++)
-		{
-			bool		nulls[7];
-			Datum		d[7];
-
-			for (int c = 0; c < 7; c++)
-				d[c] = SPI_getbinval(tt->vals[i], tt->tupdesc, c + 1, &nulls[c]);
-			rebuilder_add_row(rb,
-							  DatumGetInt64(d[0]) * (ta.nparts + 1) + DatumGetInt32(d[1]),
-							  nulls[3] ? NULL : (text *) DatumGetPointer(d[3]),
-							  nulls[4] ? NULL : (text *) DatumGetPointer(d[4]),
-							  nulls[5], nulls[5] ? 0 : DatumGetFloat8(d[5]),
-							  nulls[6], nulls[6] ? false : DatumGetBool(d[6]));
-		}
-		SPI_freetuptable(tt);
-	}
-	rebuilder_finish(rb);
+	argo_rebuild_from_query(buf, rebuilder_create(take_part, &ta));
 	flush_tuple(&ta);
-	SPI_cursor_close(portal);
 }

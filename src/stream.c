@@ -5,8 +5,8 @@
  * A statement run to completion hands its rows to a DestReceiver as the
  * executor makes them: nothing is materialized, and, unlike a cursor
  * fetched in rounds, PostgreSQL may plan it parallel.  A cursor is kept
- * for callers whose emit callback itself runs SPI (joins, UPDATE), which
- * must not happen while another SPI statement is executing.
+ * for UPDATE, whose emit callback itself runs SPI, which must not happen
+ * while another SPI statement is executing.
  */
 #include "postgres.h"
 
