@@ -12,6 +12,7 @@ OBJS = \
 	src/execute.o \
 	src/gram.o \
 	src/join.o \
+	src/keydict.o \
 	src/keypath.o \
 	src/load.o \
 	src/numbers.o \
@@ -26,8 +27,9 @@ OBJS = \
 	src/update.o
 
 EXTENSION = argo
-EXTVERSION = 0.1
+EXTVERSION = 0.2
 DATA_built = argo--$(EXTVERSION).sql
+DATA = src/argo--0.1--0.2.sql
 
 TESTS = $(sort $(wildcard sql/*.sql))
 REGRESS = $(patsubst sql/%.sql,%,$(TESTS))

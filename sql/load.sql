@@ -75,15 +75,15 @@ SET ROLE argo_rls;
 SELECT argo_load('family', $$SELECT '{"rls_n": 5}'::jsonb$$);
 SELECT argo_load('family', $$SELECT '{"rls_n": 500}'::jsonb$$);
 RESET ROLE;
-SELECT array_agg(valnum) AS rls_numbers FROM argo_data.family_num WHERE keystr = 'rls_n';
+SELECT array_agg(valnum) AS rls_numbers FROM argo_data.family_num JOIN argo_data.family_keys USING (keyid) WHERE keystr = 'rls_n';
 DROP POLICY small_numbers ON argo_data.family_num;
 ALTER TABLE argo_data.family_num DISABLE ROW LEVEL SECURITY;
 REVOKE ALL ON argo_data.family_bool FROM argo_rls;
-GRANT SELECT, INSERT (objid, keystr, valbool) ON argo_data.family_bool TO argo_rls;
+GRANT SELECT, INSERT (objid, keyid, valbool) ON argo_data.family_bool TO argo_rls;
 SET ROLE argo_rls;
 SELECT argo_load('family', $$SELECT '{"flag": true}'::jsonb$$);
 RESET ROLE;
-SELECT count(*) AS flags FROM argo_data.family_bool WHERE keystr = 'flag';
+SELECT count(*) AS flags FROM argo_data.family_bool JOIN argo_data.family_keys USING (keyid) WHERE keystr = 'flag';
 DROP OWNED BY argo_rls;
 DROP ROLE argo_rls;
 -- constraints hold on the direct path too

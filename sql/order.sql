@@ -48,10 +48,10 @@ FROM (VALUES ('ord3'), ('ord1')) cs(c),
      (VALUES (1, 0), (5, 0), (10, 3), (40, 20), (300, 0), (7, 195), (0, 0)) ls(l, o)
 GROUP BY c, q ORDER BY c, q;
 
--- the fast path is what runs: the plan reads the (keystr, value) index
+-- the fast path is what runs: the plan reads the (keyid, value) index
 SELECT count(*) > 0 AS uses_value_index
 FROM argo_explain('SELECT * FROM ord3 ORDER BY k LIMIT 3') e
-WHERE e LIKE '%Index Scan%ord3_num_keystr_valnum_idx%';
+WHERE e LIKE '%Index Scan%ord3_num_keyid_valnum_idx%';
 
 -- across types: numbers, then strings, then booleans, then the rest
 SELECT x FROM argo_query('SELECT i, k FROM ord3 ORDER BY k LIMIT 3 OFFSET 44') x;

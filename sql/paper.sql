@@ -18,11 +18,13 @@ INSERT INTO people OBJECT {
 }$$);
 SELECT * FROM argo_load('people1', $$SELECT x FROM argo_query('SELECT * FROM people') x$$);
 
--- Figure 2/3: how the objects are decomposed
-SELECT objid, keystr, valstr FROM argo_data.people_str ORDER BY objid, keystr;
-SELECT objid, keystr, valnum FROM argo_data.people_num ORDER BY objid, keystr;
-SELECT objid, keystr, valbool FROM argo_data.people_bool ORDER BY objid, keystr;
-SELECT objid, keystr, valstr, valnum, valbool FROM argo_data.people1_data ORDER BY objid, keystr;
+-- Figure 2/3: how the objects are decomposed (keys are ids from the
+-- collection's key dictionary; each object has a directory row)
+SELECT objid, keystr, valstr FROM argo_data.people_str JOIN argo_data.people_keys USING (keyid) ORDER BY objid, keystr;
+SELECT objid, keystr, valnum FROM argo_data.people_num JOIN argo_data.people_keys USING (keyid) ORDER BY objid, keystr;
+SELECT objid, keystr, valbool FROM argo_data.people_bool JOIN argo_data.people_keys USING (keyid) ORDER BY objid, keystr;
+SELECT objid, keystr, valstr, valnum, valbool FROM argo_data.people1_data JOIN argo_data.people1_keys USING (keyid) ORDER BY objid, keystr;
+SELECT objid FROM argo_data.people_obj ORDER BY objid;
 
 -- Figure 4
 SELECT * FROM argo_query('SELECT age FROM people');

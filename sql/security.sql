@@ -7,7 +7,8 @@ SELECT proname, prosecdef FROM pg_proc
 SELECT * FROM argo_query('INSERT INTO secret OBJECT {"pin": 1234}');
 CREATE ROLE argo_nobody;
 CREATE ROLE argo_reader;
-GRANT SELECT ON argo_data.secret_str, argo_data.secret_num, argo_data.secret_bool TO argo_reader;
+GRANT SELECT ON argo_data.secret_str, argo_data.secret_num, argo_data.secret_bool,
+  argo_data.secret_keys, argo_data.secret_obj TO argo_reader;
 
 -- (terse: the errors' context would show the generated SQL)
 \set VERBOSITY terse

@@ -36,7 +36,7 @@ emit_target(SqlBuf *buf, StringInfo cols, ArgoCollection *c, ArgoTarget *t,
 			appendStringInfoString(&buf->sql, " LEFT JOIN (SELECT DISTINCT objid FROM ");
 			sql_rows_of_table(buf, c);
 			appendStringInfoString(&buf->sql, " r WHERE ");
-			sql_subtree_match(buf, "keystr", t->path->keystr);
+			sql_subtree_match(buf, c, "keyid", t->path->keystr);
 			appendStringInfo(&buf->sql, ") %s ON %s.objid = o.objid", alias, alias);
 			appendStringInfo(cols, ", count(%s.objid)", alias);
 			return;
@@ -95,7 +95,7 @@ add_value(Rebuilder *rb, int64 id, const char *keystr, HeapTuple tup,
 {
 	bool		isnull;
 	Datum		d = SPI_getbinval(tup, desc, col, &isnull);
-	text	   *key = cstring_to_text(keystr);
+	const ArgoKey *key = argo_key_parse(keystr);
 	Oid			type = SPI_gettypeid(desc, col);
 
 	if (isnull)
@@ -163,14 +163,14 @@ rebuild_group(Rebuilder *rb, int64 id, ArgoStmt *s, HeapTuple tup,
 		col += (t->agg == AAGG_MIN || t->agg == AAGG_MAX) ? 3 : 1;
 	}
 	/* even an empty result object is one group's answer */
-	rebuilder_add_row(rb, id, NULL, NULL, true, 0, true, false);
+	rebuilder_add_object(rb, id);
 }
 
 void
 run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg)
 {
 	SqlBuf	   *buf = sqlgen_aggregate(q);
-	Rebuilder  *rb = rebuilder_create(emit, arg);
+	Rebuilder  *rb = rebuilder_create(NULL, emit, arg);
 	SPITupleTable *tt;
 	uint64		n;
 	int			rc;

@@ -29,12 +29,6 @@
 #define ARGO_MAX_KEY_BYTES	1024
 #define ARGO_STR_PREFIX_CHARS 256
 
-/*
- * Rows that may be array elements (their key ends in "]"): the predicate
- * of the string value index, repeated verbatim in queries that use it.
- */
-#define ARGO_ELEMENT_ROWS "right(keystr, 1) = ']'"
-
 /* ---------- parse tree ---------- */
 
 typedef enum ArgoLitType
@@ -240,7 +234,10 @@ typedef struct ArgoCollection
 	char	   *num_table;
 	char	   *bool_table;
 	char	   *data_table;		/* Argo/1 */
+	char	   *keys_table;		/* the key dictionary */
+	char	   *obj_table;		/* the object directory */
 	char	   *seq;
+	struct KeyDict *dict;		/* this statement's, from keydict_of */
 } ArgoCollection;
 
 extern void collection_check_name(const char *name);
@@ -254,6 +251,29 @@ extern void collection_create_indexes(ArgoCollection *coll);
 extern void collection_drop_indexes(ArgoCollection *coll);
 extern bool collection_is_empty(ArgoCollection *coll);
 extern ArgoFormat format_from_name(const char *fmt);
+
+/* ---------- the key dictionary (keydict.c) ---------- */
+
+/* A key as the dictionary knows it, parsed once per backend. */
+typedef struct ArgoKey
+{
+	int32		id;
+	char	   *str;
+	int			len;
+	KeySeg	   *segs;
+	int			nsegs;
+} ArgoKey;
+
+typedef struct KeyDict KeyDict;
+
+extern KeyDict *keydict_of(ArgoCollection *c);
+extern const ArgoKey *keydict_get(KeyDict *d, int32 id);
+extern int32 keydict_find(KeyDict *d, const char *keystr);
+extern List *keydict_subtree(KeyDict *d, const char *keystr);
+extern List *keydict_in_array(KeyDict *d, const char *keystr);
+extern List *keydict_elements(KeyDict *d, const char *keystr);
+extern Datum keydict_id_array(List *keys);
+extern void keydict_assign(ArgoCollection *c, char **keys, int n, int32 *ids);
 
 /* ---------- numbers (numbers.c) ---------- */
 
@@ -304,7 +324,11 @@ extern ArgoQuery *argo_analyze(ArgoStmt *stmt, const char *text,
 extern void pred_emit_objids(SqlBuf *buf, ArgoCollection *coll, ArgoPred *pred);
 extern void sql_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_all_objids(SqlBuf *buf, ArgoCollection *coll);
-extern void sql_subtree_match(SqlBuf *buf, const char *col, const char *keystr);
+extern void sql_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
+							  const char *keystr);
+extern int	sql_key_param(SqlBuf *buf, ArgoCollection *c, const char *keystr);
+extern int	sql_keys_param(SqlBuf *buf, List *keys);
+extern List *projection_keys(ArgoCollection *c, List *targets, int source);
 /* The typed value columns of one path, from sql_value_join. */
 typedef struct ValueCols
 {
@@ -319,22 +343,24 @@ extern ValueCols sql_value_join(SqlBuf *buf, ArgoCollection *c,
 								const char *alias);
 extern void sql_order_keys(StringInfo out, ValueCols *v, bool desc);
 extern void sql_limit_offset(SqlBuf *buf, ArgoStmt *s);
-extern void sql_projection_filter(SqlBuf *buf, List *targets, int source);
+extern void sql_projection_filter(SqlBuf *buf, ArgoCollection *c,
+								  const char *col, List *targets, int source);
 
-/* bulkinsert.c: rows for one table, in columns (objid, keystr, value) */
+/*
+ * bulkinsert.c: rows for one table, by columns; a column missing from
+ * cols is NULL in every row.
+ */
+#define ARGO_MAX_BULK_COLS 3
 typedef struct ArgoRows
 {
 	int			n;
-	int			max;
-	Datum	   *objids;
-	Datum	   *keys;
-	bool	   *key_nulls;
-	Datum	   *vals;
-	bool	   *val_nulls;
+	int			ncols;
+	const char *names[ARGO_MAX_BULK_COLS];
+	Datum	   *cols[ARGO_MAX_BULK_COLS];
+	bool	   *nulls[ARGO_MAX_BULK_COLS];	/* NULL: none is null */
 } ArgoRows;
 
-extern bool argo_bulk_insert(const char *table, const char *valcol,
-							 const ArgoRows *rows);
+extern bool argo_bulk_insert(const char *table, int natts, const ArgoRows *rows);
 
 /* topn.c */
 extern bool topn_applies(ArgoStmt *s);
@@ -348,7 +374,7 @@ extern bool argo_is_aggregate(ArgoStmt *s);
 
 typedef struct RowBatch RowBatch;
 
-extern RowBatch *rowbatch_create(ArgoCollection *coll);
+extern RowBatch *rowbatch_create(ArgoCollection *coll, bool directory);
 extern void rowbatch_add_object(RowBatch *batch, int64 objid, Jsonb *obj);
 extern int	rowbatch_objects(RowBatch *batch);
 extern void rowbatch_flush(RowBatch *batch);
@@ -362,10 +388,13 @@ typedef struct Rebuilder Rebuilder;
 /* Receives each rebuilt object; returns false to stop. */
 typedef void (*rebuild_emit) (void *arg, int64 objid, Jsonb *obj);
 
-extern Rebuilder *rebuilder_create(rebuild_emit emit, void *arg);
-extern void rebuilder_add_row(Rebuilder *rb, int64 objid, text *keystr,
+extern Rebuilder *rebuilder_create(KeyDict *dict, rebuild_emit emit, void *arg);
+extern void rebuilder_add_row(Rebuilder *rb, int64 objid, const ArgoKey *key,
 							  text *valstr, bool num_null, double valnum,
 							  bool bool_null, bool valbool);
+extern void rebuilder_add_object(Rebuilder *rb, int64 objid);
+extern KeyDict *rebuilder_dict(Rebuilder *rb);
+extern ArgoKey *argo_key_parse(const char *keystr);
 extern void rebuilder_finish(Rebuilder *rb);
 
 /* ---------- statements with their own executors ---------- */

@@ -73,13 +73,15 @@ SELECT c.name,
                     FROM pg_class t
                    WHERE t.relnamespace = c.nsp AND t.relkind = 'r'
                      AND t.relname IN (c.name || '_str', c.name || '_num',
-                                       c.name || '_bool', c.name || '_data'))
+                                       c.name || '_bool', c.name || '_data',
+                                       c.name || '_keys', c.name || '_obj'))
             THEN argo_count(c.name) END AS objects,
        (SELECT sum(pg_total_relation_size(t.oid))
           FROM pg_class t
          WHERE t.relnamespace = c.nsp AND t.relkind = 'r'
            AND t.relname IN (c.name || '_str', c.name || '_num',
-                             c.name || '_bool', c.name || '_data'))::bigint
+                             c.name || '_bool', c.name || '_data',
+                             c.name || '_keys', c.name || '_obj'))::bigint
          AS size_bytes
   FROM (SELECT left(s.relname, -4) AS name, s.relnamespace AS nsp
           FROM pg_class s

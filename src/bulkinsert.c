@@ -32,15 +32,25 @@
 /* Rows handed to heap_multi_insert at a time (as COPY does). */
 #define MULTI_ROWS 1000
 
+/* Columns not dropped (an upgrade from 0.1 dropped keystr). */
+static int
+live_columns(TupleDesc desc)
+{
+	int			n = 0;
+
+	for (int i = 0; i < desc->natts; i++)
+		n += !TupleDescAttr(desc, i)->attisdropped;
+	return n;
+}
+
 static bool
-direct_path_allowed(Relation rel)
+direct_path_allowed(Relation rel, int natts)
 {
 	TupleConstr *constr = RelationGetDescr(rel)->constr;
-	int			natts = RelationGetDescr(rel)->natts;
 
-	/* Argo/3 tables have 3 columns, Argo/1's 5; none is ever dropped */
+	/* Argo's tables have their own columns only */
 	return rel->rd_rel->relkind == RELKIND_RELATION &&
-		(natts == 3 || natts == 5) &&
+		live_columns(RelationGetDescr(rel)) == natts &&
 		rel->trigdesc == NULL &&
 		(constr == NULL || !constr->has_generated_stored) &&
 		check_enable_rls(RelationGetRelid(rel), InvalidOid, true) != RLS_ENABLED &&
@@ -50,7 +60,7 @@ direct_path_allowed(Relation rel)
 /* Write rows[from, from+n) and their index entries. */
 static void
 write_chunk(ResultRelInfo *rri, EState *estate, TupleTableSlot **slots,
-			BulkInsertState bis, const ArgoRows *rows, int valatt,
+			BulkInsertState bis, const ArgoRows *rows, const int *atts,
 			int from, int n)
 {
 	Relation	rel = rri->ri_RelationDesc;
@@ -62,12 +72,11 @@ write_chunk(ResultRelInfo *rri, EState *estate, TupleTableSlot **slots,
 
 		ExecClearTuple(slot);
 		memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
-		slot->tts_values[0] = rows->objids[from + i];
-		slot->tts_isnull[0] = false;
-		slot->tts_values[1] = rows->keys[from + i];
-		slot->tts_isnull[1] = rows->key_nulls[from + i];
-		slot->tts_values[valatt - 1] = rows->vals[from + i];
-		slot->tts_isnull[valatt - 1] = rows->val_nulls[from + i];
+		for (int c = 0; c < rows->ncols; c++)
+		{
+			slot->tts_values[atts[c] - 1] = rows->cols[c][from + i];
+			slot->tts_isnull[atts[c] - 1] = rows->nulls[c] ? rows->nulls[c][from + i] : false;
+		}
 		ExecStoreVirtualTuple(slot);
 		if (check)
 			ExecConstraints(rri, slot, estate);
@@ -81,12 +90,11 @@ write_chunk(ResultRelInfo *rri, EState *estate, TupleTableSlot **slots,
 }
 
 /*
- * Insert the rows into table (a quoted qualified name), their values into
- * column valcol; false, having written nothing, if the table needs SQL's
- * INSERT instead.
+ * Insert the rows into table (a quoted qualified name of natts columns);
+ * false, having written nothing, if the table needs SQL's INSERT instead.
  */
 bool
-argo_bulk_insert(const char *table, const char *valcol, const ArgoRows *rows)
+argo_bulk_insert(const char *table, int natts, const ArgoRows *rows)
 {
 	RangeVar   *rv = makeRangeVarFromNameList(stringToQualifiedNameList(table));
 	Relation	rel = table_openrv(rv, RowExclusiveLock);
@@ -95,9 +103,15 @@ argo_bulk_insert(const char *table, const char *valcol, const ArgoRows *rows)
 	TupleTableSlot **slots;
 	BulkInsertState bis;
 	int			nslots = Min(rows->n, MULTI_ROWS);
-	int			valatt = attnameAttNum(rel, valcol, false);
+	int			atts[ARGO_MAX_BULK_COLS];
+	bool		allowed = direct_path_allowed(rel, natts);
 
-	if (!direct_path_allowed(rel) || valatt == InvalidAttrNumber)
+	for (int c = 0; c < rows->ncols; c++)
+	{
+		atts[c] = attnameAttNum(rel, rows->names[c], false);
+		allowed = allowed && atts[c] != InvalidAttrNumber;
+	}
+	if (!allowed)
 	{
 		table_close(rel, NoLock);
 		return false;
@@ -113,7 +127,7 @@ argo_bulk_insert(const char *table, const char *valcol, const ArgoRows *rows)
 	for (int from = 0; from < rows->n; from += MULTI_ROWS)
 	{
 		CHECK_FOR_INTERRUPTS();
-		write_chunk(rri, estate, slots, bis, rows, valatt, from,
+		write_chunk(rri, estate, slots, bis, rows, atts, from,
 					Min(MULTI_ROWS, rows->n - from));
 	}
 	FreeBulkInsertState(bis);

@@ -1,10 +1,13 @@
 /*
  * catalog.c — collections and their tables.
  *
- * A collection is nothing but its tables and sequence in schema argo_data:
- * "c" in Argo/3 is c_str, c_num, c_bool and c_seq; in Argo/1, c_data and
- * c_seq.  PostgreSQL's own catalog is the directory, so its privileges
- * (and nothing of ours) decide who may read, write, create or drop.
+ * A collection is nothing but its tables and sequences in schema
+ * argo_data: "c" in Argo/3 is c_str, c_num, c_bool, in Argo/1 c_data;
+ * both have c_keys (the key dictionary, keydict.c) with its id sequence
+ * c_kseq, c_obj (the object directory: one row per object) and c_seq
+ * (object ids).  PostgreSQL's own catalog is the directory of
+ * collections, so its privileges (and nothing of ours) decide who may
+ * read, write, create or drop.
  */
 #include "postgres.h"
 
@@ -99,6 +102,8 @@ make_collection(const char *name, ArgoFormat format)
 	c->num_table = qualified(name, "num");
 	c->bool_table = qualified(name, "bool");
 	c->data_table = qualified(name, "data");
+	c->keys_table = qualified(name, "keys");
+	c->obj_table = qualified(name, "obj");
 	c->seq = qualified(name, "seq");
 	return c;
 }
@@ -132,16 +137,15 @@ run_ddl(const char *sql)
 }
 
 /*
- * Indexes serve the query shapes: (keystr, value) finds objects by a
- * predicate, (value) over array elements only a string anywhere in an
- * array (lit = ANY p; the other rows need no second string index),
- * (objid) fetches an object's rows or one value of it: on objid alone
- * B-tree deduplication keeps it a fifth of the size of (objid, keystr),
- * and the object's few rows of one type share a heap page anyway.  Argo/1
- * keeps (objid, keystr): with all ~22 rows of an object in one table,
- * finding one value by filtering them doubled GROUP BY's time.  Strings are
- * indexed by a prefix only, so that 100 kB values still fit in a B-tree
- * row.
+ * Indexes serve the query shapes: (keyid, value) finds objects by a
+ * predicate, and, with keyid = ANY(the ids of p[0], p[1], …), a string
+ * anywhere in an array (lit = ANY p); (objid) fetches an object's rows or
+ * one value of it: on objid alone B-tree deduplication keeps it a fifth
+ * of the size of (objid, keyid), and the object's few rows of one type
+ * share a heap page anyway.  Argo/1 keeps (objid, keyid): with all ~22
+ * rows of an object in one table, finding one value by filtering them
+ * doubled GROUP BY's time.  Strings are indexed by a prefix only, so that
+ * 100 kB values still fit in a B-tree row.
  */
 static List *
 index_ddl(ArgoCollection *c)
@@ -151,16 +155,14 @@ index_ddl(ArgoCollection *c)
 
 	if (c->format == ARGO_FORMAT_ARGO1)
 	{
-		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keystr, left(valstr, %d))", c->data_table, n));
-		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (left(valstr, %d)) WHERE " ARGO_ELEMENT_ROWS, c->data_table, n));
-		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keystr, valnum)", c->data_table));
-		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid, keystr)", c->data_table));
+		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, left(valstr, %d))", c->data_table, n));
+		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, valnum)", c->data_table));
+		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid, keyid)", c->data_table));
 		return ddl;
 	}
-	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keystr, left(valstr, %d))", c->str_table, n));
-	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (left(valstr, %d)) WHERE " ARGO_ELEMENT_ROWS, c->str_table, n));
-	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keystr, valnum)", c->num_table));
-	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keystr, valbool)", c->bool_table));
+	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, left(valstr, %d))", c->str_table, n));
+	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, valnum)", c->num_table));
+	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, valbool)", c->bool_table));
 	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid)", c->str_table));
 	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid)", c->num_table));
 	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid)", c->bool_table));
@@ -176,7 +178,7 @@ collection_create_indexes(ArgoCollection *c)
 		run_ddl(lfirst(lc));
 }
 
-/* Drop every index of the collection's tables (for a bulk load). */
+/* Drop every index of the collection's value tables (for a bulk load). */
 void
 collection_drop_indexes(ArgoCollection *c)
 {
@@ -202,10 +204,7 @@ collection_drop_indexes(ArgoCollection *c)
 bool
 collection_is_empty(ArgoCollection *c)
 {
-	char	   *sql = c->format == ARGO_FORMAT_ARGO1 ?
-		psprintf("SELECT NOT EXISTS (SELECT FROM %s)", c->data_table) :
-		psprintf("SELECT NOT EXISTS (SELECT FROM %s) AND NOT EXISTS (SELECT FROM %s) AND NOT EXISTS (SELECT FROM %s)",
-				 c->str_table, c->num_table, c->bool_table);
+	char	   *sql = psprintf("SELECT NOT EXISTS (SELECT FROM %s)", c->obj_table);
 	bool		isnull;
 
 	if (SPI_execute(sql, true, 1) != SPI_OK_SELECT)
@@ -213,20 +212,38 @@ collection_is_empty(ArgoCollection *c)
 	return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
+/*
+ * The key dictionary and the object directory.  An empty object {} has
+ * its directory row and no other.
+ */
+static void
+create_common_tables(ArgoCollection *c)
+{
+	char	   *kseq = qualified(c->name, "kseq");
+
+	run_ddl(psprintf("CREATE SEQUENCE %s AS integer", kseq));
+	run_ddl(psprintf("CREATE TABLE %s (keyid integer PRIMARY KEY DEFAULT nextval('%s'::regclass), keystr text COLLATE \"C\" NOT NULL UNIQUE)",
+					 c->keys_table, kseq));
+	run_ddl(psprintf("ALTER SEQUENCE %s OWNED BY %s.keyid", kseq, c->keys_table));
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint PRIMARY KEY)", c->obj_table));
+}
+
 static void
 create_argo3_tables(ArgoCollection *c)
 {
-	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keystr text COLLATE \"C\" NOT NULL, valstr text COLLATE \"C\" NOT NULL)", c->str_table));
-	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keystr text COLLATE \"C\" NOT NULL, valnum double precision NOT NULL)", c->num_table));
-	/* also holds null, {} and [] (valbool NULL) and a root {} (keystr NULL) */
-	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keystr text COLLATE \"C\", valbool boolean)", c->bool_table));
+	create_common_tables(c);
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valstr text COLLATE \"C\" NOT NULL)", c->str_table));
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valnum double precision NOT NULL)", c->num_table));
+	/* also holds null, {} and [] (valbool NULL) */
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valbool boolean)", c->bool_table));
 	collection_create_indexes(c);
 }
 
 static void
 create_argo1_tables(ArgoCollection *c)
 {
-	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keystr text COLLATE \"C\", valstr text COLLATE \"C\", valnum double precision, valbool boolean, "
+	create_common_tables(c);
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valstr text COLLATE \"C\", valnum double precision, valbool boolean, "
 					 "CHECK (num_nonnulls(valstr, valnum, valbool) <= 1))", c->data_table));
 	collection_create_indexes(c);
 }
@@ -292,10 +309,12 @@ collection_drop(const char *name, bool missing_ok)
 	if (c == NULL)
 		return;
 	if (c->format == ARGO_FORMAT_ARGO3)
-		run_ddl(psprintf("DROP TABLE %s, %s, %s", c->str_table, c->num_table,
-						 c->bool_table));
+		run_ddl(psprintf("DROP TABLE %s, %s, %s, %s, %s", c->str_table,
+						 c->num_table, c->bool_table, c->keys_table,
+						 c->obj_table));
 	else
-		run_ddl(psprintf("DROP TABLE %s", c->data_table));
+		run_ddl(psprintf("DROP TABLE %s, %s, %s", c->data_table,
+						 c->keys_table, c->obj_table));
 	run_ddl(psprintf("DROP SEQUENCE %s", c->seq));
 }
 

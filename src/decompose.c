@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/array.h"
@@ -29,26 +30,94 @@ enum
 	NCOLS
 };
 
+/* One table's pending rows; key[i] indexes the batch's distinct keys. */
+typedef struct PendingRows
+{
+	int			n;
+	int			max;
+	Datum	   *objids;
+	int		   *key;
+	Datum	   *vals;
+	bool	   *val_nulls;
+} PendingRows;
+
+typedef struct BatchKey
+{
+	const char *str;			/* hash key */
+	int			slot;
+} BatchKey;
+
 struct RowBatch
 {
 	ArgoCollection *coll;
+	bool		directory;		/* new objects: add their directory rows */
 	MemoryContext cxt;
 	int			nobjects;
-	ArgoRows	cols[NCOLS];
+	PendingRows cols[NCOLS];
+	/* the batch's distinct keys */
+	HTAB	   *keyslots;
+	char	  **keys;
+	int			nkeys;
+	int			maxkeys;
+	/* ids of the objects added since the last flush */
+	Datum	   *objids;
+	int			nobjids;
+	int			maxobjids;
 	StringInfoData path;
 };
 
-static const Oid col_type[NCOLS] = {TEXTOID, FLOAT8OID, BOOLOID};
 static const char *const col_name[NCOLS] = {"valstr", "valnum", "valbool"};
 
+static uint32
+batchkey_hash(const void *key, Size keysize)
+{
+	const char *s = *(const char *const *) key;
+
+	return hash_bytes((const unsigned char *) s, strlen(s));
+}
+
+static int
+batchkey_match(const void *a, const void *b, Size keysize)
+{
+	return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+static void
+batch_reset(RowBatch *b)
+{
+	HASHCTL		ctl;
+
+	MemoryContextReset(b->cxt);
+	memset(b->cols, 0, sizeof(b->cols));
+	ctl.keysize = sizeof(char *);
+	ctl.entrysize = sizeof(BatchKey);
+	ctl.hash = batchkey_hash;
+	ctl.match = batchkey_match;
+	ctl.hcxt = b->cxt;
+	b->keyslots = hash_create("argo batch keys", 256, &ctl,
+							  HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	b->maxkeys = 256;
+	b->keys = MemoryContextAlloc(b->cxt, sizeof(char *) * b->maxkeys);
+	b->nkeys = 0;
+	b->maxobjids = 1024;
+	b->objids = MemoryContextAlloc(b->cxt, sizeof(Datum) * b->maxobjids);
+	b->nobjids = 0;
+}
+
+/*
+ * directory: the objects are new, and get their row in the object
+ * directory; an UPDATE rewrites the rows of objects that have one.
+ */
 RowBatch *
-rowbatch_create(ArgoCollection *coll)
+rowbatch_create(ArgoCollection *coll, bool directory)
 {
 	RowBatch   *b = palloc0(sizeof(RowBatch));
 
 	b->coll = coll;
+	b->directory = directory;
 	b->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo row batch",
 								   ALLOCSET_DEFAULT_SIZES);
+	batch_reset(b);
 	initStringInfo(&b->path);
 	return b;
 }
@@ -60,42 +129,76 @@ rowbatch_objects(RowBatch *batch)
 }
 
 static void
-column_grow(ArgoRows *c)
+column_grow(PendingRows *c)
 {
 	c->max = c->max ? c->max * 2 : 1024;
 	if (c->objids == NULL)
 	{
 		c->objids = palloc(sizeof(Datum) * c->max);
-		c->keys = palloc(sizeof(Datum) * c->max);
-		c->key_nulls = palloc(sizeof(bool) * c->max);
+		c->key = palloc(sizeof(int) * c->max);
 		c->vals = palloc(sizeof(Datum) * c->max);
 		c->val_nulls = palloc(sizeof(bool) * c->max);
 		return;
 	}
 	c->objids = repalloc(c->objids, sizeof(Datum) * c->max);
-	c->keys = repalloc(c->keys, sizeof(Datum) * c->max);
-	c->key_nulls = repalloc(c->key_nulls, sizeof(bool) * c->max);
+	c->key = repalloc(c->key, sizeof(int) * c->max);
 	c->vals = repalloc(c->vals, sizeof(Datum) * c->max);
 	c->val_nulls = repalloc(c->val_nulls, sizeof(bool) * c->max);
 }
 
-/* Add a row; key NULL is the marker of an empty root object. */
+/* The batch's slot for a key, made on first use. */
+static int
+key_slot(RowBatch *b, const char *key, int keylen)
+{
+	char	   *k = pnstrdup(key, keylen);
+	BatchKey   *e;
+	bool		found;
+
+	e = hash_search(b->keyslots, &k, HASH_ENTER, &found);
+	if (found)
+	{
+		pfree(k);
+		return e->slot;
+	}
+	if (b->nkeys == b->maxkeys)
+	{
+		b->maxkeys *= 2;
+		b->keys = repalloc(b->keys, sizeof(char *) * b->maxkeys);
+	}
+	e->str = k;
+	e->slot = b->nkeys;
+	b->keys[b->nkeys++] = k;
+	return e->slot;
+}
+
 static void
 add_row(RowBatch *b, int col, int64 objid, const char *key, int keylen,
 		Datum val, bool val_null)
 {
-	ArgoRows   *c = &b->cols[col];
+	PendingRows *c = &b->cols[col];
 	MemoryContext old = MemoryContextSwitchTo(b->cxt);
 
 	if (c->n == c->max)
 		column_grow(c);
 	c->objids[c->n] = Int64GetDatum(objid);
-	c->key_nulls[c->n] = (key == NULL);
-	c->keys[c->n] = key ? PointerGetDatum(cstring_to_text_with_len(key, keylen)) : (Datum) 0;
+	c->key[c->n] = key_slot(b, key, keylen);
 	c->vals[c->n] = val;
 	c->val_nulls[c->n] = val_null;
 	c->n++;
 	MemoryContextSwitchTo(old);
+}
+
+static void
+add_objid(RowBatch *b, int64 objid)
+{
+	if (!b->directory)
+		return;
+	if (b->nobjids == b->maxobjids)
+	{
+		b->maxobjids *= 2;
+		b->objids = repalloc(b->objids, sizeof(Datum) * b->maxobjids);
+	}
+	b->objids[b->nobjids++] = Int64GetDatum(objid);
 }
 
 static void
@@ -170,10 +273,7 @@ static void
 add_empty_marker(RowBatch *b, int64 objid, WalkFrame *f, bool root)
 {
 	if (root)
-	{
-		add_row(b, COL_BOOL, objid, NULL, 0, (Datum) 0, true);
-		return;
-	}
+		return;					/* its directory row is all {} needs */
 	b->path.len = f->pathlen;
 	b->path.data[b->path.len] = '\0';
 	appendStringInfoString(&b->path, f->is_array ? ARGO_MARK_EMPTY_ARRAY :
@@ -197,6 +297,7 @@ rowbatch_add_object(RowBatch *b, int64 objid, Jsonb *obj)
 	int			maxdepth = 0;
 
 	argo_check_object(obj);
+	add_objid(b, objid);
 	it = JsonbIteratorInit(&obj->root);
 	while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
 	{
@@ -259,52 +360,76 @@ build_array(Datum *elems, bool *nulls, int n, Oid type)
 											  typlen, typbyval, typalign));
 }
 
+/* Write rows to table, directly if allowed, else with INSERT … unnest. */
 static void
-flush_column(RowBatch *b, int col)
+write_rows(const char *table, int natts, ArgoRows *rows, const Oid *types)
 {
-	ArgoRows   *c = &b->cols[col];
-	ArgoCollection *coll = b->coll;
-	const char *table;
 	SqlBuf	   *buf;
+	StringInfoData cols;
 	int			rc;
 
-	if (c->n == 0)
+	if (rows->n == 0 || argo_bulk_insert(table, natts, rows))
 		return;
-	if (coll->format == ARGO_FORMAT_ARGO1)
-		table = coll->data_table;
-	else
-		table = col == COL_STR ? coll->str_table :
-			col == COL_NUM ? coll->num_table : coll->bool_table;
-	if (argo_bulk_insert(table, col_name[col], c))
-	{
-		c->n = 0;
-		return;
-	}
 	buf = sqlbuf_create();
-	appendStringInfo(&buf->sql, "INSERT INTO %s (objid, keystr, %s) SELECT * FROM unnest($1, $2, $3)",
-					 table, col_name[col]);
-	sqlbuf_param(buf, INT8ARRAYOID, build_array(c->objids, NULL, c->n, INT8OID));
-	sqlbuf_param(buf, TEXTARRAYOID, build_array(c->keys, c->key_nulls, c->n, TEXTOID));
-	sqlbuf_param(buf, col == COL_STR ? TEXTARRAYOID :
-				 col == COL_NUM ? FLOAT8ARRAYOID : BOOLARRAYOID,
-				 build_array(c->vals, c->val_nulls, c->n, col_type[col]));
+	initStringInfo(&cols);
+	for (int i = 0; i < rows->ncols; i++)
+	{
+		appendStringInfo(&cols, "%s%s", i ? ", " : "", rows->names[i]);
+		sqlbuf_param(buf, get_array_type(types[i]),
+					 build_array(rows->cols[i], rows->nulls[i], rows->n, types[i]));
+	}
+	appendStringInfo(&buf->sql, "INSERT INTO %s (%s) SELECT * FROM unnest(", table, cols.data);
+	for (int i = 0; i < rows->ncols; i++)
+		appendStringInfo(&buf->sql, "%s$%d", i ? ", " : "", i + 1);
+	appendStringInfoChar(&buf->sql, ')');
 	rc = argo_run(buf, false);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "argo: insert into %s failed: %s", table,
 			 SPI_result_code_string(rc));
-	c->n = 0;
+}
+
+static void
+flush_column(RowBatch *b, int col, const int32 *keyids)
+{
+	static const Oid types[NCOLS][3] = {
+		{INT8OID, INT4OID, TEXTOID},
+		{INT8OID, INT4OID, FLOAT8OID},
+		{INT8OID, INT4OID, BOOLOID}
+	};
+	PendingRows *c = &b->cols[col];
+	ArgoCollection *coll = b->coll;
+	ArgoRows	rows = {c->n, 3, {"objid", "keyid", col_name[col]}};
+	Datum	   *ids = palloc(sizeof(Datum) * Max(c->n, 1));
+
+	for (int i = 0; i < c->n; i++)
+		ids[i] = Int32GetDatum(keyids[c->key[i]]);
+	rows.cols[0] = c->objids;
+	rows.cols[1] = ids;
+	rows.cols[2] = c->vals;
+	rows.nulls[2] = c->val_nulls;
+	if (coll->format == ARGO_FORMAT_ARGO1)
+		write_rows(coll->data_table, 5, &rows, types[col]);
+	else
+		write_rows(col == COL_STR ? coll->str_table :
+				   col == COL_NUM ? coll->num_table : coll->bool_table,
+				   3, &rows, types[col]);
 }
 
 void
 rowbatch_flush(RowBatch *b)
 {
 	MemoryContext old = MemoryContextSwitchTo(b->cxt);
+	int32	   *keyids = palloc(sizeof(int32) * Max(b->nkeys, 1));
+	static const Oid objid_type[1] = {INT8OID};
+	ArgoRows	dir = {b->nobjids, 1, {"objid"}, {b->objids}};
 
+	/* directory rows first: a duplicate id fails before any value row */
+	write_rows(b->coll->obj_table, 1, &dir, objid_type);
+	keydict_assign(b->coll, b->keys, b->nkeys, keyids);
 	for (int col = 0; col < NCOLS; col++)
-		flush_column(b, col);
+		flush_column(b, col, keyids);
 	MemoryContextSwitchTo(old);
-	MemoryContextReset(b->cxt);
-	memset(b->cols, 0, sizeof(b->cols));
+	batch_reset(b);
 }
 
 /* n fresh object ids from the collection's sequence, in one round trip. */

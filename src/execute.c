@@ -81,7 +81,8 @@ run_select(ArgoQuery *q, result_emit emit, void *arg)
 		return;
 	}
 	argo_rebuild_from_query(sqlgen_select_rows(q),
-							rebuilder_create(emit_object, &target));
+							rebuilder_create(keydict_of(linitial(q->colls)),
+											 emit_object, &target));
 }
 
 static void
@@ -100,7 +101,7 @@ run_insert(ArgoQuery *q, result_emit emit, void *arg)
 	if (coll == NULL)
 		coll = collection_open_for_insert(((ArgoSource *) linitial(s->from))->coll);
 	ids = argo_next_objids(coll, n);
-	batch = rowbatch_create(coll);
+	batch = rowbatch_create(coll, true);
 	foreach(lc, s->objects)
 		rowbatch_add_object(batch, ids[foreach_current_index(lc)],
 							((ArgoJson *) lfirst(lc))->value);

@@ -120,10 +120,10 @@ emit_pairs(JoinCtx *jc, ArgoSource *src, int b)
 			appendStringInfo(&jc->buf->sql,
 							 " AND left(x.valstr, %d) = left(y.valstr, %d)",
 							 ARGO_STR_PREFIX_CHARS, ARGO_STR_PREFIX_CHARS);
-		appendStringInfoString(&jc->buf->sql, " WHERE x.keystr = ");
-		sqlbuf_add_text(jc->buf, lp->keystr);
-		appendStringInfoString(&jc->buf->sql, " AND y.keystr = ");
-		sqlbuf_add_text(jc->buf, rp->keystr);
+		appendStringInfo(&jc->buf->sql, " WHERE x.keyid = $%d",
+						 sql_key_param(jc->buf, ca, lp->keystr));
+		appendStringInfo(&jc->buf->sql, " AND y.keyid = $%d",
+						 sql_key_param(jc->buf, cb, rp->keystr));
 		emit_filter_ref(jc, "x.objid", a);
 		emit_filter_ref(jc, "y.objid", b);
 	}
@@ -225,24 +225,11 @@ static void
 emit_part_filter(JoinCtx *jc, int k)
 {
 	ArgoStmt   *s = jc->q->stmt;
-	ListCell   *lc;
-	bool		first = true;
 
 	if (s->star)
 		return;
-	appendStringInfoString(&jc->buf->sql, " AND (");
-	foreach(lc, s->targets)
-	{
-		ArgoTarget *t = lfirst(lc);
-
-		if (t->path->source != k)
-			continue;
-		if (!first)
-			appendStringInfoString(&jc->buf->sql, " OR ");
-		sql_subtree_match(jc->buf, "r.keystr", t->path->keystr);
-		first = false;
-	}
-	appendStringInfoString(&jc->buf->sql, first ? "false)" : ")");
+	appendStringInfoString(&jc->buf->sql, " AND ");
+	sql_projection_filter(jc->buf, coll_of(jc, k), "r.keyid", s->targets, k);
 }
 
 SqlBuf *
@@ -284,10 +271,12 @@ sqlgen_join(ArgoQuery *q)
 	for (int k = 0; k < jc.nsources; k++)
 	{
 		appendStringInfo(sql,
-						 "%s SELECT j.ord * %d + %d AS id, r.keystr, r.valstr, r.valnum, r.valbool FROM j CROSS JOIN LATERAL (SELECT * FROM ",
+						 "%s SELECT j.ord * %d + %d AS id, r.keystr, r.valstr, r.valnum, r.valbool FROM j CROSS JOIN LATERAL (SELECT r.*, kd.keystr FROM ",
 						 k ? " UNION ALL" : "", jc.nsources + 1, k);
 		sql_rows_of_table(jc.buf, coll_of(&jc, k));
-		appendStringInfo(sql, " r WHERE r.objid = j.o%d", k);
+		/* parts come from several collections: keys travel as text */
+		appendStringInfo(sql, " r JOIN %s kd ON kd.keyid = r.keyid WHERE r.objid = j.o%d",
+						 coll_of(&jc, k)->keys_table, k);
 		emit_part_filter(&jc, k);
 		appendStringInfoString(sql, " OFFSET 0) r");
 	}
@@ -383,6 +372,6 @@ run_join(ArgoQuery *q, result_emit emit, void *arg)
 	ta.parts = palloc0(sizeof(Jsonb *) * ta.nparts);
 	ta.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo join tuple",
 								   ALLOCSET_DEFAULT_SIZES);
-	argo_rebuild_from_query(buf, rebuilder_create(take_part, &ta));
+	argo_rebuild_from_query(buf, rebuilder_create(NULL, take_part, &ta));
 	flush_tuple(&ta);
 }

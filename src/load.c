@@ -51,7 +51,7 @@ loader_init(Loader *l, const char *collname)
 		collection_drop_indexes(l->coll);
 		l->rebuild_indexes = true;
 	}
-	l->rows = rowbatch_create(l->coll);
+	l->rows = rowbatch_create(l->coll, true);
 	l->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo load",
 								   ALLOCSET_DEFAULT_SIZES);
 }
@@ -234,6 +234,7 @@ argo_count(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
+	/* the directory's primary key: an index-only scan */
 	appendStringInfoString(&buf->sql, "SELECT count(*) FROM (");
 	sql_all_objids(buf, collection_lookup(coll, false));
 	appendStringInfoString(&buf->sql, ") o");

@@ -69,7 +69,7 @@ add_literal(SqlBuf *buf, ArgoLiteral *lit)
 /*
  * "col op lit".  Strings also get the comparison of their indexed prefix,
  * which the longer value's order implies (byte order, COLLATE "C"), so the
- * (keystr, left(valstr, N)) index can find the rows.
+ * (keyid, left(valstr, N)) index can find the rows.
  */
 static void
 add_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op)
@@ -92,17 +92,33 @@ add_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op)
 	add_literal(buf, lit);
 }
 
-/* SELECT objid FROM <typed table> WHERE keystr = path AND … */
+/*
+ * The id of keystr in c's dictionary as an int4 parameter: 0, which no
+ * key has, for a key the collection never had.
+ */
+int
+sql_key_param(SqlBuf *buf, ArgoCollection *c, const char *keystr)
+{
+	return sqlbuf_param(buf, INT4OID,
+						Int32GetDatum(keydict_find(keydict_of(c), keystr)));
+}
+
+/* Dictionary keys as an int4[] parameter. */
+int
+sql_keys_param(SqlBuf *buf, List *keys)
+{
+	return sqlbuf_param(buf, INT4ARRAYOID, keydict_id_array(keys));
+}
+
+/* SELECT objid FROM <typed table> WHERE keyid = path AND … */
 static void
 begin_leaf(SqlBuf *buf, ArgoCollection *c, ArgoLitType t, const char *keystr)
 {
-	appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE keystr = ",
-					 typed_table(c, t));
-	sqlbuf_add_text(buf, keystr);
-	appendStringInfoString(&buf->sql, " AND ");
+	appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE keyid = $%d AND ",
+					 typed_table(c, t), sql_key_param(buf, c, keystr));
 }
 
-/* Rows of every type, as (objid, keystr, valstr, valnum, valbool). */
+/* Rows of every type, as (objid, keyid, valstr, valnum, valbool). */
 void
 sql_rows_of_table(SqlBuf *buf, ArgoCollection *c)
 {
@@ -112,55 +128,30 @@ sql_rows_of_table(SqlBuf *buf, ArgoCollection *c)
 		return;
 	}
 	appendStringInfo(&buf->sql,
-					 "(SELECT objid, keystr, valstr, NULL::float8 AS valnum, NULL::boolean AS valbool FROM %s"
-					 " UNION ALL SELECT objid, keystr, NULL, valnum, NULL FROM %s"
-					 " UNION ALL SELECT objid, keystr, NULL, NULL, valbool FROM %s)",
+					 "(SELECT objid, keyid, valstr, NULL::float8 AS valnum, NULL::boolean AS valbool FROM %s"
+					 " UNION ALL SELECT objid, keyid, NULL, valnum, NULL FROM %s"
+					 " UNION ALL SELECT objid, keyid, NULL, NULL, valbool FROM %s)",
 					 c->str_table, c->num_table, c->bool_table);
 }
 
-/* Every object of the collection (each has at least one row). */
+/* Every object of the collection: its directory. */
 void
 sql_all_objids(SqlBuf *buf, ArgoCollection *c)
 {
-	if (c->format == ARGO_FORMAT_ARGO1)
-		appendStringInfo(&buf->sql, "SELECT DISTINCT objid FROM %s", c->data_table);
-	else
-		/* one DISTINCT over a merge of the three objid indexes */
-		appendStringInfo(&buf->sql,
-						 "SELECT DISTINCT objid FROM (SELECT objid FROM %s UNION ALL SELECT objid FROM %s UNION ALL SELECT objid FROM %s) u",
-						 c->str_table, c->num_table, c->bool_table);
-}
-
-/* "col >= prefix AND col < upper": keys starting with prefix. */
-static void
-add_prefix_range(SqlBuf *buf, const char *col, const char *prefix)
-{
-	appendStringInfo(&buf->sql, "(%s >= ", col);
-	sqlbuf_add_text(buf, prefix);
-	appendStringInfo(&buf->sql, " AND %s < ", col);
-	sqlbuf_add_text(buf, keypath_prefix_upper(prefix));
-	appendStringInfoChar(&buf->sql, ')');
+	appendStringInfo(&buf->sql, "SELECT objid FROM %s", c->obj_table);
 }
 
 /*
  * A row lies in the subtree at keystr: the value itself, a descendant
- * ("k.x", "k[i]") or the marker of an empty container ("k{}", "k[]").
- * Four disjoint ranges of the keystr index, each read once; as ranges
- * rather than LIKE, so that a reused (generic) plan still uses the index.
+ * ("k.x", "k[i]") or the marker of an empty container ("k{}", "k[]");
+ * the dictionary knows which keys those are.
  */
 void
-sql_subtree_match(SqlBuf *buf, const char *col, const char *keystr)
+sql_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
+				  const char *keystr)
 {
-	static const char *const next[] = {".", "[", "{"};
-
-	appendStringInfo(&buf->sql, "(%s = ", col);
-	sqlbuf_add_text(buf, keystr);
-	for (int i = 0; i < lengthof(next); i++)
-	{
-		appendStringInfoString(&buf->sql, " OR ");
-		add_prefix_range(buf, col, psprintf("%s%s", keystr, next[i]));
-	}
-	appendStringInfoChar(&buf->sql, ')');
+	appendStringInfo(&buf->sql, "%s = ANY($%d)", col,
+					 sql_keys_param(buf, keydict_subtree(keydict_of(c), keystr)));
 }
 
 static void
@@ -169,7 +160,7 @@ emit_exists(SqlBuf *buf, ArgoCollection *c, const char *keystr)
 	appendStringInfoString(&buf->sql, "SELECT objid FROM ");
 	sql_rows_of_table(buf, c);
 	appendStringInfoString(&buf->sql, " r WHERE ");
-	sql_subtree_match(buf, "keystr", keystr);
+	sql_subtree_match(buf, c, "keyid", keystr);
 }
 
 static void
@@ -206,59 +197,38 @@ emit_present_not_null(SqlBuf *buf, ArgoCollection *c, const char *keystr)
 }
 
 /*
- * A direct element p[i] of the array at p (its key starts with "p[").
- * The first test repeats the predicate of the partial value index on
- * array elements, so that the planner may use it.
- */
-static void
-add_direct_element(SqlBuf *buf, const char *keystr)
-{
-	appendStringInfoString(&buf->sql, ARGO_ELEMENT_ROWS " AND substr(keystr, ");
-	sqlbuf_add_param(buf, INT4OID,
-					 Int32GetDatum(pg_mbstrlen_with_len(keystr, strlen(keystr)) + 1));
-	appendStringInfoString(&buf->sql, ") ~ '^\\[[0-9]+\\]$'");
-}
-
-static void
-add_element_prefix(SqlBuf *buf, const char *keystr)
-{
-	add_prefix_range(buf, "keystr", psprintf("%s[", keystr));
-}
-
-/*
- * lit op ANY p.  TRUE: an element of the literal's type satisfies op.
- * FALSE: p is an array of only such elements (or empty) and none does.
+ * lit op ANY p, as SQL's x op ANY (array): the literal on the left.  An
+ * element e satisfies it when "e op' lit" does, op' being op commuted.
+ * TRUE: an element of the literal's type satisfies op.  FALSE: p is an
+ * array of only such elements (or empty) and none does.  Elements are
+ * found by their key ids (p[0], p[1], …), which the (keyid, value) index
+ * serves.
  */
 static void
 emit_any(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 {
+	static const ArgoCmpOp commuted[] = {ACMP_EQ, ACMP_NE, ACMP_GT, ACMP_GE,
+	ACMP_LT, ACMP_LE};
 	const char *col = value_column(p->lit->type);
+	KeyDict    *d = keydict_of(c);
+	int			elems = sql_keys_param(buf, keydict_elements(d, p->path->keystr));
 
 	buf->custom_plan = true;
 
 	if (truth)
 	{
-		appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE ",
-						 typed_table(c, p->lit->type));
-		add_element_prefix(buf, p->path->keystr);
-		appendStringInfoString(&buf->sql, " AND ");
-		add_direct_element(buf, p->path->keystr);
-		appendStringInfoString(&buf->sql, " AND ");
-		add_comparison(buf, p->lit, p->op);
+		appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE keyid = ANY($%d) AND ",
+						 typed_table(c, p->lit->type), elems);
+		add_comparison(buf, p->lit, commuted[p->op]);
 		return;
 	}
 	appendStringInfoString(&buf->sql, "SELECT objid FROM ");
 	sql_rows_of_table(buf, c);
-	appendStringInfoString(&buf->sql, " r WHERE ");
-	add_element_prefix(buf, p->path->keystr);
-	appendStringInfoString(&buf->sql, " GROUP BY objid HAVING bool_and(keystr = ");
-	sqlbuf_add_text(buf, psprintf("%s" ARGO_MARK_EMPTY_ARRAY, p->path->keystr));
-	appendStringInfoString(&buf->sql, " OR (");
-	add_direct_element(buf, p->path->keystr);
-	appendStringInfo(&buf->sql, " AND %s IS NOT NULL)) AND NOT bool_or(coalesce(", col);
-	add_direct_element(buf, p->path->keystr);
-	appendStringInfoString(&buf->sql, " AND ");
-	add_comparison(buf, p->lit, p->op);
+	appendStringInfo(&buf->sql, " r WHERE keyid = ANY($%d) GROUP BY objid HAVING bool_and(keyid = $%d OR (keyid = ANY($%d) AND %s IS NOT NULL)) AND NOT bool_or(coalesce(keyid = ANY($%d) AND ",
+					 sql_keys_param(buf, keydict_in_array(d, p->path->keystr)),
+					 sql_key_param(buf, c, psprintf("%s" ARGO_MARK_EMPTY_ARRAY, p->path->keystr)),
+					 elems, col, elems);
+	add_comparison(buf, p->lit, commuted[p->op]);
 	appendStringInfoString(&buf->sql, ", false))");
 }
 

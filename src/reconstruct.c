@@ -18,12 +18,13 @@
 typedef struct RRow
 {
 	KeySeg	   *segs;
-	int			nsegs;			/* 0: the marker of an empty root object */
+	int			nsegs;			/* 0: the object itself, which may be {} */
 	JsonbValue	val;			/* jbvNull for null, {} and [] too */
 } RRow;
 
 struct Rebuilder
 {
+	KeyDict    *dict;			/* resolves the rows' key ids */
 	rebuild_emit emit;
 	void	   *arg;
 	MemoryContext cxt;			/* the current object's rows */
@@ -35,10 +36,11 @@ struct Rebuilder
 };
 
 Rebuilder *
-rebuilder_create(rebuild_emit emit, void *arg)
+rebuilder_create(KeyDict *dict, rebuild_emit emit, void *arg)
 {
 	Rebuilder  *rb = palloc0(sizeof(Rebuilder));
 
+	rb->dict = dict;
 	rb->emit = emit;
 	rb->arg = arg;
 	rb->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo object",
@@ -240,38 +242,54 @@ finish_object(Rebuilder *rb)
 	rb->have_object = false;
 }
 
-/*
- * Take one row (keystr NULL: the marker of an empty root).  Exactly one
- * of valstr, valnum, valbool is set for a scalar; none for null, {}, [].
- */
-void
-rebuilder_add_row(Rebuilder *rb, int64 objid, text *keystr, text *valstr,
-				  bool num_null, double valnum, bool bool_null, bool valbool)
+/* A new row of objid's, in the object's context. */
+static RRow *
+next_row(Rebuilder *rb, int64 objid)
 {
-	MemoryContext old;
-	RRow	   *r;
-
 	CHECK_FOR_INTERRUPTS();
 	if (rb->have_object && objid != rb->objid)
 		finish_object(rb);
 	rb->objid = objid;
 	rb->have_object = true;
-
-	old = MemoryContextSwitchTo(rb->cxt);
 	if (rb->nrows == rb->maxrows)
 	{
 		rb->maxrows = rb->maxrows ? rb->maxrows * 2 : 32;
-		rb->rows = rb->rows ? repalloc(rb->rows, sizeof(RRow) * rb->maxrows) :
-			palloc(sizeof(RRow) * rb->maxrows);
+		rb->rows = rb->rows ?
+			repalloc(rb->rows, sizeof(RRow) * rb->maxrows) :
+			MemoryContextAlloc(rb->cxt, sizeof(RRow) * rb->maxrows);
 	}
-	r = &rb->rows[rb->nrows++];
-	r->nsegs = 0;
-	if (keystr != NULL)
-	{
-		text	   *k = pg_detoast_datum_copy((struct varlena *) keystr);
+	return &rb->rows[rb->nrows++];
+}
 
-		r->nsegs = keypath_parse(VARDATA_ANY(k), VARSIZE_ANY_EXHDR(k), &r->segs);
-	}
+/*
+ * The object objid exists, even with no row at all ({}): SELECT * says
+ * so before its rows; a projection does not, and leaves out objects with
+ * none of its paths.
+ */
+void
+rebuilder_add_object(Rebuilder *rb, int64 objid)
+{
+	RRow	   *r = next_row(rb, objid);
+
+	r->nsegs = 0;
+	r->val.type = jbvNull;
+}
+
+/*
+ * Take one row.  Exactly one of valstr, valnum, valbool is set for a
+ * scalar; none for null, {}, [].  key must outlive the object (the
+ * dictionary's keys do).
+ */
+void
+rebuilder_add_row(Rebuilder *rb, int64 objid, const ArgoKey *key, text *valstr,
+				  bool num_null, double valnum, bool bool_null, bool valbool)
+{
+	MemoryContext old;
+	RRow	   *r = next_row(rb, objid);
+
+	r->segs = key->segs;
+	r->nsegs = key->nsegs;
+	old = MemoryContextSwitchTo(rb->cxt);
 	if (valstr != NULL)
 	{
 		text	   *s = pg_detoast_datum_copy((struct varlena *) valstr);
@@ -293,6 +311,24 @@ rebuilder_add_row(Rebuilder *rb, int64 objid, text *keystr, text *valstr,
 	else
 		r->val.type = jbvNull;
 	MemoryContextSwitchTo(old);
+}
+
+KeyDict *
+rebuilder_dict(Rebuilder *rb)
+{
+	return rb->dict;
+}
+
+/* A key not from a dictionary (a result's own names), parsed here. */
+ArgoKey *
+argo_key_parse(const char *keystr)
+{
+	ArgoKey    *k = palloc0(sizeof(ArgoKey));
+
+	k->str = pstrdup(keystr);
+	k->len = strlen(keystr);
+	k->nsegs = keypath_parse(k->str, k->len, &k->segs);
+	return k;
 }
 
 void

@@ -35,12 +35,12 @@ sql_value_join(SqlBuf *buf, ArgoCollection *c, const char *objid_expr,
 			   const char *keystr, const char *alias)
 {
 	ValueCols	v;
-	int			k = sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(keystr));
+	int			k = sql_key_param(buf, c, keystr);
 
 	if (c->format == ARGO_FORMAT_ARGO1)
 	{
 		appendStringInfo(&buf->sql,
-						 " LEFT JOIN %s %s ON %s.objid = %s AND %s.keystr = $%d",
+						 " LEFT JOIN %s %s ON %s.objid = %s AND %s.keyid = $%d",
 						 c->data_table, alias, alias, objid_expr, alias, k);
 		v.num = psprintf("%s.valnum", alias);
 		v.str = psprintf("%s.valstr", alias);
@@ -48,9 +48,9 @@ sql_value_join(SqlBuf *buf, ArgoCollection *c, const char *objid_expr,
 		return v;
 	}
 	appendStringInfo(&buf->sql,
-					 " LEFT JOIN %s %sn ON %sn.objid = %s AND %sn.keystr = $%d"
-					 " LEFT JOIN %s %ss ON %ss.objid = %s AND %ss.keystr = $%d"
-					 " LEFT JOIN %s %sb ON %sb.objid = %s AND %sb.keystr = $%d AND %sb.valbool IS NOT NULL",
+					 " LEFT JOIN %s %sn ON %sn.objid = %s AND %sn.keyid = $%d"
+					 " LEFT JOIN %s %ss ON %ss.objid = %s AND %ss.keyid = $%d"
+					 " LEFT JOIN %s %sb ON %sb.objid = %s AND %sb.keyid = $%d AND %sb.valbool IS NOT NULL",
 					 c->num_table, alias, alias, objid_expr, alias, k,
 					 c->str_table, alias, alias, objid_expr, alias, k,
 					 c->bool_table, alias, alias, objid_expr, alias, k, alias);
@@ -90,64 +90,80 @@ sql_limit_offset(SqlBuf *buf, ArgoStmt *s)
 	}
 }
 
-/* (subtree p1 OR subtree p2 …) over the paths of one FROM item */
-void
-sql_projection_filter(SqlBuf *buf, List *targets, int source)
+/* The dictionary keys of the projected paths of one FROM item. */
+List *
+projection_keys(ArgoCollection *c, List *targets, int source)
 {
+	List	   *keys = NIL;
 	ListCell   *lc;
-	bool		first = true;
 
-	appendStringInfoString(&buf->sql, "(");
 	foreach(lc, targets)
 	{
 		ArgoTarget *t = lfirst(lc);
 
-		if (t->path->source != source)
-			continue;
-		if (!first)
-			appendStringInfoString(&buf->sql, " OR ");
-		sql_subtree_match(buf, "keystr", t->path->keystr);
-		first = false;
+		if (t->path->source == source)
+			keys = list_concat(keys, keydict_subtree(keydict_of(c), t->path->keystr));
 	}
-	appendStringInfoString(&buf->sql, first ? "false)" : ")");
+	return keys;
 }
 
-/* Row filter for one table: the object (cond), the projected paths. */
+/* col = ANY(the keys of the projected paths of one FROM item) */
+void
+sql_projection_filter(SqlBuf *buf, ArgoCollection *c, const char *col,
+					  List *targets, int source)
+{
+	appendStringInfo(&buf->sql, "%s = ANY($%d)", col,
+					 sql_keys_param(buf, projection_keys(c, targets, source)));
+}
+
+/* Row filter for one table: the object (cond), the projected paths (keys). */
 static void
-emit_row_filter(SqlBuf *buf, ArgoStmt *s, const char *cond)
+emit_row_filter(SqlBuf *buf, const char *cond, int keys)
 {
 	appendStringInfo(&buf->sql, " WHERE %s", cond ? cond : "true");
-	if (!s->star)
-	{
-		appendStringInfoString(&buf->sql, " AND ");
-		sql_projection_filter(buf, s->targets, 0);
-	}
+	if (keys > 0)
+		appendStringInfo(&buf->sql, " AND keyid = ANY($%d)", keys);
 }
 
-/* The rows of the collection passing cond, as (objid, keystr, valstr, valnum, valbool). */
+/*
+ * The rows of the collection passing cond, as (objid, keyid, valstr,
+ * valnum, valbool); for SELECT *, first a row with a NULL key for each
+ * object (so that {} is returned).
+ */
 static void
 emit_table_rows(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, const char *cond)
 {
+	int			keys = s->star ? 0 :
+		sql_keys_param(buf, projection_keys(c, s->targets, 0));
+
+	if (s->star)
+	{
+		appendStringInfo(&buf->sql,
+						 "SELECT objid, NULL::integer AS keyid, NULL::text AS valstr, NULL::float8 AS valnum, NULL::boolean AS valbool FROM %s",
+						 c->obj_table);
+		emit_row_filter(buf, cond, keys);
+		appendStringInfoString(&buf->sql, " UNION ALL ");
+	}
 	if (c->format == ARGO_FORMAT_ARGO1)
 	{
 		appendStringInfo(&buf->sql,
-						 "SELECT objid, keystr, valstr, valnum, valbool FROM %s",
+						 "SELECT objid, keyid, valstr, valnum, valbool FROM %s",
 						 c->data_table);
-		emit_row_filter(buf, s, cond);
+		emit_row_filter(buf, cond, keys);
 		return;
 	}
 	appendStringInfo(&buf->sql,
-					 "SELECT objid, keystr, valstr, NULL::float8 AS valnum, NULL::boolean AS valbool FROM %s",
+					 "SELECT objid, keyid, valstr, NULL::float8 AS valnum, NULL::boolean AS valbool FROM %s",
 					 c->str_table);
-	emit_row_filter(buf, s, cond);
+	emit_row_filter(buf, cond, keys);
 	appendStringInfo(&buf->sql,
-					 " UNION ALL SELECT objid, keystr, NULL, valnum, NULL FROM %s",
+					 " UNION ALL SELECT objid, keyid, NULL, valnum, NULL FROM %s",
 					 c->num_table);
-	emit_row_filter(buf, s, cond);
+	emit_row_filter(buf, cond, keys);
 	appendStringInfo(&buf->sql,
-					 " UNION ALL SELECT objid, keystr, NULL, NULL, valbool FROM %s",
+					 " UNION ALL SELECT objid, keyid, NULL, NULL, valbool FROM %s",
 					 c->bool_table);
-	emit_row_filter(buf, s, cond);
+	emit_row_filter(buf, cond, keys);
 }
 
 /*
@@ -185,7 +201,7 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 		appendStringInfoString(&buf->sql, " WHERE o.objid IN (SELECT objid FROM ");
 		sql_rows_of_table(buf, c);
 		appendStringInfoString(&buf->sql, " r WHERE ");
-		sql_projection_filter(buf, s->targets, 0);
+		sql_projection_filter(buf, c, "r.keyid", s->targets, 0);
 		appendStringInfoString(&buf->sql, ")");
 	}
 	appendStringInfo(&buf->sql, " ORDER BY %s", keys.data);
@@ -196,7 +212,7 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 
 /*
  * The rows of the selected objects (or of their projected paths) as
- * (objid, keystr, valstr, valnum, valbool), each object's rows together,
+ * (objid, keyid, valstr, valnum, valbool), each object's rows together,
  * objects in output order; Argo/3 merges its three tables in the same
  * statement.
  *
@@ -216,7 +232,7 @@ sqlgen_select_rows(ArgoQuery *q)
 	if (!ordered && !s->where)
 	{
 		appendStringInfoString(&buf->sql,
-							   "SELECT r.objid, r.keystr, r.valstr, r.valnum, r.valbool FROM (");
+							   "SELECT r.objid, r.keyid, r.valstr, r.valnum, r.valbool FROM (");
 		emit_table_rows(buf, c, s, NULL);
 		appendStringInfoString(&buf->sql, ") r ORDER BY r.objid");
 		return buf;
@@ -230,7 +246,7 @@ sqlgen_select_rows(ArgoQuery *q)
 		pred_emit_objids(buf, c, s->where);
 	appendStringInfoString(&buf->sql, ") ");
 	appendStringInfo(&buf->sql,
-					 "SELECT r.objid, r.keystr, r.valstr, r.valnum, r.valbool FROM (%s) k CROSS JOIN LATERAL (",
+					 "SELECT r.objid, r.keyid, r.valstr, r.valnum, r.valbool FROM (%s) k CROSS JOIN LATERAL (",
 					 s->order_by ? "SELECT objid, ord FROM m ORDER BY ord" :
 					 ordered ? "SELECT objid FROM m ORDER BY objid" :
 					 "SELECT DISTINCT objid FROM m ORDER BY objid");
@@ -243,12 +259,15 @@ sqlgen_select_rows(ArgoQuery *q)
 static void
 emit_delete_from(SqlBuf *buf, const char *name, const char *table, bool where)
 {
-	appendStringInfo(&buf->sql, "%s AS (DELETE FROM %s%s RETURNING objid)",
+	appendStringInfo(&buf->sql, ", %s AS (DELETE FROM %s%s RETURNING objid)",
 					 name, table,
 					 where ? " WHERE objid IN (SELECT objid FROM m)" : "");
 }
 
-/* DELETE from every table of the collection; yields the objects' count. */
+/*
+ * DELETE from the directory and every value table of the collection;
+ * yields the count of directory rows deleted: the objects.
+ */
 SqlBuf *
 sqlgen_delete(ArgoQuery *q)
 {
@@ -256,27 +275,21 @@ sqlgen_delete(ArgoQuery *q)
 	ArgoCollection *c = linitial(q->colls);
 	SqlBuf	   *buf = sqlbuf_create();
 
+	appendStringInfoString(&buf->sql, "WITH m AS MATERIALIZED (");
 	if (s->where)
-	{
-		appendStringInfoString(&buf->sql, "WITH m AS MATERIALIZED (");
 		pred_emit_objids(buf, c, s->where);
-		appendStringInfoString(&buf->sql, "), ");
-	}
 	else
-		appendStringInfoString(&buf->sql, "WITH ");
+		sql_all_objids(buf, c);
+	appendStringInfo(&buf->sql, "), d0 AS (DELETE FROM %s WHERE objid IN (SELECT objid FROM m) RETURNING objid)",
+					 c->obj_table);
 	if (c->format == ARGO_FORMAT_ARGO1)
-	{
 		emit_delete_from(buf, "d1", c->data_table, s->where != NULL);
-		appendStringInfoString(&buf->sql,
-							   " SELECT count(DISTINCT objid) FROM d1");
-		return buf;
+	else
+	{
+		emit_delete_from(buf, "d1", c->str_table, s->where != NULL);
+		emit_delete_from(buf, "d2", c->num_table, s->where != NULL);
+		emit_delete_from(buf, "d3", c->bool_table, s->where != NULL);
 	}
-	emit_delete_from(buf, "d1", c->str_table, s->where != NULL);
-	appendStringInfoString(&buf->sql, ", ");
-	emit_delete_from(buf, "d2", c->num_table, s->where != NULL);
-	appendStringInfoString(&buf->sql, ", ");
-	emit_delete_from(buf, "d3", c->bool_table, s->where != NULL);
-	appendStringInfoString(&buf->sql,
-						   " SELECT count(*) FROM (SELECT objid FROM d1 UNION SELECT objid FROM d2 UNION SELECT objid FROM d3) d");
+	appendStringInfoString(&buf->sql, " SELECT count(*) FROM d0");
 	return buf;
 }

@@ -1,6 +1,9 @@
 /*
- * stream.c — rows of (objid, keystr, valstr, valnum, valbool) from SQL
- * into the rebuilder.
+ * stream.c — rows of (objid, key, valstr, valnum, valbool) from SQL into
+ * the rebuilder.  The key is a key id of the rebuilder's dictionary, or a
+ * flattened key as text (joins, whose parts come from several
+ * collections); a NULL key says that the object exists (SELECT *: {}
+ * has no other row).
  *
  * A statement run to completion hands its rows to a DestReceiver as the
  * executor makes them: nothing is materialized, and, unlike a cursor
@@ -10,11 +13,13 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/params.h"
 #include "tcop/dest.h"
+#include "utils/builtins.h"
 
 #include "argo.h"
 
@@ -28,10 +33,20 @@ typedef struct RebuildReceiver
 } RebuildReceiver;
 
 static void
-add_row_values(Rebuilder *rb, Datum *v, bool *isnull)
+add_row_values(Rebuilder *rb, Oid keytype, Datum *v, bool *isnull)
 {
-	rebuilder_add_row(rb, DatumGetInt64(v[0]),
-					  isnull[1] ? NULL : (text *) DatumGetPointer(v[1]),
+	const ArgoKey *key;
+
+	if (isnull[1])
+	{
+		rebuilder_add_object(rb, DatumGetInt64(v[0]));
+		return;
+	}
+	if (keytype == INT4OID)
+		key = keydict_get(rebuilder_dict(rb), DatumGetInt32(v[1]));
+	else
+		key = argo_key_parse(TextDatumGetCString(v[1]));
+	rebuilder_add_row(rb, DatumGetInt64(v[0]), key,
 					  isnull[2] ? NULL : (text *) DatumGetPointer(v[2]),
 					  isnull[3], isnull[3] ? 0 : DatumGetFloat8(v[3]),
 					  isnull[4], isnull[4] ? false : DatumGetBool(v[4]));
@@ -41,8 +56,9 @@ static bool
 receive_row(TupleTableSlot *slot, DestReceiver *self)
 {
 	slot_getallattrs(slot);
-	add_row_values(((RebuildReceiver *) self)->rb, slot->tts_values,
-				   slot->tts_isnull);
+	add_row_values(((RebuildReceiver *) self)->rb,
+				   TupleDescAttr(slot->tts_tupleDescriptor, 1)->atttypid,
+				   slot->tts_values, slot->tts_isnull);
 	return true;
 }
 
@@ -113,7 +129,7 @@ argo_rebuild_from_cursor(Portal portal, Rebuilder *rb)
 			bool		isnull[5];
 
 			heap_deform_tuple(tt->vals[i], tt->tupdesc, v, isnull);
-			add_row_values(rb, v, isnull);
+			add_row_values(rb, TupleDescAttr(tt->tupdesc, 1)->atttypid, v, isnull);
 		}
 		SPI_freetuptable(tt);
 	}

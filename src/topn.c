@@ -1,6 +1,6 @@
 /*
  * topn.c — ORDER BY one path with LIMIT: the first objects in that order,
- * read from the (keystr, value) indexes instead of sorting every object.
+ * read from the (keyid, value) indexes instead of sorting every object.
  *
  * Each type's rows at the path come in index order, each limited to
  * LIMIT + OFFSET; the sort across types (numbers < strings < booleans <
@@ -28,7 +28,7 @@ emit_candidate_filter(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s,
 		appendStringInfoString(&buf->sql, " AND EXISTS (SELECT 1 FROM ");
 		sql_rows_of_table(buf, c);
 		appendStringInfo(&buf->sql, " r WHERE r.objid = %s.objid AND ", alias);
-		sql_projection_filter(buf, s->targets, 0);
+		sql_projection_filter(buf, c, "r.keyid", s->targets, 0);
 		appendStringInfoChar(&buf->sql, ')');
 	}
 }
@@ -55,7 +55,7 @@ emit_typed_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int t,
 	present = t == 0 ? "valnum IS NOT NULL" : t == 1 ? "valstr IS NOT NULL" :
 		"valbool IS NOT NULL";
 	appendStringInfo(&buf->sql,
-					 "(SELECT x.objid, %d AS t, %s FROM %s x WHERE x.keystr = $%d AND %s",
+					 "(SELECT x.objid, %d AS t, %s FROM %s x WHERE x.keyid = $%d AND %s",
 					 t, cols[t], table, k, present);
 	emit_candidate_filter(buf, c, s, "x");
 	if (t == 1)					/* the index holds the prefix; it orders alike */
@@ -83,13 +83,13 @@ emit_lacking_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int k, int lim)
 		appendStringInfo(&buf->sql, " AND (SELECT count(*) FROM t) < $%d", lim);
 	if (c->format == ARGO_FORMAT_ARGO1)
 		appendStringInfo(&buf->sql,
-						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keystr = $%d AND num_nonnulls(x.valstr, x.valnum, x.valbool) > 0)",
+						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keyid = $%d AND num_nonnulls(x.valstr, x.valnum, x.valbool) > 0)",
 						 c->data_table, k);
 	else
 		appendStringInfo(&buf->sql,
-						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keystr = $%d)"
-						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keystr = $%d)"
-						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keystr = $%d AND x.valbool IS NOT NULL)",
+						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keyid = $%d)"
+						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keyid = $%d)"
+						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keyid = $%d AND x.valbool IS NOT NULL)",
 						 c->num_table, k, c->str_table, k, c->bool_table, k);
 	emit_candidate_filter(buf, c, s, "o");
 	appendStringInfo(&buf->sql, " ORDER BY o.objid LIMIT $%d)", lim);
@@ -114,7 +114,7 @@ topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 	char	   *keys;
 
 	buf->custom_plan = true;
-	k = sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(ob->path->keystr));
+	k = sql_key_param(buf, c, ob->path->keystr);
 	lim = sqlbuf_param(buf, INT8OID, Int64GetDatum(want));
 	appendStringInfoString(&buf->sql, "WITH ");
 	if (s->where)

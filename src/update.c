@@ -157,6 +157,7 @@ flush_pending(Updater *u)
 	for (int i = 0; i < u->n; i++)
 		ids[i] = Int64GetDatum(u->ids[i]);
 	arr = PointerGetDatum(construct_array(ids, u->n, INT8OID, 8, true, TYPALIGN_DOUBLE));
+	/* the objects keep their directory rows */
 	if (c->format == ARGO_FORMAT_ARGO1)
 		sql = psprintf("DELETE FROM %s WHERE objid = ANY($1)", c->data_table);
 	else
@@ -208,12 +209,13 @@ run_update(ArgoQuery *q)
 	Portal		portal;
 
 	collection_lock_for_update(u.coll);
-	u.rows = rowbatch_create(u.coll);
+	u.rows = rowbatch_create(u.coll, false);
 	u.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo update",
 								  ALLOCSET_DEFAULT_SIZES);
 	/* not read-only: a fresh snapshot, taken after the lock */
 	portal = argo_open_cursor(buf, false);
-	argo_rebuild_from_cursor(portal, rebuilder_create(take_object, &u));
+	argo_rebuild_from_cursor(portal, rebuilder_create(keydict_of(u.coll),
+													  take_object, &u));
 	SPI_cursor_close(portal);
 	flush_pending(&u);
 	return u.total;

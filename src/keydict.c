@@ -1,0 +1,558 @@
+/*
+ * keydict.c — the per-collection key dictionary.
+ *
+ * Vertical tables hold a small integer key id where they once held the
+ * flattened key text; <c>_keys (keyid int4 PRIMARY KEY, keystr text
+ * UNIQUE) maps one to the other.  An id, once committed, never changes
+ * and is never reused while the collection exists, so each backend keeps
+ * what it has read, with each key already parsed for the rebuilder.
+ *
+ * What a backend must not keep is an id it made or read in a transaction
+ * that then aborts: such entries are "tentative" until commit and are
+ * forgotten at any abort.  A dropped dictionary's cache is reset at the
+ * next statement after the relcache tells us.
+ *
+ * Reads go straight through the dictionary's indexes (no SPI), so the
+ * rebuilder may resolve ids while an SPI statement is streaming rows into
+ * it.  They use the latest snapshot: keys are only ever added, so it
+ * sees every key the statement's snapshot sees, and a few more which
+ * then match no row.  New keys are added through SQL.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+
+#include "argo.h"
+
+struct KeyDict
+{
+	Oid			relid;			/* the dictionary table; hash key */
+	Oid			id_index;		/* on keyid */
+	Oid			str_index;		/* on keystr */
+	bool		stale;			/* relcache said it changed: reset */
+	MemoryContext cxt;
+	HTAB	   *by_str;			/* char * -> ArgoKey * */
+	ArgoKey   **by_id;
+	int32		nby_id;
+	List	   *tentative;		/* ArgoKey * added in this transaction */
+};
+
+typedef struct StrEntry
+{
+	const char *str;			/* points into the entry's ArgoKey */
+	ArgoKey    *key;
+} StrEntry;
+
+static HTAB *dicts = NULL;
+static bool callbacks_registered = false;
+
+static uint32
+str_hash(const void *key, Size keysize)
+{
+	const char *s = *(const char *const *) key;
+
+	return hash_bytes((const unsigned char *) s, strlen(s));
+}
+
+static int
+str_match(const void *a, const void *b, Size keysize)
+{
+	return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+static void
+dict_reset(KeyDict *d)
+{
+	HASHCTL		ctl;
+
+	if (d->cxt)
+		MemoryContextDelete(d->cxt);
+	d->cxt = AllocSetContextCreate(CacheMemoryContext, "argo key dictionary",
+								   ALLOCSET_DEFAULT_SIZES);
+	ctl.keysize = sizeof(char *);
+	ctl.entrysize = sizeof(StrEntry);
+	ctl.hash = str_hash;
+	ctl.match = str_match;
+	ctl.hcxt = d->cxt;
+	d->by_str = hash_create("argo keys", 256, &ctl,
+							HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	d->nby_id = 256;
+	d->by_id = MemoryContextAllocZero(d->cxt, sizeof(ArgoKey *) * d->nby_id);
+	d->tentative = NIL;
+	d->stale = false;
+}
+
+/* Forget an entry; its memory stays until the next reset (it may be in use). */
+static void
+dict_forget(KeyDict *d, ArgoKey *k)
+{
+	hash_search(d->by_str, &k->str, HASH_REMOVE, NULL);
+	if (k->id < d->nby_id && d->by_id[k->id] == k)
+		d->by_id[k->id] = NULL;
+}
+
+static void
+end_of_transaction(bool committed)
+{
+	HASH_SEQ_STATUS seq;
+	KeyDict    *d;
+
+	if (dicts == NULL)
+		return;
+	hash_seq_init(&seq, dicts);
+	while ((d = hash_seq_search(&seq)) != NULL)
+	{
+		ListCell   *lc;
+
+		if (d->tentative == NIL)
+			continue;
+		if (!committed)
+			foreach(lc, d->tentative)
+				dict_forget(d, lfirst(lc));
+		d->tentative = NIL;		/* list memory goes with the next reset */
+	}
+}
+
+static void
+xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT)
+		end_of_transaction(true);
+	else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+			 event == XACT_EVENT_PREPARE)
+		end_of_transaction(false);
+}
+
+/* A subtransaction's abort may take keys of the parent's with it: forget all. */
+static void
+subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+				 SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		end_of_transaction(false);
+}
+
+static void
+relcache_callback(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS seq;
+	KeyDict    *d;
+
+	if (dicts == NULL)
+		return;
+	hash_seq_init(&seq, dicts);
+	while ((d = hash_seq_search(&seq)) != NULL)
+		if (relid == InvalidOid || relid == d->relid)
+			d->stale = true;
+}
+
+static void
+register_callbacks(void)
+{
+	HASHCTL		ctl;
+
+	if (callbacks_registered)
+		return;
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(KeyDict);
+	ctl.hcxt = CacheMemoryContext;
+	dicts = hash_create("argo key dictionaries", 16, &ctl,
+						HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	RegisterXactCallback(xact_callback, NULL);
+	RegisterSubXactCallback(subxact_callback, NULL);
+	CacheRegisterRelcacheCallback(relcache_callback, (Datum) 0);
+	callbacks_registered = true;
+}
+
+/* The dictionary's indexes: on keyid (column 1) and on keystr (column 2). */
+static void
+find_indexes(KeyDict *d, Relation rel)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+
+	d->id_index = d->str_index = InvalidOid;
+	foreach(lc, indexes)
+	{
+		Oid			idx = lfirst_oid(lc);
+		Relation	irel = index_open(idx, AccessShareLock);
+
+		if (irel->rd_index->indnatts == 1 && irel->rd_index->indkey.values[0] == 1)
+			d->id_index = idx;
+		else if (irel->rd_index->indnatts == 1 && irel->rd_index->indkey.values[0] == 2)
+			d->str_index = idx;
+		index_close(irel, AccessShareLock);
+	}
+	if (!OidIsValid(d->id_index) || !OidIsValid(d->str_index))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("key dictionary \"%s\" lacks its indexes",
+						RelationGetRelationName(rel))));
+}
+
+/*
+ * Reading the dictionary directly must be allowed exactly as SQL would
+ * allow it; row-level security on it is not something Argo can honour
+ * from C, and it would hide keys, not data, so it is refused.
+ */
+static void
+check_read_access(Relation rel)
+{
+	AclResult	acl = pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_SELECT);
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
+	if (check_enable_rls(RelationGetRelid(rel), InvalidOid, false) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("row-level security on key dictionary \"%s\" is not supported",
+						RelationGetRelationName(rel)),
+				 errhint("Put policies on the collection's value tables.")));
+}
+
+/* The dictionary of a collection, checked for this statement. */
+KeyDict *
+keydict_of(ArgoCollection *c)
+{
+	Oid			relid;
+	KeyDict    *d;
+	bool		found;
+	Relation	rel;
+
+	if (c->dict != NULL)
+		return c->dict;
+	register_callbacks();
+	relid = get_relname_relid(psprintf("%s_keys", c->name),
+							  get_namespace_oid(ARGO_SCHEMA, false));
+	if (!OidIsValid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("collection \"%s\" does not exist", c->name)));
+	rel = table_open(relid, AccessShareLock);
+	check_read_access(rel);
+	d = hash_search(dicts, &relid, HASH_ENTER, &found);
+	if (!found || d->stale)
+	{
+		if (!found)
+			d->cxt = NULL;
+		d->relid = relid;
+		dict_reset(d);
+		find_indexes(d, rel);
+	}
+	table_close(rel, NoLock);
+	c->dict = d;
+	return d;
+}
+
+static ArgoKey *
+dict_add(KeyDict *d, int32 id, const char *str, int len, bool tentative)
+{
+	MemoryContext old = MemoryContextSwitchTo(d->cxt);
+	ArgoKey    *k = palloc(sizeof(ArgoKey));
+	StrEntry   *e;
+	bool		found;
+
+	k->id = id;
+	k->str = pnstrdup(str, len);
+	k->len = len;
+	k->nsegs = keypath_parse(k->str, len, &k->segs);
+	if (id >= d->nby_id)
+	{
+		int32		n = d->nby_id;
+
+		while (n <= id)
+			n *= 2;
+		d->by_id = repalloc(d->by_id, sizeof(ArgoKey *) * n);
+		memset(d->by_id + d->nby_id, 0, sizeof(ArgoKey *) * (n - d->nby_id));
+		d->nby_id = n;
+	}
+	d->by_id[id] = k;
+	e = hash_search(d->by_str, &k->str, HASH_ENTER, &found);
+	e->str = k->str;
+	e->key = k;
+	if (tentative)
+		d->tentative = lappend(d->tentative, k);
+	MemoryContextSwitchTo(old);
+	return k;
+}
+
+/* An open index scan over the dictionary. */
+typedef struct DictScan
+{
+	KeyDict    *d;
+	Relation	rel;
+	Relation	index;
+	Snapshot	snap;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+} DictScan;
+
+static void
+dictscan_begin(DictScan *s, KeyDict *d, Oid index, int nkeys)
+{
+	s->d = d;
+	s->rel = table_open(d->relid, AccessShareLock);
+	s->index = index_open(index, AccessShareLock);
+	/* rows streaming from a parallel plan: its snapshot sees their keys */
+	s->snap = RegisterSnapshot(IsInParallelMode() ? GetActiveSnapshot() :
+							   GetLatestSnapshot());
+	s->scan = index_beginscan(s->rel, s->index, s->snap, nkeys, 0);
+	s->slot = table_slot_create(s->rel, NULL);
+}
+
+static void
+dictscan_end(DictScan *s)
+{
+	index_endscan(s->scan);
+	ExecDropSingleTupleTableSlot(s->slot);
+	UnregisterSnapshot(s->snap);
+	index_close(s->index, AccessShareLock);
+	table_close(s->rel, AccessShareLock);
+}
+
+/* The next key of the scan, cached; NULL at the end. */
+static ArgoKey *
+dictscan_next(DictScan *s)
+{
+	bool		isnull;
+	bool		should_free;
+	int32		id;
+	text	   *str;
+	HeapTuple	tup;
+	bool		ours;
+
+	CHECK_FOR_INTERRUPTS();
+	if (!index_getnext_slot(s->scan, ForwardScanDirection, s->slot))
+		return NULL;
+	id = DatumGetInt32(slot_getattr(s->slot, 1, &isnull));
+	if (id > 0 && id < s->d->nby_id && s->d->by_id[id] != NULL)
+		return s->d->by_id[id];
+	str = DatumGetTextPP(slot_getattr(s->slot, 2, &isnull));
+	tup = ExecFetchSlotHeapTuple(s->slot, false, &should_free);
+	ours = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data));
+	if (id <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("key dictionary \"%s\" holds key id %d",
+						RelationGetRelationName(s->rel), id)));
+	return dict_add(s->d, id, VARDATA_ANY(str), VARSIZE_ANY_EXHDR(str), ours);
+}
+
+static void
+text_key(ScanKey key, StrategyNumber strategy, RegProcedure proc, const char *s)
+{
+	ScanKeyEntryInitialize(key, 0, 1, strategy, InvalidOid, C_COLLATION_OID,
+						   proc, CStringGetTextDatum(s));
+}
+
+/* The key with this id; an id no row of the dictionary has is corruption. */
+const ArgoKey *
+keydict_get(KeyDict *d, int32 id)
+{
+	DictScan	s;
+	ScanKeyData key;
+	ArgoKey    *k;
+
+	if (id > 0 && id < d->nby_id && d->by_id[id] != NULL)
+		return d->by_id[id];
+	dictscan_begin(&s, d, d->id_index, 1);
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
+	index_rescan(s.scan, &key, 1, NULL, 0);
+	k = dictscan_next(&s);
+	dictscan_end(&s);
+	if (k == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("key id %d is not in key dictionary %u", id, d->relid)));
+	return k;
+}
+
+static ArgoKey *
+cached(KeyDict *d, const char *str)
+{
+	StrEntry   *e = hash_search(d->by_str, &str, HASH_FIND, NULL);
+
+	return e ? e->key : NULL;
+}
+
+/* The id of a key, or 0 (no key has it) when the collection never had it. */
+int32
+keydict_find(KeyDict *d, const char *keystr)
+{
+	ArgoKey    *k = cached(d, keystr);
+	DictScan	s;
+	ScanKeyData key;
+
+	if (k != NULL)
+		return k->id;
+	dictscan_begin(&s, d, d->str_index, 1);
+	text_key(&key, BTEqualStrategyNumber, F_TEXTEQ, keystr);
+	index_rescan(s.scan, &key, 1, NULL, 0);
+	k = dictscan_next(&s);
+	dictscan_end(&s);
+	return k ? k->id : 0;
+}
+
+/* Ids of the keys in [lo, hi), in key order. */
+static List *
+range_ids(KeyDict *d, const char *lo, const char *hi)
+{
+	DictScan	s;
+	ScanKeyData keys[2];
+	ArgoKey    *k;
+	List	   *ids = NIL;
+
+	dictscan_begin(&s, d, d->str_index, 2);
+	text_key(&keys[0], BTGreaterEqualStrategyNumber, F_TEXT_GE, lo);
+	text_key(&keys[1], BTLessStrategyNumber, F_TEXT_LT, hi);
+	index_rescan(s.scan, keys, 2, NULL, 0);
+	while ((k = dictscan_next(&s)) != NULL)
+		ids = lappend(ids, k);
+	dictscan_end(&s);
+	return ids;
+}
+
+static List *
+prefix_keys(KeyDict *d, const char *prefix)
+{
+	return range_ids(d, prefix, keypath_prefix_upper(prefix));
+}
+
+/*
+ * Keys in the subtree at keystr: the key itself, its descendants
+ * ("k.x", "k[i]…") and the markers of an empty container ("k{}", "k[]").
+ */
+List *
+keydict_subtree(KeyDict *d, const char *keystr)
+{
+	static const char *const next[] = {".", "[", "{"};
+	List	   *keys = NIL;
+	int32		self = keydict_find(d, keystr);
+
+	if (self != 0)
+		keys = lappend(keys, (void *) keydict_get(d, self));
+	for (int i = 0; i < lengthof(next); i++)
+		keys = list_concat(keys, prefix_keys(d, psprintf("%s%s", keystr, next[i])));
+	return keys;
+}
+
+/* Keys starting with keystr"[": everything inside the array at keystr. */
+List *
+keydict_in_array(KeyDict *d, const char *keystr)
+{
+	return prefix_keys(d, psprintf("%s[", keystr));
+}
+
+/* The direct elements keystr[i] of the array at keystr. */
+List *
+keydict_elements(KeyDict *d, const char *keystr)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+	int			plen = strlen(keystr);
+
+	foreach(lc, keydict_in_array(d, keystr))
+	{
+		ArgoKey    *k = lfirst(lc);
+		const char *rest = k->str + plen;
+		int			digits = strspn(rest + 1, "0123456789");
+
+		if (digits > 0 && rest[1 + digits] == ']' && rest[2 + digits] == '\0')
+			out = lappend(out, k);
+	}
+	return out;
+}
+
+/* A list of keys as an int4[] of their ids. */
+Datum
+keydict_id_array(List *keys)
+{
+	Datum	   *ids = palloc(sizeof(Datum) * Max(list_length(keys), 1));
+	ListCell   *lc;
+
+	foreach(lc, keys)
+		ids[foreach_current_index(lc)] = Int32GetDatum(((ArgoKey *) lfirst(lc))->id);
+	return PointerGetDatum(construct_array(ids, list_length(keys), INT4OID,
+										   sizeof(int32), true, TYPALIGN_INT));
+}
+
+static int
+cstring_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/*
+ * Add the missing keys among keys[0..n) to the dictionary, in one
+ * statement.  Sorted, so that two sessions adding the same new keys wait
+ * for each other in the same order instead of deadlocking.
+ */
+static void
+insert_missing(ArgoCollection *c, char **missing, int n)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * n);
+	Oid			type = TEXTARRAYOID;
+	Datum		arr;
+	char	   *sql;
+
+	qsort(missing, n, sizeof(char *), cstring_cmp);
+	for (int i = 0; i < n; i++)
+		elems[i] = CStringGetTextDatum(missing[i]);
+	arr = PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
+	sql = psprintf("INSERT INTO %s (keystr) SELECT unnest($1) ON CONFLICT (keystr) DO NOTHING",
+				   c->keys_table);
+	if (SPI_execute_with_args(sql, 1, &type, &arr, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "argo: could not add keys to collection \"%s\"", c->name);
+	CommandCounterIncrement();
+}
+
+/*
+ * The ids of the distinct keys[0..n), adding the ones the dictionary
+ * lacks.  Not to be called while an SPI statement is running (it may run
+ * one).
+ */
+void
+keydict_assign(ArgoCollection *c, char **keys, int n, int32 *ids)
+{
+	KeyDict    *d = keydict_of(c);
+	char	  **missing = palloc(sizeof(char *) * Max(n, 1));
+	int			nmissing = 0;
+
+	/* look them up first: most keys exist already */
+	for (int i = 0; i < n; i++)
+		if ((ids[i] = keydict_find(d, keys[i])) == 0)
+			missing[nmissing++] = keys[i];
+	if (nmissing == 0)
+		return;
+	insert_missing(c, missing, nmissing);
+	for (int i = 0; i < n; i++)
+	{
+		if (ids[i] != 0)
+			continue;
+		ids[i] = keydict_find(d, keys[i]);
+		if (ids[i] == 0)
+			elog(ERROR, "argo: key \"%s\" was added but cannot be found", keys[i]);
+	}
+}

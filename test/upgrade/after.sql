@@ -1,0 +1,39 @@
+-- After installing this version: update, and every object must be as it was.
+\set ON_ERROR_STOP 1
+ALTER EXTENSION argo UPDATE;
+SELECT extversion AS updated_to FROM pg_extension WHERE extname = 'argo';
+CREATE TABLE after_upgrade AS
+  SELECT 'up3' AS coll, x AS doc FROM argo_query('SELECT * FROM up3') x
+  UNION ALL SELECT 'up1', x FROM argo_query('SELECT * FROM up1') x;
+DO $$
+DECLARE
+  missing bigint;
+  extra bigint;
+BEGIN
+  SELECT count(*) INTO missing FROM (SELECT * FROM before_upgrade EXCEPT ALL SELECT * FROM after_upgrade) m;
+  SELECT count(*) INTO extra FROM (SELECT * FROM after_upgrade EXCEPT ALL SELECT * FROM before_upgrade) e;
+  IF missing > 0 OR extra > 0 OR (SELECT count(*) FROM after_upgrade) <> 20 THEN
+    RAISE EXCEPTION 'upgrade changed objects: % missing, % extra', missing, extra;
+  END IF;
+  -- the collections work as new ones do
+  PERFORM argo_query('INSERT INTO up3 OBJECT {"num": 3, "str": "three", "arr": ["a"]}');
+  PERFORM argo_query('UPDATE up1 SET str = ''TWO'' WHERE num = 2');
+  IF (SELECT string_agg(x->>'num', ',' ORDER BY x->>'num') FROM argo_query('SELECT num FROM up3 WHERE ''a'' = ANY arr') x) <> '1,3' THEN
+    RAISE EXCEPTION 'ANY over an upgraded Argo/3 collection is wrong';
+  END IF;
+  IF (SELECT x->>'str' FROM argo_query('SELECT str FROM up1 WHERE num = 2') x) <> 'TWO' THEN
+    RAISE EXCEPTION 'UPDATE of an upgraded Argo/1 collection is wrong';
+  END IF;
+  IF (SELECT argo_count('up3')) <> 11 OR (SELECT argo_count('up1')) <> 10 THEN
+    RAISE EXCEPTION 'object counts after the upgrade are wrong';
+  END IF;
+  PERFORM argo_query('DELETE FROM up3 WHERE EXISTS long');
+  IF (SELECT argo_count('up3')) <> 10 THEN
+    RAISE EXCEPTION 'DELETE from an upgraded collection is wrong';
+  END IF;
+END $$;
+-- the reader keeps its access (the new tables got the value tables' grants)
+SET ROLE argo_up_reader;
+SELECT count(*) AS reader_sees FROM argo_query('SELECT * FROM up1');
+RESET ROLE;
+SELECT 'upgrade: 1 passed, 0 failed' AS result;
