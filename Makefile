@@ -10,6 +10,7 @@ OBJS = \
 	src/catalog.o \
 	src/decompose.o \
 	src/execute.o \
+	src/fetch.o \
 	src/gram.o \
 	src/join.o \
 	src/keydict.o \

@@ -43,6 +43,22 @@ SELECT DISTINCT pg_get_userbyid(relowner) FROM pg_class
  WHERE relnamespace = 'argo_data'::regnamespace AND relname LIKE 'mine\_%';
 SELECT argo_drop_collection('mine');
 REVOKE CREATE ON SCHEMA argo_data FROM argo_nobody;
+
+-- row-level security: objects are then read through SQL, which applies
+-- the policies (rows hidden from the reader are not in the objects)
+SELECT * FROM argo_query('INSERT INTO secret OBJECT {"pin": 99, "note": "public"}');
+ALTER TABLE argo_data.secret_num ENABLE ROW LEVEL SECURITY;
+CREATE POLICY small_pins ON argo_data.secret_num FOR SELECT USING (valnum < 100);
+SET ROLE argo_reader;
+SELECT x FROM argo_query('SELECT * FROM secret') x;
+SELECT x FROM argo_query('SELECT pin FROM secret') x;
+SELECT count(*) AS direct_fetch FROM argo_explain('SELECT * FROM secret') e WHERE e LIKE '%objid index probes%';
+RESET ROLE;
+SELECT x FROM argo_query('SELECT * FROM secret') x;
+SELECT count(*) AS direct_fetch FROM argo_explain('SELECT * FROM secret') e WHERE e LIKE '%objid index probes%';
+DROP POLICY small_pins ON argo_data.secret_num;
+ALTER TABLE argo_data.secret_num DISABLE ROW LEVEL SECURITY;
+SELECT count(*) AS direct_fetch FROM argo_explain('SELECT * FROM secret') e WHERE e LIKE '%objid index probes%';
 DROP OWNED BY argo_reader;
 DROP ROLE argo_nobody, argo_reader;
 

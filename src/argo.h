@@ -366,6 +366,7 @@ extern bool argo_bulk_insert(const char *table, int natts, const ArgoRows *rows)
 extern bool topn_applies(ArgoStmt *s);
 extern void topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s);
 extern SqlBuf *sqlgen_select_rows(ArgoQuery *q);
+extern SqlBuf *sqlgen_select_ids(ArgoQuery *q);
 extern SqlBuf *sqlgen_delete(ArgoQuery *q);
 extern SqlBuf *sqlgen_aggregate(ArgoQuery *q);
 extern bool argo_is_aggregate(ArgoStmt *s);
@@ -406,9 +407,17 @@ extern void run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg);
 extern void run_join(ArgoQuery *q, result_emit emit, void *arg);
 extern int64 run_update(ArgoQuery *q);
 
+/* fetch.c: objects' rows straight from the heap */
+typedef struct ObjFetch ObjFetch;
+
+extern ObjFetch *objfetch_open(ArgoCollection *c, List *keys, bool projection);
+extern void objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb);
+extern void objfetch_close(ObjFetch *f);
+
 /* stream.c */
 extern void argo_rebuild_from_cursor(Portal portal, Rebuilder *rb);
 extern void argo_rebuild_from_query(SqlBuf *buf, Rebuilder *rb);
+extern void argo_fetch_objects(SqlBuf *ids, ObjFetch *f, Rebuilder *rb);
 extern SqlBuf *sqlgen_join(ArgoQuery *q);
 
 /* ---------- SQL-callable functions (argo.c, load.c) ---------- */

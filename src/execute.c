@@ -65,6 +65,35 @@ argo_is_aggregate(ArgoStmt *s)
 	return false;
 }
 
+/* The fetcher for a SELECT's objects, or NULL to read them through SQL. */
+static ObjFetch *
+select_fetcher(ArgoQuery *q)
+{
+	ArgoStmt   *s = q->stmt;
+	ArgoCollection *c = linitial(q->colls);
+
+	return objfetch_open(c, s->star ? NIL : projection_keys(c, s->targets, 0),
+						 !s->star);
+}
+
+/*
+ * SQL picks the objects; their rows come straight from the heap where
+ * the tables allow it, else from SQL too.
+ */
+static void
+select_objects(ArgoQuery *q, Rebuilder *rb)
+{
+	ObjFetch   *f = select_fetcher(q);
+
+	if (f == NULL)
+	{
+		argo_rebuild_from_query(sqlgen_select_rows(q), rb);
+		return;
+	}
+	argo_fetch_objects(sqlgen_select_ids(q), f, rb);
+	objfetch_close(f);
+}
+
 static void
 run_select(ArgoQuery *q, result_emit emit, void *arg)
 {
@@ -80,9 +109,8 @@ run_select(ArgoQuery *q, result_emit emit, void *arg)
 		run_aggregate(q, emit_object, &target);
 		return;
 	}
-	argo_rebuild_from_query(sqlgen_select_rows(q),
-							rebuilder_create(keydict_of(linitial(q->colls)),
-											 emit_object, &target));
+	select_objects(q, rebuilder_create(keydict_of(linitial(q->colls)),
+									   emit_object, &target));
 }
 
 static void
@@ -192,6 +220,7 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 	SqlBuf	   *buf;
 	List	   *out = NIL;
 	MemoryContext cxt = CurrentMemoryContext;
+	ObjFetch   *fetch;
 	int			rc;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -201,6 +230,12 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 		buf = sqlgen_join(q);
 	else if (stmt->kind == ASTMT_SELECT && argo_is_aggregate(stmt))
 		buf = sqlgen_aggregate(q);
+	else if (stmt->kind == ASTMT_SELECT && (fetch = select_fetcher(q)) != NULL)
+	{
+		out = add_line(out, cxt, "-- object ids in output order; each object's rows are then read by objid index probes");
+		objfetch_close(fetch);
+		buf = sqlgen_select_ids(q);
+	}
 	else if (stmt->kind == ASTMT_SELECT)
 		buf = sqlgen_select_rows(q);
 	else if (stmt->kind == ASTMT_DELETE)

@@ -328,8 +328,9 @@ dictscan_end(DictScan *s)
 	index_endscan(s->scan);
 	ExecDropSingleTupleTableSlot(s->slot);
 	UnregisterSnapshot(s->snap);
-	index_close(s->index, AccessShareLock);
-	table_close(s->rel, AccessShareLock);
+	/* locks are kept to the end of the transaction, as SQL keeps them */
+	index_close(s->index, NoLock);
+	table_close(s->rel, NoLock);
 }
 
 /* The next key of the scan, cached; NULL at the end. */

@@ -210,6 +210,20 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 		sqlbuf_replace(buf, "@KEYS@", keys.data);
 }
 
+/* "WITH m AS (…) ": the selected objects, limited and numbered if ordered. */
+static void
+emit_selected(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
+{
+	appendStringInfoString(&buf->sql, "WITH m AS MATERIALIZED (");
+	if (topn_applies(s))
+		topn_emit_ids(buf, c, s);
+	else if (s->order_by || s->limit || s->offset)
+		emit_ordered_ids(buf, c, s);
+	else
+		pred_emit_objids(buf, c, s->where);
+	appendStringInfoString(&buf->sql, ") ");
+}
+
 /*
  * The rows of the selected objects (or of their projected paths) as
  * (objid, keyid, valstr, valnum, valbool), each object's rows together,
@@ -237,14 +251,7 @@ sqlgen_select_rows(ArgoQuery *q)
 		appendStringInfoString(&buf->sql, ") r ORDER BY r.objid");
 		return buf;
 	}
-	appendStringInfoString(&buf->sql, "WITH m AS MATERIALIZED (");
-	if (topn_applies(s))
-		topn_emit_ids(buf, c, s);
-	else if (ordered)
-		emit_ordered_ids(buf, c, s);
-	else
-		pred_emit_objids(buf, c, s->where);
-	appendStringInfoString(&buf->sql, ") ");
+	emit_selected(buf, c, s);
 	appendStringInfo(&buf->sql,
 					 "SELECT r.objid, r.keyid, r.valstr, r.valnum, r.valbool FROM (%s) k CROSS JOIN LATERAL (",
 					 s->order_by ? "SELECT objid, ord FROM m ORDER BY ord" :
@@ -253,6 +260,34 @@ sqlgen_select_rows(ArgoQuery *q)
 	emit_table_rows(buf, c, s, "objid = k.objid");
 	appendStringInfo(&buf->sql, " OFFSET 0) r ORDER BY %s",
 					 s->order_by ? "k.ord" : "k.objid");
+	return buf;
+}
+
+/*
+ * The ids of the objects a SELECT returns, each once, in output order
+ * (for fetching their rows directly, fetch.c).  Objects lacking every
+ * projected path are for the fetcher to leave out, except where LIMIT
+ * counts objects: there m leaves them out already.
+ */
+SqlBuf *
+sqlgen_select_ids(ArgoQuery *q)
+{
+	ArgoStmt   *s = q->stmt;
+	ArgoCollection *c = linitial(q->colls);
+	SqlBuf	   *buf = sqlbuf_create();
+	bool		ordered = s->order_by || s->limit || s->offset;
+
+	if (!ordered && !s->where)
+	{
+		sql_all_objids(buf, c);
+		appendStringInfoString(&buf->sql, " ORDER BY objid");
+		return buf;
+	}
+	emit_selected(buf, c, s);
+	appendStringInfoString(&buf->sql,
+						   s->order_by ? "SELECT objid FROM m ORDER BY ord" :
+						   ordered ? "SELECT objid FROM m ORDER BY objid" :
+						   "SELECT DISTINCT objid FROM m ORDER BY objid");
 	return buf;
 }
 

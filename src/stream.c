@@ -30,6 +30,7 @@ typedef struct RebuildReceiver
 {
 	DestReceiver pub;
 	Rebuilder  *rb;
+	ObjFetch   *fetch;			/* rows are object ids to fetch with it */
 } RebuildReceiver;
 
 static void
@@ -55,7 +56,14 @@ add_row_values(Rebuilder *rb, Oid keytype, Datum *v, bool *isnull)
 static bool
 receive_row(TupleTableSlot *slot, DestReceiver *self)
 {
+	RebuildReceiver *r = (RebuildReceiver *) self;
+
 	slot_getallattrs(slot);
+	if (r->fetch)
+	{
+		objfetch_object(r->fetch, DatumGetInt64(slot->tts_values[0]), r->rb);
+		return true;
+	}
 	add_row_values(((RebuildReceiver *) self)->rb,
 				   TupleDescAttr(slot->tts_tupleDescriptor, 1)->atttypid,
 				   slot->tts_values, slot->tts_isnull);
@@ -65,8 +73,11 @@ receive_row(TupleTableSlot *slot, DestReceiver *self)
 static void
 receiver_startup(DestReceiver *self, int operation, TupleDesc desc)
 {
-	if (desc->natts != 5)
-		elog(ERROR, "argo: a row query returned %d columns, not 5", desc->natts);
+	int			want = ((RebuildReceiver *) self)->fetch ? 1 : 5;
+
+	if (desc->natts != want)
+		elog(ERROR, "argo: a row query returned %d columns, not %d",
+			 desc->natts, want);
 }
 
 static void
@@ -74,11 +85,10 @@ receiver_noop(DestReceiver *self)
 {
 }
 
-/* Run the read-only statement in buf, rebuilding objects from its rows. */
-void
-argo_rebuild_from_query(SqlBuf *buf, Rebuilder *rb)
+/* Run the read-only statement in buf, its rows going to recv. */
+static void
+run_into(SqlBuf *buf, RebuildReceiver *recv)
 {
-	RebuildReceiver recv;
 	SPIExecuteOptions opts;
 	ParamListInfo params = makeParamList(buf->nparams);
 	int			rc;
@@ -90,22 +100,46 @@ argo_rebuild_from_query(SqlBuf *buf, Rebuilder *rb)
 		params->params[i].pflags = PARAM_FLAG_CONST;
 		params->params[i].ptype = buf->types[i];
 	}
-	memset(&recv, 0, sizeof(recv));
-	recv.pub.receiveSlot = receive_row;
-	recv.pub.rStartup = receiver_startup;
-	recv.pub.rShutdown = receiver_noop;
-	recv.pub.rDestroy = receiver_noop;
+	recv->pub.receiveSlot = receive_row;
+	recv->pub.rStartup = receiver_startup;
+	recv->pub.rShutdown = receiver_noop;
+	recv->pub.rDestroy = receiver_noop;
 	/* not DestNone, for which SPI reports no SELECT; as PL/pgSQL's RETURN QUERY */
-	recv.pub.mydest = DestTuplestore;
-	recv.rb = rb;
+	recv->pub.mydest = DestTuplestore;
 	memset(&opts, 0, sizeof(opts));
 	opts.params = params;
 	opts.read_only = true;
-	opts.dest = (DestReceiver *) &recv;
+	opts.dest = (DestReceiver *) recv;
 	rc = SPI_execute_plan_extended(argo_prepare(buf, CURSOR_OPT_PARALLEL_OK), &opts);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "argo: row query failed: %s", SPI_result_code_string(rc));
-	rebuilder_finish(rb);
+	rebuilder_finish(recv->rb);
+}
+
+/* Run the read-only statement in buf, rebuilding objects from its rows. */
+void
+argo_rebuild_from_query(SqlBuf *buf, Rebuilder *rb)
+{
+	RebuildReceiver recv;
+
+	memset(&recv, 0, sizeof(recv));
+	recv.rb = rb;
+	run_into(buf, &recv);
+}
+
+/*
+ * Run the read-only statement in ids, which yields object ids in output
+ * order, and rebuild each object from the rows f fetches for it.
+ */
+void
+argo_fetch_objects(SqlBuf *ids, ObjFetch *f, Rebuilder *rb)
+{
+	RebuildReceiver recv;
+
+	memset(&recv, 0, sizeof(recv));
+	recv.rb = rb;
+	recv.fetch = f;
+	run_into(ids, &recv);
 }
 
 /* Feed every row of a cursor into the rebuilder. */

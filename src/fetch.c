@@ -1,0 +1,265 @@
+/*
+ * fetch.c — an object's rows read straight from the heap through the
+ * value tables' objid indexes, without SQL.
+ *
+ * Generated SQL picks the objects (which ids, in which order); their rows
+ * are then fetched here, one index probe per value table and object,
+ * instead of a LATERAL subquery per object through SPI and the executor.
+ * It reads exactly what SQL would: the statement's snapshot, SELECT
+ * privilege checked with SQL's own error (42501).  Where SQL would do
+ * more than read — row-level security, a table that is not a plain heap
+ * (partitioned, foreign), no usable objid index — objfetch_open declines
+ * and the caller reads through SQL instead.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/relscan.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/bitmapset.h"
+#include "parser/parse_relation.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+
+#include "argo.h"
+
+/* What a value table's rows hold, and where. */
+typedef enum ValKind
+{
+	VAL_STR,
+	VAL_NUM,
+	VAL_BOOL,
+	VAL_ANY						/* Argo/1: all three columns */
+} ValKind;
+
+typedef struct TableScan
+{
+	Relation	rel;
+	Relation	index;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	ValKind		kind;
+	AttrNumber	keyatt;
+	AttrNumber	valatt[3];		/* valstr, valnum, valbool */
+} TableScan;
+
+struct ObjFetch
+{
+	KeyDict    *dict;
+	Bitmapset  *keys;			/* only these key ids; NULL: every row */
+	Snapshot	snap;
+	int			ntables;
+	TableScan	tables[3];
+};
+
+static Relation
+open_table(ArgoCollection *c, const char *suffix)
+{
+	Oid			relid = get_relname_relid(psprintf("%s_%s", c->name, suffix),
+										  get_namespace_oid(ARGO_SCHEMA, false));
+
+	if (!OidIsValid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("collection \"%s\" does not exist", c->name)));
+	return table_open(relid, AccessShareLock);
+}
+
+/* SQL would check SELECT; a denial is SQL's error, 42501. */
+static void
+check_select(Relation rel)
+{
+	AclResult	acl = pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_SELECT);
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
+}
+
+/* A plain heap table, without row-level security: what C may read as SQL would. */
+static bool
+readable_directly(Relation rel)
+{
+	return rel->rd_rel->relkind == RELKIND_RELATION &&
+		rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
+		check_enable_rls(RelationGetRelid(rel), InvalidOid, true) != RLS_ENABLED;
+}
+
+/* A valid, non-partial B-tree whose first column is objid. */
+static Oid
+objid_index(Relation rel, AttrNumber objatt)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		Relation	irel = index_open(lfirst_oid(lc), AccessShareLock);
+		bool		fits = irel->rd_rel->relam == BTREE_AM_OID &&
+			irel->rd_index->indisvalid &&
+			irel->rd_index->indkey.values[0] == objatt &&
+			RelationGetIndexPredicate(irel) == NIL;
+
+		index_close(irel, AccessShareLock);
+		if (fits)
+			return lfirst_oid(lc);
+	}
+	return InvalidOid;
+}
+
+/* Open one value table for probing; false (closed again) if SQL must read it. */
+static bool
+table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
+{
+	AttrNumber	objatt = attnameAttNum(rel, "objid", false);
+	Oid			index;
+
+	check_select(rel);
+	index = readable_directly(rel) && objatt > 0 ? objid_index(rel, objatt) : InvalidOid;
+	if (!OidIsValid(index))
+	{
+		table_close(rel, NoLock);
+		return false;
+	}
+	t->rel = rel;
+	t->kind = kind;
+	t->keyatt = attnameAttNum(rel, "keyid", false);
+	t->valatt[0] = attnameAttNum(rel, "valstr", false);
+	t->valatt[1] = attnameAttNum(rel, "valnum", false);
+	t->valatt[2] = attnameAttNum(rel, "valbool", false);
+	t->index = index_open(index, AccessShareLock);
+	t->scan = index_beginscan(rel, t->index, f->snap, 1, 0);
+	t->slot = table_slot_create(rel, NULL);
+	return true;
+}
+
+static void
+table_end(TableScan *t)
+{
+	index_endscan(t->scan);
+	ExecDropSingleTupleTableSlot(t->slot);
+	/* locks are kept to the end of the transaction, as SQL keeps them */
+	index_close(t->index, NoLock);
+	table_close(t->rel, NoLock);
+}
+
+/*
+ * Ready to fetch objects of c, whole (keys NIL) or only the rows of the
+ * given dictionary keys; NULL when some table must be read through SQL.
+ */
+ObjFetch *
+objfetch_open(ArgoCollection *c, List *keys, bool projection)
+{
+	ObjFetch   *f = palloc0(sizeof(ObjFetch));
+	static const char *const argo3[] = {"str", "num", "bool"};
+	ListCell   *lc;
+	Relation	obj;
+
+	f->dict = keydict_of(c);
+	foreach(lc, keys)
+		f->keys = bms_add_member(f->keys, ((ArgoKey *) lfirst(lc))->id);
+	if (projection && f->keys == NULL)
+		f->keys = bms_make_singleton(0);	/* no key: no row */
+	/* SQL's SELECT * reads the directory too */
+	obj = open_table(c, "obj");
+	check_select(obj);
+	table_close(obj, NoLock);
+	f->snap = RegisterSnapshot(GetActiveSnapshot());
+	for (int i = 0; i < (c->format == ARGO_FORMAT_ARGO1 ? 1 : 3); i++)
+	{
+		Relation	rel = open_table(c, c->format == ARGO_FORMAT_ARGO1 ? "data" : argo3[i]);
+
+		if (!table_begin(f, &f->tables[f->ntables], rel,
+						 c->format == ARGO_FORMAT_ARGO1 ? VAL_ANY : (ValKind) i))
+		{
+			objfetch_close(f);
+			return NULL;
+		}
+		f->ntables++;
+	}
+	return f;
+}
+
+void
+objfetch_close(ObjFetch *f)
+{
+	for (int i = 0; i < f->ntables; i++)
+		table_end(&f->tables[i]);
+	f->ntables = 0;
+	UnregisterSnapshot(f->snap);
+}
+
+static Datum
+column(TableScan *t, int v, bool *isnull)
+{
+	if (t->valatt[v] <= 0)
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	return slot_getattr(t->slot, t->valatt[v], isnull);
+}
+
+/* Hand the current row of t to the rebuilder. */
+static void
+take_row(ObjFetch *f, TableScan *t, int64 objid, int32 keyid, Rebuilder *rb)
+{
+	bool		snull = true,
+				nnull = true,
+				bnull = true;
+	Datum		s = 0,
+				n = 0,
+				b = 0;
+
+	if (t->kind == VAL_STR || t->kind == VAL_ANY)
+		s = column(t, 0, &snull);
+	if (t->kind == VAL_NUM || t->kind == VAL_ANY)
+		n = column(t, 1, &nnull);
+	if (t->kind == VAL_BOOL || t->kind == VAL_ANY)
+		b = column(t, 2, &bnull);
+	rebuilder_add_row(rb, objid, keydict_get(f->dict, keyid),
+					  snull ? NULL : (text *) DatumGetPointer(s),
+					  nnull, nnull ? 0 : DatumGetFloat8(n),
+					  bnull, bnull ? false : DatumGetBool(b));
+}
+
+/*
+ * Feed object objid's rows (those of the chosen keys) to the rebuilder;
+ * for a whole object, first say that it exists, rows or not ({}).
+ */
+void
+objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb)
+{
+	ScanKeyData key;
+
+	if (f->keys == NULL)
+		rebuilder_add_object(rb, objid);
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(objid));
+	for (int i = 0; i < f->ntables; i++)
+	{
+		TableScan  *t = &f->tables[i];
+
+		index_rescan(t->scan, &key, 1, NULL, 0);
+		while (index_getnext_slot(t->scan, ForwardScanDirection, t->slot))
+		{
+			bool		isnull;
+			int32		keyid;
+
+			CHECK_FOR_INTERRUPTS();
+			keyid = DatumGetInt32(slot_getattr(t->slot, t->keyatt, &isnull));
+			if (f->keys == NULL || bms_is_member(keyid, f->keys))
+				take_row(f, t, objid, keyid, rb);
+		}
+	}
+}
