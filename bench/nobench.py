@@ -89,9 +89,10 @@ def load_argo(cur, coll, fmt, path):
 
 def tables_of(system):
     if system == "argo3":
-        return ["argo_data.nb3_str", "argo_data.nb3_num", "argo_data.nb3_bool"]
+        return ["argo_data.nb3_str", "argo_data.nb3_num", "argo_data.nb3_bool",
+                "argo_data.nb3_keys", "argo_data.nb3_obj"]
     if system == "argo1":
-        return ["argo_data.nb1_data"]
+        return ["argo_data.nb1_data", "argo_data.nb1_keys", "argo_data.nb1_obj"]
     return ["nb_" + system[len("jsonb_"):]]
 
 
@@ -245,6 +246,79 @@ def q12_fingerprint_and_cleanup(cur, system, n):
         fp = cur.fetchone()
         cur.execute("DELETE FROM %s WHERE %s >= %%s" % (table, num_expr("num")), (n,))
     return fp
+
+
+# ---------------------------------------------------------------- whole objects
+
+def extract_sql(system):
+    """Every object of the collection, consumed as text on the server."""
+    if system.startswith("argo"):
+        return FINGERPRINT % "SELECT * FROM argo_query('SELECT * FROM nb%s')" % system[-1], []
+    return FINGERPRINT % ("SELECT doc FROM %s" % tables_of(system)[0]), []
+
+
+def q6_count_sql(system, p):
+    """Q6's predicate alone: the objects are found and counted, not fetched."""
+    if system.startswith("argo"):
+        return ("SELECT count(*) FROM argo_query(%s, VARIADIC %s::jsonb[])",
+                ["SELECT COUNT(*) FROM nb%s WHERE num BETWEEN $1 AND $2" % system[-1],
+                 [str(p["lo"]), str(p["hi"])]])
+    return ("SELECT count(*) FROM %s WHERE %s BETWEEN %%s AND %%s"
+            % (tables_of(system)[0], num_expr("num")), [p["lo"], p["hi"]])
+
+
+def run_whole_objects(conn, systems, params, check_only):
+    """Extraction of every object (timed, cross-checked), and the cost of
+    fetching one object: Q6's time minus the time of finding its objects
+    (Q6's predicate with COUNT), per object returned."""
+    runs = min(len(params), 5)
+    out = {s: {"extract": [], "fetch_us": []} for s in systems}
+    prints = {}
+    with conn.cursor() as cur:
+        for system in systems:
+            for r in range(-1, runs):
+                sql, args = extract_sql(system)
+                t0 = time.perf_counter()
+                cur.execute(sql, args)
+                fp = cur.fetchone()
+                if r >= 0:
+                    out[system]["extract"].append(time.perf_counter() - t0)
+                prints.setdefault(system, (int(fp[0]), str(fp[1])))
+                if check_only:
+                    break
+            if check_only:
+                continue
+            for r in range(-1, len(params)):
+                p = params[max(r, 0)]
+                sql, args = statement(system, "Q6", p)
+                t0 = time.perf_counter()
+                cur.execute(sql, args)
+                rows = cur.fetchone()[0]
+                t_all = time.perf_counter() - t0
+                sql, args = q6_count_sql(system, p)
+                t0 = time.perf_counter()
+                cur.execute(sql, args)
+                cur.fetchone()
+                t_find = time.perf_counter() - t0
+                if r >= 0 and rows > 0:
+                    out[system]["fetch_us"].append(1e6 * (t_all - t_find) / rows)
+    bad = [] if len(set(prints.values())) == 1 else ["whole-collection extraction: %s" % prints]
+    return out, bad
+
+
+def whole_objects_report(whole, systems):
+    lines = ["", "## Whole objects", "",
+             "Extraction: every object, consumed as text on the server (trimmed mean of 5 runs). "
+             "Fetch: Q6's time minus the time of its predicate alone (COUNT), per object returned "
+             "(mean over the parameter sets): the cost of fetching and rebuilding one object.", "",
+             "| system | extraction (s) | vs jsonb_gin | fetch per object (µs) |", "|---|---:|---:|---:|"]
+    base = trimmed(whole["jsonb_gin"]["extract"])[0] if "jsonb_gin" in whole else None
+    for s in systems:
+        ex = trimmed(whole[s]["extract"])[0]
+        fu = statistics.mean(whole[s]["fetch_us"]) if whole[s]["fetch_us"] else float("nan")
+        lines.append("| %s | %.3f | %s | %.1f |" % (s, ex, "%.2f×" % (base / ex) if base else "",
+                                                  fu))
+    return lines
 
 
 # ---------------------------------------------------------------- running
@@ -414,6 +488,9 @@ def main():
     log("running Q1-Q12 (%d runs each%s) ..." % (args.runs, "" if args.check_only else " after a warm-up"))
     times, prints = run_queries(conn, systems, params, n, datadir, args.check_only)
     bad = cross_check(prints, systems)
+    log("whole objects: extraction and per-object fetch ...")
+    whole, bad_whole = run_whole_objects(conn, systems, params, args.check_only)
+    bad += bad_whole
     # drop what we loaded: benchmark data is large
     with conn.cursor() as cur:
         cur.execute("SELECT argo_drop_collection('nb3', true), argo_drop_collection('nb1', true)")
@@ -430,16 +507,17 @@ def main():
         "%s %s" % (q, "/".join(str(next(iter(fp.values()))[0]) for fp in prints[q][:4]))
         for q in QUERIES))
     if args.check_only:
-        log("nobench check: %d passed, 0 failed" % (len(QUERIES) * args.runs))
+        log("nobench check: %d passed, 0 failed" % (len(QUERIES) * args.runs + 1))
         return 0
     report, res, gms = build_report(n, args.runs, loads, times, info, systems)
+    report += "\n".join(whole_objects_report(whole, systems)) + "\n"
     os.makedirs(args.out, exist_ok=True)
     base = os.path.join(args.out, "report-%d" % n)
     with open(base + ".md", "w") as f:
         f.write(report)
     with open(base + ".json", "w") as f:
         json.dump({"scale": n, "info": info, "loads": loads, "times": times,
-                   "trimmed": res, "geomeans": gms}, f, indent=1)
+                   "trimmed": res, "geomeans": gms, "whole_objects": whole}, f, indent=1)
     plot(base + ".png", n, res, systems)
     log("")
     log(report)

@@ -410,9 +410,11 @@ extern int64 run_update(ArgoQuery *q);
 /* fetch.c: objects' rows straight from the heap */
 typedef struct ObjFetch ObjFetch;
 
-extern ObjFetch *objfetch_open(ArgoCollection *c, List *keys, bool projection);
+extern ObjFetch *objfetch_open(ArgoCollection *c, List *keys, bool projection,
+							   bool stream);
 extern void objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb);
 extern void objfetch_close(ObjFetch *f);
+extern bool objfetch_streams(ObjFetch *f);
 
 /* stream.c */
 extern void argo_rebuild_from_cursor(Portal portal, Rebuilder *rb);

@@ -72,8 +72,11 @@ select_fetcher(ArgoQuery *q)
 	ArgoStmt   *s = q->stmt;
 	ArgoCollection *c = linitial(q->colls);
 
+	/* every object, in id order: read the tables beside the directory */
+	bool		stream = !s->where && !s->order_by && !s->limit && !s->offset;
+
 	return objfetch_open(c, s->star ? NIL : projection_keys(c, s->targets, 0),
-						 !s->star);
+						 !s->star, stream);
 }
 
 /*
@@ -232,7 +235,9 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 		buf = sqlgen_aggregate(q);
 	else if (stmt->kind == ASTMT_SELECT && (fetch = select_fetcher(q)) != NULL)
 	{
-		out = add_line(out, cxt, "-- object ids in output order; each object's rows are then read by objid index probes");
+		out = add_line(out, cxt, objfetch_streams(fetch) ?
+					   "-- object ids in id order; the objid indexes are then read beside them, each once (objid index stream)" :
+					   "-- object ids in output order; each object's rows are then read by objid index probes");
 		objfetch_close(fetch);
 		buf = sqlgen_select_ids(q);
 	}

@@ -5,6 +5,11 @@
  * Generated SQL picks the objects (which ids, in which order); their rows
  * are then fetched here, one index probe per value table and object,
  * instead of a LATERAL subquery per object through SPI and the executor.
+ * When the objects come in id order and are most of the collection
+ * (every object, no WHERE), each table's objid index is instead read
+ * once from end to end beside them, as a merge join would: no descent
+ * per object, and the heap, written in id order, is read nearly in
+ * order.
  * It reads exactly what SQL would: the statement's snapshot, SELECT
  * privilege checked with SQL's own error (42501).  Where SQL would do
  * more than read — row-level security, a table that is not a plain heap
@@ -51,15 +56,27 @@ typedef struct TableScan
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
 	ValKind		kind;
+	AttrNumber	objatt;
 	AttrNumber	keyatt;
 	AttrNumber	valatt[3];		/* valstr, valnum, valbool */
+	/* streaming: the row in the slot, not yet taken, and its object */
+	bool		pending;
+	bool		done;
+	int64		pending_objid;
 } TableScan;
 
 struct ObjFetch
 {
+	/*
+	 * The scans' own memory: index AMs allocate lazily during the scan
+	 * (B-tree's list of dead entries to mark), and the caller's context
+	 * then is the id query's executor, gone before the scans end.
+	 */
+	MemoryContext cxt;
 	KeyDict    *dict;
 	Bitmapset  *keys;			/* only these key ids; NULL: every row */
 	Snapshot	snap;
+	bool		stream;			/* objects come in id order: merge */
 	int			ntables;
 	TableScan	tables[3];
 };
@@ -134,13 +151,17 @@ table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 	}
 	t->rel = rel;
 	t->kind = kind;
+	t->objatt = objatt;
 	t->keyatt = attnameAttNum(rel, "keyid", false);
 	t->valatt[0] = attnameAttNum(rel, "valstr", false);
 	t->valatt[1] = attnameAttNum(rel, "valnum", false);
 	t->valatt[2] = attnameAttNum(rel, "valbool", false);
 	t->index = index_open(index, AccessShareLock);
-	t->scan = index_beginscan(rel, t->index, f->snap, 1, 0);
+	t->scan = index_beginscan(rel, t->index, f->snap, f->stream ? 0 : 1, 0);
 	t->slot = table_slot_create(rel, NULL);
+	t->pending = t->done = false;
+	if (f->stream)
+		index_rescan(t->scan, NULL, 0, NULL, 0);
 	return true;
 }
 
@@ -157,16 +178,19 @@ table_end(TableScan *t)
 /*
  * Ready to fetch objects of c, whole (keys NIL) or only the rows of the
  * given dictionary keys; NULL when some table must be read through SQL.
+ * stream: the objects will be asked for in increasing id order.
  */
 ObjFetch *
-objfetch_open(ArgoCollection *c, List *keys, bool projection)
+objfetch_open(ArgoCollection *c, List *keys, bool projection, bool stream)
 {
 	ObjFetch   *f = palloc0(sizeof(ObjFetch));
 	static const char *const argo3[] = {"str", "num", "bool"};
 	ListCell   *lc;
 	Relation	obj;
 
+	f->cxt = CurrentMemoryContext;
 	f->dict = keydict_of(c);
+	f->stream = stream;
 	foreach(lc, keys)
 		f->keys = bms_add_member(f->keys, ((ArgoKey *) lfirst(lc))->id);
 	if (projection && f->keys == NULL)
@@ -234,6 +258,61 @@ take_row(ObjFetch *f, TableScan *t, int64 objid, int32 keyid, Rebuilder *rb)
 					  bnull, bnull ? false : DatumGetBool(b));
 }
 
+/* Take t's rows of objid from its index probe. */
+static void
+probe_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
+{
+	ScanKeyData key;
+
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(objid));
+	index_rescan(t->scan, &key, 1, NULL, 0);
+	while (index_getnext_slot(t->scan, ForwardScanDirection, t->slot))
+	{
+		bool		isnull;
+		int32		keyid;
+
+		CHECK_FOR_INTERRUPTS();
+		keyid = DatumGetInt32(slot_getattr(t->slot, t->keyatt, &isnull));
+		if (f->keys == NULL || bms_is_member(keyid, f->keys))
+			take_row(f, t, objid, keyid, rb);
+	}
+}
+
+/*
+ * Take t's rows of objid from its whole-index scan, which is at or
+ * before them; the first row of a later object stays in the slot.
+ */
+static void
+stream_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
+{
+	bool		isnull;
+
+	for (;;)
+	{
+		int32		keyid;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!t->pending)
+		{
+			if (t->done || !index_getnext_slot(t->scan, ForwardScanDirection, t->slot))
+			{
+				t->done = true;
+				return;
+			}
+			t->pending = true;
+			t->pending_objid = DatumGetInt64(slot_getattr(t->slot, t->objatt, &isnull));
+		}
+		if (t->pending_objid > objid)
+			return;
+		t->pending = false;
+		if (t->pending_objid < objid)
+			continue;			/* an object not asked for */
+		keyid = DatumGetInt32(slot_getattr(t->slot, t->keyatt, &isnull));
+		if (f->keys == NULL || bms_is_member(keyid, f->keys))
+			take_row(f, t, objid, keyid, rb);
+	}
+}
+
 /*
  * Feed object objid's rows (those of the chosen keys) to the rebuilder;
  * for a whole object, first say that it exists, rows or not ({}).
@@ -241,25 +320,23 @@ take_row(ObjFetch *f, TableScan *t, int64 objid, int32 keyid, Rebuilder *rb)
 void
 objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb)
 {
-	ScanKeyData key;
+	MemoryContext old;
 
 	if (f->keys == NULL)
 		rebuilder_add_object(rb, objid);
-	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(objid));
+	old = MemoryContextSwitchTo(f->cxt);
 	for (int i = 0; i < f->ntables; i++)
 	{
-		TableScan  *t = &f->tables[i];
-
-		index_rescan(t->scan, &key, 1, NULL, 0);
-		while (index_getnext_slot(t->scan, ForwardScanDirection, t->slot))
-		{
-			bool		isnull;
-			int32		keyid;
-
-			CHECK_FOR_INTERRUPTS();
-			keyid = DatumGetInt32(slot_getattr(t->slot, t->keyatt, &isnull));
-			if (f->keys == NULL || bms_is_member(keyid, f->keys))
-				take_row(f, t, objid, keyid, rb);
-		}
+		if (f->stream)
+			stream_table(f, &f->tables[i], objid, rb);
+		else
+			probe_table(f, &f->tables[i], objid, rb);
 	}
+	MemoryContextSwitchTo(old);
+}
+
+bool
+objfetch_streams(ObjFetch *f)
+{
+	return f->stream;
 }
