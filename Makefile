@@ -20,6 +20,7 @@ OBJS = \
 	src/plancache.o \
 	src/predicate.o \
 	src/reconstruct.o \
+	src/schema.o \
 	src/scan.o \
 	src/sqlbuf.o \
 	src/sqlgen.o \

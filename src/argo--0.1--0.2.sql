@@ -101,6 +101,15 @@ BEGIN
 END
 $upgrade$;
 
+CREATE FUNCTION argo_keys(collection text)
+RETURNS TABLE (path text, types text[], objects bigint)
+AS 'MODULE_PATHNAME', 'argo_keys'
+LANGUAGE C STABLE CALLED ON NULL INPUT SECURITY INVOKER
+SET jit = off;
+
+COMMENT ON FUNCTION argo_keys(text) IS
+'A collection''s schema: each path (array positions as [*]), the JSON types there, in how many objects';
+
 -- the listing counts and sizes the new tables too
 CREATE OR REPLACE VIEW argo_collections AS
 SELECT c.name,

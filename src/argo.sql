@@ -64,6 +64,15 @@ RETURNS bigint
 AS 'MODULE_PATHNAME', 'argo_count'
 LANGUAGE C STABLE STRICT SECURITY INVOKER;
 
+CREATE FUNCTION argo_keys(collection text)
+RETURNS TABLE (path text, types text[], objects bigint)
+AS 'MODULE_PATHNAME', 'argo_keys'
+LANGUAGE C STABLE CALLED ON NULL INPUT SECURITY INVOKER
+SET jit = off;
+
+COMMENT ON FUNCTION argo_keys(text) IS
+'A collection''s schema: each path (array positions as [*]), the JSON types there, in how many objects';
+
 -- A collection exists when its sequence does; Argo/1 has a _data table.
 -- objects is NULL for a collection the caller may not read.
 CREATE VIEW argo_collections AS

@@ -65,18 +65,25 @@ argo_is_aggregate(ArgoStmt *s)
 	return false;
 }
 
-/* The fetcher for a SELECT's objects, or NULL to read them through SQL. */
+/*
+ * The fetcher for a SELECT's objects, or NULL to read them through SQL.
+ * A projection of the whole collection is left to SQL: it reads just the
+ * projected keys' rows through the (keyid, value) indexes, where fetching
+ * object by object would read every row (a key in 1% of the objects: 150
+ * ms instead of 3 ms at 100k objects).
+ */
 static ObjFetch *
 select_fetcher(ArgoQuery *q)
 {
 	ArgoStmt   *s = q->stmt;
 	ArgoCollection *c = linitial(q->colls);
+	bool		everything = !s->where && !s->order_by && !s->limit && !s->offset;
 
+	if (everything && !s->star)
+		return NULL;
 	/* every object, in id order: read the tables beside the directory */
-	bool		stream = !s->where && !s->order_by && !s->limit && !s->offset;
-
 	return objfetch_open(c, s->star ? NIL : projection_keys(c, s->targets, 0),
-						 !s->star, stream);
+						 !s->star, everything);
 }
 
 /*

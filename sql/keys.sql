@@ -1,0 +1,27 @@
+-- argo_keys: a collection's schema as its key dictionary knows it, on
+-- both formats (they must agree), with array positions collapsed.
+SELECT argo_create_collection('k1', 'argo1');
+SELECT count(*) FROM (VALUES
+  ('{"name": "a", "age": 3, "tags": ["x", "y", 1], "addr": {"city": "P", "zip": 75}}'),
+  ('{"name": "b", "age": "old", "tags": [], "addr": {}}'),
+  ('{"name": null, "kids": [{"n": "c"}, {"n": "d", "k": [true]}], "odd key": 1, "`q`": false}'),
+  ('{}')) v(doc),
+  LATERAL (SELECT argo_query('INSERT INTO k3 OBJECT $1', doc::jsonb)
+           UNION ALL SELECT argo_query('INSERT INTO k1 OBJECT $1', doc::jsonb)) i;
+SELECT * FROM argo_keys('k3');
+SELECT count(*) AS formats_disagree
+  FROM ((SELECT * FROM argo_keys('k3') EXCEPT SELECT * FROM argo_keys('k1'))
+        UNION ALL (SELECT * FROM argo_keys('k1') EXCEPT SELECT * FROM argo_keys('k3'))) d;
+-- the paths are Argo/SQL, and EXISTS counts the same objects
+SELECT p.path, p.objects,
+       (SELECT (x->>'n')::int FROM argo_query(format('SELECT COUNT(*) AS n FROM k3 WHERE EXISTS %s', p.path)) x) AS exists_count
+  FROM argo_keys('k3') p WHERE p.path NOT LIKE '%[*]%' ORDER BY 1;
+-- keys added by another statement show up; an empty collection has none
+SELECT * FROM argo_query('INSERT INTO k3 OBJECT {"new": {"deep": 1.5}}');
+SELECT * FROM argo_keys('k3') WHERE path LIKE 'new%';
+SELECT argo_create_collection('k0');
+SELECT * FROM argo_keys('k0');
+-- errors
+SELECT * FROM argo_keys('nope');
+SELECT * FROM argo_keys(NULL);
+SELECT argo_drop_collection('k0'), argo_drop_collection('k1'), argo_drop_collection('k3');

@@ -1,0 +1,221 @@
+/*
+ * schema.c — argo_keys(collection): the collection's schema as the key
+ * dictionary knows it.
+ *
+ * Each path is written as in Argo/SQL, with array positions collapsed to
+ * [*] ("kids[*].name"), so that a thousand-element array is one path.
+ * For each: the JSON types found there and in how many objects.  Objects
+ * and arrays count as types of the path that holds them, whether or not
+ * they are empty.  The dictionary says which paths there are; one pass
+ * over the value tables counts them.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+#include "argo.h"
+
+PG_FUNCTION_INFO_V1(argo_keys);
+
+/* (key id, path, type) triples: type NULL means "the row's own type". */
+typedef struct KeyMap
+{
+	int			n;
+	int			max;
+	Datum	   *ids;
+	Datum	   *paths;
+	Datum	   *types;
+	bool	   *type_nulls;
+} KeyMap;
+
+static void
+map_add(KeyMap *m, int32 id, const char *path, const char *type)
+{
+	if (m->n == m->max)
+	{
+		m->max = m->max ? m->max * 2 : 256;
+		m->ids = m->ids ? repalloc(m->ids, sizeof(Datum) * m->max) : palloc(sizeof(Datum) * m->max);
+		m->paths = m->paths ? repalloc(m->paths, sizeof(Datum) * m->max) : palloc(sizeof(Datum) * m->max);
+		m->types = m->types ? repalloc(m->types, sizeof(Datum) * m->max) : palloc(sizeof(Datum) * m->max);
+		m->type_nulls = m->type_nulls ? repalloc(m->type_nulls, sizeof(bool) * m->max) : palloc(sizeof(bool) * m->max);
+	}
+	m->ids[m->n] = Int32GetDatum(id);
+	m->paths[m->n] = CStringGetTextDatum(path);
+	m->types[m->n] = type ? CStringGetTextDatum(type) : (Datum) 0;
+	m->type_nulls[m->n] = (type == NULL);
+	m->n++;
+}
+
+/* One segment as Argo/SQL writes it: name, `quoted name` or [*]. */
+static void
+append_step(StringInfo path, const KeySeg *seg)
+{
+	bool		plain;
+
+	if (seg->kind == KSEG_INDEX)
+	{
+		appendStringInfoString(path, "[*]");
+		return;
+	}
+	plain = seg->keylen > 0 &&
+		(isalpha((unsigned char) seg->key[0]) || seg->key[0] == '_');
+	if (path->len > 0)
+		appendStringInfoChar(path, '.');
+	for (int i = 0; i < seg->keylen && plain; i++)
+		plain = isalnum((unsigned char) seg->key[i]) || seg->key[i] == '_';
+	if (plain)
+	{
+		appendBinaryStringInfo(path, seg->key, seg->keylen);
+		return;
+	}
+	appendStringInfoChar(path, '`');
+	for (int i = 0; i < seg->keylen; i++)
+	{
+		if (seg->key[i] == '`')
+			appendStringInfoChar(path, '`');
+		appendStringInfoChar(path, seg->key[i]);
+	}
+	appendStringInfoChar(path, '`');
+}
+
+/*
+ * What one key says: each container on its way (an object before a
+ * name, an array before a position) and its own value, whose type is the
+ * row's, or that of the empty container its marker stands for.
+ */
+static void
+map_key(KeyMap *m, const ArgoKey *k)
+{
+	StringInfoData path;
+	int			nsegs = k->nsegs;
+	const char *last_type = NULL;
+
+	if (nsegs > 0 && k->segs[nsegs - 1].kind == KSEG_EMPTY_OBJECT)
+		last_type = "object", nsegs--;
+	else if (nsegs > 0 && k->segs[nsegs - 1].kind == KSEG_EMPTY_ARRAY)
+		last_type = "array", nsegs--;
+	initStringInfo(&path);
+	for (int i = 0; i < nsegs; i++)
+	{
+		if (i > 0)
+			map_add(m, k->id, path.data,
+					k->segs[i].kind == KSEG_INDEX ? "array" : "object");
+		append_step(&path, &k->segs[i]);
+	}
+	map_add(m, k->id, path.data, last_type);
+}
+
+static Datum
+text_array(Datum *elems, bool *nulls, int n)
+{
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	return PointerGetDatum(construct_md_array(elems, nulls, 1, dims, lbs,
+											  TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+/* Every row of the collection as (objid, keyid, its JSON type). */
+static void
+typed_rows(SqlBuf *buf, ArgoCollection *c)
+{
+	if (c->format == ARGO_FORMAT_ARGO1)
+	{
+		appendStringInfo(&buf->sql,
+						 "SELECT objid, keyid, CASE WHEN valstr IS NOT NULL THEN 'string' WHEN valnum IS NOT NULL THEN 'number'"
+						 " WHEN valbool IS NOT NULL THEN 'boolean' ELSE 'null' END AS t FROM %s",
+						 c->data_table);
+		return;
+	}
+	appendStringInfo(&buf->sql,
+					 "SELECT objid, keyid, 'string' AS t FROM %s UNION ALL SELECT objid, keyid, 'number' FROM %s"
+					 " UNION ALL SELECT objid, keyid, CASE WHEN valbool IS NULL THEN 'null' ELSE 'boolean' END FROM %s",
+					 c->str_table, c->num_table, c->bool_table);
+}
+
+/* The statement that counts, per path, its types and objects. */
+static SqlBuf *
+schema_query(ArgoCollection *c, KeyMap *m)
+{
+	SqlBuf	   *buf = sqlbuf_create();
+	int			dims[1] = {m->n};
+	int			lbs[1] = {1};
+
+	sqlbuf_param(buf, INT4ARRAYOID,
+				 PointerGetDatum(construct_md_array(m->ids, NULL, 1, dims, lbs,
+													INT4OID, 4, true, TYPALIGN_INT)));
+	sqlbuf_param(buf, TEXTARRAYOID, text_array(m->paths, NULL, m->n));
+	sqlbuf_param(buf, TEXTARRAYOID, text_array(m->types, m->type_nulls, m->n));
+	appendStringInfoString(&buf->sql,
+						   "SELECT k.path, array_agg(DISTINCT coalesce(k.type, r.t) ORDER BY coalesce(k.type, r.t)), count(DISTINCT r.objid)"
+						   " FROM unnest($1, $2, $3) k(keyid, path, type) JOIN (");
+	typed_rows(buf, c);
+	appendStringInfoString(&buf->sql, ") r ON r.keyid = k.keyid GROUP BY k.path ORDER BY k.path COLLATE \"C\"");
+	return buf;
+}
+
+/* Every key the dictionary holds, mapped to the paths it stands for. */
+static KeyMap *
+map_dictionary(ArgoCollection *c)
+{
+	KeyMap	   *m = palloc0(sizeof(KeyMap));
+	KeyDict    *d = keydict_of(c);
+	char	   *sql = psprintf("SELECT keyid FROM %s ORDER BY keyid", c->keys_table);
+	SPITupleTable *tt;
+	uint64		n;
+
+	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "argo: could not read the keys of collection \"%s\"", c->name);
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	for (uint64 i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		CHECK_FOR_INTERRUPTS();
+		map_key(m, keydict_get(d, DatumGetInt32(SPI_getbinval(tt->vals[i], tt->tupdesc, 1, &isnull))));
+	}
+	SPI_freetuptable(tt);
+	return m;
+}
+
+/* argo_keys(collection text) RETURNS TABLE (path text, types text[], objects bigint) */
+Datum
+argo_keys(PG_FUNCTION_ARGS)
+{
+	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ArgoCollection *c;
+	KeyMap	   *m;
+	SPITupleTable *tt;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	c = collection_lookup(name, false);
+	m = map_dictionary(c);
+	if (m->n > 0)
+	{
+		SqlBuf	   *buf = schema_query(c, m);
+
+		if (argo_run(buf, true) != SPI_OK_SELECT)
+			elog(ERROR, "argo: could not read the schema of collection \"%s\"", name);
+		tt = SPI_tuptable;
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			Datum		values[3];
+			bool		nulls[3];
+
+			heap_deform_tuple(tt->vals[i], tt->tupdesc, values, nulls);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	}
+	SPI_finish();
+	return (Datum) 0;
+}
