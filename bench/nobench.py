@@ -120,6 +120,9 @@ def load_all(conn, datadir, systems):
                              "size_bytes": size_of(cur, system)}
             log("  %s: load %.1f s, index %.1f s, %.0f MB"
                 % (system, t[0], t[1], loads[system]["size_bytes"] / 2**20))
+        # write back what the loads dirtied, so that no system's queries
+        # pay for evicting another's dirty pages
+        cur.execute("CHECKPOINT")
     return loads
 
 

@@ -95,20 +95,19 @@ add_value(Rebuilder *rb, int64 id, const char *keystr, HeapTuple tup,
 {
 	bool		isnull;
 	Datum		d = SPI_getbinval(tup, desc, col, &isnull);
-	const ArgoKey *key = argo_key_parse(keystr);
 	Oid			type = SPI_gettypeid(desc, col);
 
 	if (isnull)
-		rebuilder_add_row(rb, id, key, NULL, true, 0, true, false);
+		rebuilder_add_keystr_row(rb, id, keystr, NULL, true, 0, true, false);
 	else if (type == TEXTOID)
-		rebuilder_add_row(rb, id, key, DatumGetTextPP(d), true, 0, true, false);
+		rebuilder_add_keystr_row(rb, id, keystr, DatumGetTextPP(d), true, 0, true, false);
 	else if (type == BOOLOID)
-		rebuilder_add_row(rb, id, key, NULL, true, 0, false, DatumGetBool(d));
+		rebuilder_add_keystr_row(rb, id, keystr, NULL, true, 0, false, DatumGetBool(d));
 	else if (type == INT8OID)
-		rebuilder_add_row(rb, id, key, NULL, false, (double) DatumGetInt64(d),
-						  true, false);
+		rebuilder_add_keystr_row(rb, id, keystr, NULL, false, (double) DatumGetInt64(d),
+								 true, false);
 	else
-		rebuilder_add_row(rb, id, key, NULL, false, DatumGetFloat8(d), true, false);
+		rebuilder_add_keystr_row(rb, id, keystr, NULL, false, DatumGetFloat8(d), true, false);
 }
 
 /* First non-null of three columns, in the given order of preference. */

@@ -395,7 +395,10 @@ extern void rebuilder_add_row(Rebuilder *rb, int64 objid, const ArgoKey *key,
 							  bool bool_null, bool valbool);
 extern void rebuilder_add_object(Rebuilder *rb, int64 objid);
 extern KeyDict *rebuilder_dict(Rebuilder *rb);
-extern ArgoKey *argo_key_parse(const char *keystr);
+extern void rebuilder_add_keystr_row(Rebuilder *rb, int64 objid,
+									 const char *keystr, text *valstr,
+									 bool num_null, double valnum,
+									 bool bool_null, bool valbool);
 extern void rebuilder_finish(Rebuilder *rb);
 
 /* ---------- statements with their own executors ---------- */

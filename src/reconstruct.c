@@ -275,21 +275,13 @@ rebuilder_add_object(Rebuilder *rb, int64 objid)
 	r->val.type = jbvNull;
 }
 
-/*
- * Take one row.  Exactly one of valstr, valnum, valbool is set for a
- * scalar; none for null, {}, [].  key must outlive the object (the
- * dictionary's keys do).
- */
-void
-rebuilder_add_row(Rebuilder *rb, int64 objid, const ArgoKey *key, text *valstr,
-				  bool num_null, double valnum, bool bool_null, bool valbool)
+/* Set a row's value.  Exactly one of valstr, valnum, valbool for a scalar. */
+static void
+set_value(Rebuilder *rb, RRow *r, text *valstr, bool num_null, double valnum,
+		  bool bool_null, bool valbool)
 {
-	MemoryContext old;
-	RRow	   *r = next_row(rb, objid);
+	MemoryContext old = MemoryContextSwitchTo(rb->cxt);
 
-	r->segs = key->segs;
-	r->nsegs = key->nsegs;
-	old = MemoryContextSwitchTo(rb->cxt);
 	if (valstr != NULL)
 	{
 		text	   *s = pg_detoast_datum_copy((struct varlena *) valstr);
@@ -313,22 +305,43 @@ rebuilder_add_row(Rebuilder *rb, int64 objid, const ArgoKey *key, text *valstr,
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * Take one row; none of valstr, valnum, valbool for null, {}, [].  key
+ * must outlive the object (the dictionary's keys do).
+ */
+void
+rebuilder_add_row(Rebuilder *rb, int64 objid, const ArgoKey *key, text *valstr,
+				  bool num_null, double valnum, bool bool_null, bool valbool)
+{
+	RRow	   *r = next_row(rb, objid);
+
+	r->segs = key->segs;
+	r->nsegs = key->nsegs;
+	set_value(rb, r, valstr, num_null, valnum, bool_null, valbool);
+}
+
+/*
+ * The same for a key given as text (a join's parts, an aggregate's
+ * names): parsed into the object's own memory, which lives as long as
+ * the row is needed and no longer.
+ */
+void
+rebuilder_add_keystr_row(Rebuilder *rb, int64 objid, const char *keystr,
+						 text *valstr, bool num_null, double valnum,
+						 bool bool_null, bool valbool)
+{
+	RRow	   *r = next_row(rb, objid);
+	MemoryContext old = MemoryContextSwitchTo(rb->cxt);
+
+	r->nsegs = keypath_parse(keystr, strlen(keystr), &r->segs);
+	MemoryContextSwitchTo(old);
+	set_value(rb, r, valstr, num_null, valnum, bool_null, valbool);
+}
+
 KeyDict *
 rebuilder_dict(Rebuilder *rb)
 {
 	return rb->dict;
-}
-
-/* A key not from a dictionary (a result's own names), parsed here. */
-ArgoKey *
-argo_key_parse(const char *keystr)
-{
-	ArgoKey    *k = palloc0(sizeof(ArgoKey));
-
-	k->str = pstrdup(keystr);
-	k->len = strlen(keystr);
-	k->nsegs = keypath_parse(k->str, k->len, &k->segs);
-	return k;
 }
 
 void

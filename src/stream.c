@@ -36,21 +36,20 @@ typedef struct RebuildReceiver
 static void
 add_row_values(Rebuilder *rb, Oid keytype, Datum *v, bool *isnull)
 {
-	const ArgoKey *key;
+	int64		objid = DatumGetInt64(v[0]);
+	text	   *valstr = isnull[2] ? NULL : (text *) DatumGetPointer(v[2]);
+	double		valnum = isnull[3] ? 0 : DatumGetFloat8(v[3]);
+	bool		valbool = isnull[4] ? false : DatumGetBool(v[4]);
 
 	if (isnull[1])
-	{
-		rebuilder_add_object(rb, DatumGetInt64(v[0]));
-		return;
-	}
-	if (keytype == INT4OID)
-		key = keydict_get(rebuilder_dict(rb), DatumGetInt32(v[1]));
+		rebuilder_add_object(rb, objid);
+	else if (keytype == INT4OID)
+		rebuilder_add_row(rb, objid,
+						  keydict_get(rebuilder_dict(rb), DatumGetInt32(v[1])),
+						  valstr, isnull[3], valnum, isnull[4], valbool);
 	else
-		key = argo_key_parse(TextDatumGetCString(v[1]));
-	rebuilder_add_row(rb, DatumGetInt64(v[0]), key,
-					  isnull[2] ? NULL : (text *) DatumGetPointer(v[2]),
-					  isnull[3], isnull[3] ? 0 : DatumGetFloat8(v[3]),
-					  isnull[4], isnull[4] ? false : DatumGetBool(v[4]));
+		rebuilder_add_keystr_row(rb, objid, TextDatumGetCString(v[1]),
+								 valstr, isnull[3], valnum, isnull[4], valbool);
 }
 
 static bool
