@@ -423,7 +423,11 @@ extern bool objfetch_streams(ObjFetch *f);
 extern void argo_rebuild_from_cursor(Portal portal, Rebuilder *rb);
 extern void argo_rebuild_from_query(SqlBuf *buf, Rebuilder *rb);
 extern void argo_fetch_objects(SqlBuf *ids, ObjFetch *f, Rebuilder *rb);
+typedef void (*row_fn) (void *arg, Datum *values, bool *nulls);
+extern void argo_stream_rows(SqlBuf *buf, row_fn take, void *arg);
 extern SqlBuf *sqlgen_join(ArgoQuery *q);
+extern SqlBuf *sqlgen_join_ids(ArgoQuery *q);
+extern ObjFetch **join_fetchers(ArgoQuery *q);
 
 /* ---------- SQL-callable functions (argo.c, load.c) ---------- */
 

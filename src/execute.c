@@ -221,6 +221,20 @@ describe_params(List *out, MemoryContext cxt, SqlBuf *buf)
 	return out;
 }
 
+/* A join's SQL: its tuples' ids, or, read through SQL, its parts' rows. */
+static SqlBuf *
+explain_join(ArgoQuery *q, List **out, MemoryContext cxt)
+{
+	ObjFetch  **f = join_fetchers(q);
+
+	if (f == NULL)
+		return sqlgen_join(q);
+	for (int k = 0; k < list_length(q->stmt->from); k++)
+		objfetch_close(f[k]);
+	*out = add_line(*out, cxt, "-- tuples' object ids in output order; each part's rows are then read by objid index probes");
+	return sqlgen_join_ids(q);
+}
+
 /* The SQL a statement runs, its parameters, and PostgreSQL's plan for it. */
 List *
 argo_explain_query(const char *query, Jsonb **params, int nparams)
@@ -237,7 +251,7 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 		elog(ERROR, "argo: SPI_connect failed");
 	q = argo_analyze(stmt, query, params, nparams);
 	if (stmt->kind == ASTMT_SELECT && list_length(stmt->from) > 1)
-		buf = sqlgen_join(q);
+		buf = explain_join(q, &out, cxt);
 	else if (stmt->kind == ASTMT_SELECT && argo_is_aggregate(stmt))
 		buf = sqlgen_aggregate(q);
 	else if (stmt->kind == ASTMT_SELECT && (fetch = select_fetcher(q)) != NULL)

@@ -6,7 +6,8 @@
  * pairs of object ids; the pairs of all conditions are joined into tuples.
  * WHERE conjuncts that name one alias become id filters applied before
  * joining; the rest is evaluated per tuple under three-valued logic.  The
- * tuples' objects are then fetched part by part, in tuple order, and
+ * tuples' objects are then fetched part by part, in tuple order, straight
+ * from the heap (fetch.c; through SQL where that cannot be done), and
  * assembled as {"alias": {…}, …}.
  */
 #include "postgres.h"
@@ -232,8 +233,9 @@ emit_part_filter(JoinCtx *jc, int k)
 	sql_projection_filter(jc->buf, coll_of(jc, k), "r.keyid", s->targets, k);
 }
 
-SqlBuf *
-sqlgen_join(ArgoQuery *q)
+/* "WITH f<k> AS (…), …, j AS (…)": the tuples, numbered in output order. */
+static JoinCtx
+join_tuples(ArgoQuery *q)
 {
 	ArgoStmt   *s = q->stmt;
 	JoinCtx		jc = {q, sqlbuf_create(), list_length(s->from)};
@@ -262,6 +264,34 @@ sqlgen_join(ArgoQuery *q)
 		appendStringInfoString(sql, "), ");
 	}
 	emit_tuples(&jc);
+	return jc;
+}
+
+/* The tuples' object ids, (o0, o1, …) in output order, for fetching. */
+SqlBuf *
+sqlgen_join_ids(ArgoQuery *q)
+{
+	JoinCtx		jc = join_tuples(q);
+
+	appendStringInfoString(&jc.buf->sql, " SELECT ");
+	for (int k = 0; k < jc.nsources; k++)
+		appendStringInfo(&jc.buf->sql, "%sj.o%d", k ? ", " : "", k);
+	appendStringInfoString(&jc.buf->sql, " FROM j ORDER BY j.ord");
+	return jc.buf;
+}
+
+/*
+ * The tuples' parts as rows, for when some part cannot be read from C
+ * (row-level security, …): keys travel as text, since the parts come
+ * from several collections.
+ */
+SqlBuf *
+sqlgen_join(ArgoQuery *q)
+{
+	ArgoStmt   *s = q->stmt;
+	JoinCtx		jc = join_tuples(q);
+	StringInfo	sql = &jc.buf->sql;
+
 	/*
 	 * Each part by index probes on its object id (LATERAL, kept a
 	 * subquery by OFFSET 0): the estimate of j can be far too high, and a
@@ -274,7 +304,6 @@ sqlgen_join(ArgoQuery *q)
 						 "%s SELECT j.ord * %d + %d AS id, r.keystr, r.valstr, r.valnum, r.valbool FROM j CROSS JOIN LATERAL (SELECT r.*, kd.keystr FROM ",
 						 k ? " UNION ALL" : "", jc.nsources + 1, k);
 		sql_rows_of_table(jc.buf, coll_of(&jc, k));
-		/* parts come from several collections: keys travel as text */
 		appendStringInfo(sql, " r JOIN %s kd ON kd.keyid = r.keyid WHERE r.objid = j.o%d",
 						 coll_of(&jc, k)->keys_table, k);
 		emit_part_filter(&jc, k);
@@ -363,15 +392,95 @@ take_part(void *arg, int64 id, Jsonb *obj)
 	memcpy(ta->parts[part], obj, VARSIZE(obj));
 }
 
+/* Fetchers for every part, or NULL if some part must be read through SQL. */
+ObjFetch **
+join_fetchers(ArgoQuery *q)
+{
+	ArgoStmt   *s = q->stmt;
+	int			n = list_length(s->from);
+	ObjFetch  **f = palloc0(sizeof(ObjFetch *) * n);
+
+	for (int k = 0; k < n; k++)
+	{
+		ArgoCollection *c = list_nth(q->colls, k);
+
+		f[k] = objfetch_open(c, s->star ? NIL : projection_keys(c, s->targets, k),
+							 !s->star, false);
+		if (f[k] == NULL)
+		{
+			for (int i = 0; i < k; i++)
+				objfetch_close(f[i]);
+			return NULL;
+		}
+	}
+	return f;
+}
+
+/* Where a part's rebuilt object goes. */
+typedef struct PartSlot
+{
+	TupleAssembler *ta;
+	int			part;
+} PartSlot;
+
+typedef struct DirectJoin
+{
+	TupleAssembler *ta;
+	ObjFetch  **fetch;
+	Rebuilder **rb;
+} DirectJoin;
+
+static void
+store_part(void *arg, int64 objid, Jsonb *obj)
+{
+	PartSlot   *ps = arg;
+	TupleAssembler *ta = ps->ta;
+
+	ta->parts[ps->part] = (Jsonb *) MemoryContextAlloc(ta->cxt, VARSIZE(obj));
+	memcpy(ta->parts[ps->part], obj, VARSIZE(obj));
+}
+
+/* One tuple (o0, o1, …): fetch and rebuild each part, then emit it. */
+static void
+take_tuple(void *arg, Datum *values, bool *nulls)
+{
+	DirectJoin *dj = arg;
+
+	for (int k = 0; k < dj->ta->nparts; k++)
+	{
+		objfetch_object(dj->fetch[k], DatumGetInt64(values[k]), dj->rb[k]);
+		rebuilder_finish(dj->rb[k]);
+	}
+	dj->ta->ord = 0;
+	flush_tuple(dj->ta);
+}
+
 void
 run_join(ArgoQuery *q, result_emit emit, void *arg)
 {
-	SqlBuf	   *buf = sqlgen_join(q);
 	TupleAssembler ta = {emit, arg, q->stmt, list_length(q->stmt->from), -1};
+	ObjFetch  **fetch = join_fetchers(q);
+	DirectJoin	dj = {&ta, fetch};
 
 	ta.parts = palloc0(sizeof(Jsonb *) * ta.nparts);
 	ta.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo join tuple",
 								   ALLOCSET_DEFAULT_SIZES);
-	argo_rebuild_from_query(buf, rebuilder_create(NULL, take_part, &ta));
-	flush_tuple(&ta);
+	if (fetch == NULL)
+	{
+		argo_rebuild_from_query(sqlgen_join(q), rebuilder_create(NULL, take_part, &ta));
+		flush_tuple(&ta);
+		return;
+	}
+	dj.rb = palloc(sizeof(Rebuilder *) * ta.nparts);
+	for (int k = 0; k < ta.nparts; k++)
+	{
+		PartSlot   *ps = palloc(sizeof(PartSlot));
+
+		ps->ta = &ta;
+		ps->part = k;
+		dj.rb[k] = rebuilder_create(keydict_of(list_nth(q->colls, k)), store_part, ps);
+	}
+	argo_stream_rows(sqlgen_join_ids(q), take_tuple, &dj);
+	for (int k = 0; k < ta.nparts; k++)
+		objfetch_close(fetch[k]);
 }

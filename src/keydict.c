@@ -68,6 +68,13 @@ typedef struct StrEntry
 static HTAB *dicts = NULL;
 static bool callbacks_registered = false;
 
+/*
+ * Caches replaced during a transaction: a statement may still hold keys
+ * of theirs (a self-join sees one dictionary twice), so they are freed
+ * only when the transaction ends.
+ */
+static List *retired = NIL;
+
 static uint32
 str_hash(const void *key, Size keysize)
 {
@@ -88,7 +95,12 @@ dict_reset(KeyDict *d)
 	HASHCTL		ctl;
 
 	if (d->cxt)
-		MemoryContextDelete(d->cxt);
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		retired = lappend(retired, d->cxt);
+		MemoryContextSwitchTo(old);
+	}
 	d->cxt = AllocSetContextCreate(CacheMemoryContext, "argo key dictionary",
 								   ALLOCSET_DEFAULT_SIZES);
 	ctl.keysize = sizeof(char *);
@@ -111,6 +123,17 @@ dict_forget(KeyDict *d, ArgoKey *k)
 	hash_search(d->by_str, &k->str, HASH_REMOVE, NULL);
 	if (k->id < d->nby_id && d->by_id[k->id] == k)
 		d->by_id[k->id] = NULL;
+}
+
+static void
+free_retired(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, retired)
+		MemoryContextDelete(lfirst(lc));
+	list_free(retired);
+	retired = NIL;
 }
 
 static void
@@ -143,6 +166,9 @@ xact_callback(XactEvent event, void *arg)
 	else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
 			 event == XACT_EVENT_PREPARE)
 		end_of_transaction(false);
+	else
+		return;
+	free_retired();
 }
 
 /* A subtransaction's abort may take keys of the parent's with it: forget all. */

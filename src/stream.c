@@ -31,6 +31,8 @@ typedef struct RebuildReceiver
 	DestReceiver pub;
 	Rebuilder  *rb;
 	ObjFetch   *fetch;			/* rows are object ids to fetch with it */
+	row_fn		take;			/* or rows go to this function */
+	void	   *arg;
 } RebuildReceiver;
 
 static void
@@ -58,6 +60,11 @@ receive_row(TupleTableSlot *slot, DestReceiver *self)
 	RebuildReceiver *r = (RebuildReceiver *) self;
 
 	slot_getallattrs(slot);
+	if (r->take)
+	{
+		r->take(r->arg, slot->tts_values, slot->tts_isnull);
+		return true;
+	}
 	if (r->fetch)
 	{
 		objfetch_object(r->fetch, DatumGetInt64(slot->tts_values[0]), r->rb);
@@ -74,7 +81,7 @@ receiver_startup(DestReceiver *self, int operation, TupleDesc desc)
 {
 	int			want = ((RebuildReceiver *) self)->fetch ? 1 : 5;
 
-	if (desc->natts != want)
+	if (((RebuildReceiver *) self)->take == NULL && desc->natts != want)
 		elog(ERROR, "argo: a row query returned %d columns, not %d",
 			 desc->natts, want);
 }
@@ -112,7 +119,8 @@ run_into(SqlBuf *buf, RebuildReceiver *recv)
 	rc = SPI_execute_plan_extended(argo_prepare(buf, CURSOR_OPT_PARALLEL_OK), &opts);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "argo: row query failed: %s", SPI_result_code_string(rc));
-	rebuilder_finish(recv->rb);
+	if (recv->rb)
+		rebuilder_finish(recv->rb);
 }
 
 /* Run the read-only statement in buf, rebuilding objects from its rows. */
@@ -139,6 +147,21 @@ argo_fetch_objects(SqlBuf *ids, ObjFetch *f, Rebuilder *rb)
 	recv.rb = rb;
 	recv.fetch = f;
 	run_into(ids, &recv);
+}
+
+/*
+ * Run the read-only statement in buf, handing each row to take as it is
+ * made (take must not run SPI).
+ */
+void
+argo_stream_rows(SqlBuf *buf, row_fn take, void *arg)
+{
+	RebuildReceiver recv;
+
+	memset(&recv, 0, sizeof(recv));
+	recv.take = take;
+	recv.arg = arg;
+	run_into(buf, &recv);
 }
 
 /* Feed every row of a cursor into the rebuilder. */
