@@ -146,20 +146,20 @@ column_grow(PendingRows *c)
 	c->val_nulls = repalloc(c->val_nulls, sizeof(bool) * c->max);
 }
 
-/* The batch's slot for a key, made on first use. */
+/* The batch's slot for a key (NUL-terminated at keylen), made on first use. */
 static int
 key_slot(RowBatch *b, const char *key, int keylen)
 {
-	char	   *k = pnstrdup(key, keylen);
+	char	   *k;
 	BatchKey   *e;
 	bool		found;
 
-	e = hash_search(b->keyslots, &k, HASH_ENTER, &found);
-	if (found)
-	{
-		pfree(k);
+	/* most keys were seen before: look up without copying */
+	e = hash_search(b->keyslots, &key, HASH_FIND, NULL);
+	if (e != NULL)
 		return e->slot;
-	}
+	k = pnstrdup(key, keylen);
+	e = hash_search(b->keyslots, &k, HASH_ENTER, &found);
 	if (b->nkeys == b->maxkeys)
 	{
 		b->maxkeys *= 2;
