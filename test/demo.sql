@@ -14,9 +14,10 @@ SELECT * FROM argo_query($$
      "charity_giving": 250120.5, "kids": ["Sally"]}
 $$);
 
-\echo '== They are stored in vertical tables (Argo/3: one per value type)'
-SELECT objid, keystr, valstr FROM argo_data.people_str ORDER BY objid, keystr;
-SELECT objid, keystr, valnum FROM argo_data.people_num ORDER BY objid, keystr;
+\echo '== They are stored in vertical tables (Argo/3: one per value type), keys as ids from the key dictionary'
+SELECT objid, keyid, valstr FROM argo_data.people_str ORDER BY objid, keyid;
+SELECT objid, keyid, valnum FROM argo_data.people_num ORDER BY objid, keyid;
+SELECT keyid, keystr FROM argo_data.people_keys ORDER BY keyid;
 
 \echo '== ... and rebuilt as jsonb inside the server'
 SELECT * FROM argo_query('SELECT * FROM people');
@@ -42,6 +43,9 @@ SELECT argo_load('numbers', $$SELECT jsonb_build_object('n', i, 'even', i % 2 = 
                                 FROM generate_series(1, 10000) i$$);
 SELECT * FROM argo_query('SELECT * FROM numbers WHERE n BETWEEN 4998 AND 5001 AND even = true');
 SELECT name, format, objects FROM argo_collections ORDER BY name;
+
+\echo '== What the collection holds: paths, types, objects'
+SELECT * FROM argo_keys('numbers');
 
 \echo '== The SQL Argo runs, and its plan'
 SELECT * FROM argo_explain('SELECT * FROM numbers WHERE n = $1', '77');
