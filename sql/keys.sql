@@ -25,3 +25,30 @@ SELECT * FROM argo_keys('k0');
 SELECT * FROM argo_keys('nope');
 SELECT * FROM argo_keys(NULL);
 SELECT argo_drop_collection('k0'), argo_drop_collection('k1'), argo_drop_collection('k3');
+
+-- argo_analyze: rows and distinct values per key and type, in the
+-- dictionary, the same on both formats
+SELECT argo_create_collection('s1', 'argo1');
+SELECT count(*) FROM (VALUES
+  ('{"v": 1, "w": "a", "t": [true, false, true]}'),
+  ('{"v": 1, "w": "b", "t": []}'),
+  ('{"v": "1", "w": null, "e": {}}'),
+  ('{"v": 2.5}')) v(doc),
+  LATERAL (SELECT argo_query('INSERT INTO s3 OBJECT $1', doc::jsonb)
+           UNION ALL SELECT argo_query('INSERT INTO s1 OBJECT $1', doc::jsonb)) i;
+SELECT argo_analyze('s3'), argo_analyze('s1');
+SELECT keystr, rows_str, distinct_str, rows_num, distinct_num, rows_bool,
+       distinct_bool, rows_null, analyzed_at IS NOT NULL AS analyzed
+  FROM argo_data.s3_keys ORDER BY keystr;
+SELECT count(*) AS formats_disagree FROM (
+  (SELECT keystr, rows_str, distinct_str, rows_num, distinct_num, rows_bool, distinct_bool, rows_null FROM argo_data.s3_keys
+   EXCEPT SELECT keystr, rows_str, distinct_str, rows_num, distinct_num, rows_bool, distinct_bool, rows_null FROM argo_data.s1_keys)
+  UNION ALL
+  (SELECT keystr, rows_str, distinct_str, rows_num, distinct_num, rows_bool, distinct_bool, rows_null FROM argo_data.s1_keys
+   EXCEPT SELECT keystr, rows_str, distinct_str, rows_num, distinct_num, rows_bool, distinct_bool, rows_null FROM argo_data.s3_keys)) d;
+-- a key no object has any more counts zero after the next analyze
+SELECT * FROM argo_query('DELETE FROM s3 WHERE EXISTS e');
+SELECT argo_analyze('s3');
+SELECT keystr, rows_str + rows_num + rows_bool + rows_null AS rows FROM argo_data.s3_keys WHERE keystr LIKE 'e%';
+SELECT argo_analyze('nope');
+SELECT argo_drop_collection('s1'), argo_drop_collection('s3');

@@ -39,7 +39,10 @@ BEGIN
       FROM pg_class WHERE oid = format('argo_data.%I', tables[1])::regclass;
 
     EXECUTE format('CREATE SEQUENCE %s AS integer', kseq);
-    EXECUTE format('CREATE TABLE %s (keyid integer PRIMARY KEY DEFAULT nextval(%L::regclass), keystr text COLLATE "C" NOT NULL UNIQUE)',
+    -- the statistics columns as catalog.c makes them (ARGO_KEY_STATS_COLUMNS)
+    EXECUTE format('CREATE TABLE %s (keyid integer PRIMARY KEY DEFAULT nextval(%L::regclass), keystr text COLLATE "C" NOT NULL UNIQUE, '
+                   'rows_str bigint, distinct_str bigint, rows_num bigint, distinct_num bigint, '
+                   'rows_bool bigint, distinct_bool bigint, rows_null bigint, analyzed_at timestamptz)',
                    keys, kseq);
     EXECUTE format('ALTER SEQUENCE %s OWNED BY %s.keyid', kseq, keys);
     EXECUTE format('CREATE TABLE %s (objid bigint PRIMARY KEY)', obj);
@@ -109,6 +112,15 @@ SET jit = off;
 
 COMMENT ON FUNCTION argo_keys(text) IS
 'A collection''s schema: each path (array positions as [*]), the JSON types there, in how many objects';
+
+CREATE FUNCTION argo_analyze(collection text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'argo_analyze_collection'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET jit = off;
+
+COMMENT ON FUNCTION argo_analyze(text) IS
+'Count rows and distinct values per key and type into the key dictionary; returns the keys counted';
 
 -- the listing counts and sizes the new tables too
 CREATE OR REPLACE VIEW argo_collections AS

@@ -254,6 +254,14 @@ extern ArgoFormat format_from_name(const char *fmt);
 
 /* ---------- the key dictionary (keydict.c) ---------- */
 
+/*
+ * Per-key statistics kept in the dictionary by argo_analyze: rows and
+ * distinct values per type, and rows holding null (or marking {} / []).
+ */
+#define ARGO_KEY_STATS_COLUMNS \
+	"rows_str bigint, distinct_str bigint, rows_num bigint, distinct_num bigint, " \
+	"rows_bool bigint, distinct_bool bigint, rows_null bigint, analyzed_at timestamptz"
+
 /* A key as the dictionary knows it, parsed once per backend. */
 typedef struct ArgoKey
 {

@@ -73,6 +73,15 @@ SET jit = off;
 COMMENT ON FUNCTION argo_keys(text) IS
 'A collection''s schema: each path (array positions as [*]), the JSON types there, in how many objects';
 
+CREATE FUNCTION argo_analyze(collection text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'argo_analyze_collection'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET jit = off;
+
+COMMENT ON FUNCTION argo_analyze(text) IS
+'Count rows and distinct values per key and type into the key dictionary; returns the keys counted';
+
 -- A collection exists when its sequence does; Argo/1 has a _data table.
 -- objects is NULL for a collection the caller may not read.
 CREATE VIEW argo_collections AS

@@ -214,7 +214,8 @@ collection_is_empty(ArgoCollection *c)
 
 /*
  * The key dictionary and the object directory.  An empty object {} has
- * its directory row and no other.
+ * its directory row and no other.  The dictionary's statistics columns
+ * are filled by argo_analyze (schema.c).
  */
 static void
 create_common_tables(ArgoCollection *c)
@@ -222,7 +223,8 @@ create_common_tables(ArgoCollection *c)
 	char	   *kseq = qualified(c->name, "kseq");
 
 	run_ddl(psprintf("CREATE SEQUENCE %s AS integer", kseq));
-	run_ddl(psprintf("CREATE TABLE %s (keyid integer PRIMARY KEY DEFAULT nextval('%s'::regclass), keystr text COLLATE \"C\" NOT NULL UNIQUE)",
+	run_ddl(psprintf("CREATE TABLE %s (keyid integer PRIMARY KEY DEFAULT nextval('%s'::regclass), keystr text COLLATE \"C\" NOT NULL UNIQUE, "
+					 ARGO_KEY_STATS_COLUMNS ")",
 					 c->keys_table, kseq));
 	run_ddl(psprintf("ALTER SEQUENCE %s OWNED BY %s.keyid", kseq, c->keys_table));
 	run_ddl(psprintf("CREATE TABLE %s (objid bigint PRIMARY KEY)", c->obj_table));

@@ -1,6 +1,10 @@
 /*
- * schema.c — argo_keys(collection): the collection's schema as the key
- * dictionary knows it.
+ * schema.c — what the key dictionary knows of a collection:
+ * argo_keys(collection), its schema, and argo_analyze(collection), which
+ * counts rows and distinct values per key and type into the dictionary
+ * (as ANALYZE does for a table, exactly and when asked: counting on
+ * every write would make all writers of a collection queue on the few
+ * rows of its common keys).
  *
  * Each path is written as in Argo/SQL, with array positions collapsed to
  * [*] ("kids[*].name"), so that a thousand-element array is one path.
@@ -22,6 +26,7 @@
 #include "argo.h"
 
 PG_FUNCTION_INFO_V1(argo_keys);
+PG_FUNCTION_INFO_V1(argo_analyze_collection);
 
 /* (key id, path, type) triples: type NULL means "the row's own type". */
 typedef struct KeyMap
@@ -218,4 +223,57 @@ argo_keys(PG_FUNCTION_ARGS)
 	}
 	SPI_finish();
 	return (Datum) 0;
+}
+
+/* Per key: rows and distinct values per type, and null rows, as s(keyid, …). */
+static void
+key_counts(StringInfo sql, ArgoCollection *c)
+{
+	if (c->format == ARGO_FORMAT_ARGO1)
+	{
+		appendStringInfo(sql,
+						 "SELECT keyid, count(valstr) AS rs, count(DISTINCT valstr) AS ds, count(valnum) AS rn, count(DISTINCT valnum) AS dn,"
+						 " count(valbool) AS rb, count(DISTINCT valbool) AS db, count(*) FILTER (WHERE num_nonnulls(valstr, valnum, valbool) = 0) AS z"
+						 " FROM %s GROUP BY keyid",
+						 c->data_table);
+		return;
+	}
+	appendStringInfo(sql,
+					 "SELECT keyid, sum(rs)::bigint AS rs, sum(ds)::bigint AS ds, sum(rn)::bigint AS rn, sum(dn)::bigint AS dn,"
+					 " sum(rb)::bigint AS rb, sum(db)::bigint AS db, sum(z)::bigint AS z FROM ("
+					 "SELECT keyid, count(*) AS rs, count(DISTINCT valstr) AS ds, 0 AS rn, 0 AS dn, 0 AS rb, 0 AS db, 0 AS z FROM %s GROUP BY keyid"
+					 " UNION ALL SELECT keyid, 0, 0, count(*), count(DISTINCT valnum), 0, 0, 0 FROM %s GROUP BY keyid"
+					 " UNION ALL SELECT keyid, 0, 0, 0, 0, count(valbool), count(DISTINCT valbool), count(*) - count(valbool) FROM %s GROUP BY keyid"
+					 ") u GROUP BY keyid",
+					 c->str_table, c->num_table, c->bool_table);
+}
+
+/* argo_analyze(collection text) RETURNS bigint: the keys counted */
+Datum
+argo_analyze_collection(PG_FUNCTION_ARGS)
+{
+	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
+	ArgoCollection *c;
+	StringInfoData sql;
+	int64		n;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	c = collection_lookup(name, false);
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, "WITH s AS (");
+	key_counts(&sql, c);
+	/* keys no row uses any more count zero */
+	appendStringInfo(&sql,
+					 ") UPDATE %s k SET rows_str = coalesce(s.rs, 0), distinct_str = coalesce(s.ds, 0),"
+					 " rows_num = coalesce(s.rn, 0), distinct_num = coalesce(s.dn, 0),"
+					 " rows_bool = coalesce(s.rb, 0), distinct_bool = coalesce(s.db, 0),"
+					 " rows_null = coalesce(s.z, 0), analyzed_at = now()"
+					 " FROM %s k2 LEFT JOIN s ON s.keyid = k2.keyid WHERE k.keyid = k2.keyid",
+					 c->keys_table, c->keys_table);
+	if (SPI_execute(sql.data, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "argo: could not count the keys of collection \"%s\"", name);
+	n = (int64) SPI_processed;
+	SPI_finish();
+	PG_RETURN_INT64(n);
 }
