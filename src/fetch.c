@@ -29,6 +29,7 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/bitmapset.h"
+#include "nodes/makefuncs.h"
 #include "parser/parse_relation.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -81,17 +82,18 @@ struct ObjFetch
 	TableScan	tables[3];
 };
 
+/* Lock, then look again (RangeVarGetRelid): a table dropped meanwhile is 42P01. */
 static Relation
 open_table(ArgoCollection *c, const char *suffix)
 {
-	Oid			relid = get_relname_relid(psprintf("%s_%s", c->name, suffix),
-										  get_namespace_oid(ARGO_SCHEMA, false));
+	RangeVar   *rv = makeRangeVar(ARGO_SCHEMA, psprintf("%s_%s", c->name, suffix), -1);
+	Oid			relid = RangeVarGetRelid(rv, AccessShareLock, true);
 
 	if (!OidIsValid(relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("collection \"%s\" does not exist", c->name)));
-	return table_open(relid, AccessShareLock);
+	return table_open(relid, NoLock);
 }
 
 /* SQL would check SELECT; a denial is SQL's error, 42501. */
@@ -140,10 +142,12 @@ static bool
 table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 {
 	AttrNumber	objatt = attnameAttNum(rel, "objid", false);
+	AttrNumber	keyatt = attnameAttNum(rel, "keyid", false);
 	Oid			index;
 
 	check_select(rel);
-	index = readable_directly(rel) && objatt > 0 ? objid_index(rel, objatt) : InvalidOid;
+	index = readable_directly(rel) && objatt > 0 && keyatt > 0 ?
+		objid_index(rel, objatt) : InvalidOid;
 	if (!OidIsValid(index))
 	{
 		table_close(rel, NoLock);
@@ -152,7 +156,7 @@ table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 	t->rel = rel;
 	t->kind = kind;
 	t->objatt = objatt;
-	t->keyatt = attnameAttNum(rel, "keyid", false);
+	t->keyatt = keyatt;
 	t->valatt[0] = attnameAttNum(rel, "valstr", false);
 	t->valatt[1] = attnameAttNum(rel, "valnum", false);
 	t->valatt[2] = attnameAttNum(rel, "valbool", false);

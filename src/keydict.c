@@ -33,6 +33,7 @@
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -270,13 +271,14 @@ keydict_of(ArgoCollection *c)
 	if (c->dict != NULL)
 		return c->dict;
 	register_callbacks();
-	relid = get_relname_relid(psprintf("%s_keys", c->name),
-							  get_namespace_oid(ARGO_SCHEMA, false));
+	/* lock, then look again: a dictionary dropped meanwhile is 42P01 */
+	relid = RangeVarGetRelid(makeRangeVar(ARGO_SCHEMA, psprintf("%s_keys", c->name), -1),
+							 AccessShareLock, true);
 	if (!OidIsValid(relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("collection \"%s\" does not exist", c->name)));
-	rel = table_open(relid, AccessShareLock);
+	rel = table_open(relid, NoLock);
 	check_read_access(rel);
 	d = hash_search(dicts, &relid, HASH_ENTER, &found);
 	if (!found || d->stale)
