@@ -358,7 +358,7 @@ extern void sql_projection_filter(SqlBuf *buf, ArgoCollection *c,
  * bulkinsert.c: rows for one table, by columns; a column missing from
  * cols is NULL in every row.
  */
-#define ARGO_MAX_BULK_COLS 3
+#define ARGO_MAX_BULK_COLS 5
 typedef struct ArgoRows
 {
 	int			n;

@@ -407,12 +407,63 @@ flush_column(RowBatch *b, int col, const int32 *keyids)
 	rows.cols[1] = ids;
 	rows.cols[2] = c->vals;
 	rows.nulls[2] = c->val_nulls;
-	if (coll->format == ARGO_FORMAT_ARGO1)
-		write_rows(coll->data_table, 5, &rows, types[col]);
-	else
-		write_rows(col == COL_STR ? coll->str_table :
-				   col == COL_NUM ? coll->num_table : coll->bool_table,
-				   3, &rows, types[col]);
+	write_rows(col == COL_STR ? coll->str_table :
+			   col == COL_NUM ? coll->num_table : coll->bool_table,
+			   3, &rows, types[col]);
+}
+
+/* The pending column whose next row has the least object id, or -1. */
+static int
+next_column(RowBatch *b, const int *at)
+{
+	int			best = -1;
+
+	for (int col = 0; col < NCOLS; col++)
+	{
+		PendingRows *c = &b->cols[col];
+
+		if (at[col] < c->n &&
+			(best < 0 || DatumGetInt64(c->objids[at[col]]) <
+			 DatumGetInt64(b->cols[best].objids[at[best]])))
+			best = col;
+	}
+	return best;
+}
+
+/*
+ * Argo/1's one table gets each object's rows together, whatever their
+ * types: the columns' rows are merged by object id (each column is in
+ * object order), so that reading an object back touches one or two heap
+ * pages rather than one per type.
+ */
+static void
+flush_argo1(RowBatch *b, const int32 *keyids)
+{
+	static const Oid types[5] = {INT8OID, INT4OID, TEXTOID, FLOAT8OID, BOOLOID};
+	int			n = b->cols[COL_STR].n + b->cols[COL_NUM].n + b->cols[COL_BOOL].n;
+	ArgoRows	rows = {n, 5, {"objid", "keyid", "valstr", "valnum", "valbool"}};
+	int			at[NCOLS] = {0};
+	int			col;
+
+	for (int i = 0; i < 5; i++)
+	{
+		rows.cols[i] = palloc(sizeof(Datum) * Max(n, 1));
+		rows.nulls[i] = i >= 2 ? palloc(sizeof(bool) * Max(n, 1)) : NULL;
+	}
+	for (int r = 0; (col = next_column(b, at)) >= 0; r++)
+	{
+		PendingRows *c = &b->cols[col];
+		int			i = at[col]++;
+
+		rows.cols[0][r] = c->objids[i];
+		rows.cols[1][r] = Int32GetDatum(keyids[c->key[i]]);
+		for (int v = 0; v < NCOLS; v++)
+		{
+			rows.cols[2 + v][r] = v == col ? c->vals[i] : (Datum) 0;
+			rows.nulls[2 + v][r] = v == col ? c->val_nulls[i] : true;
+		}
+	}
+	write_rows(b->coll->data_table, 5, &rows, types);
 }
 
 void
@@ -426,8 +477,11 @@ rowbatch_flush(RowBatch *b)
 	/* directory rows first: a duplicate id fails before any value row */
 	write_rows(b->coll->obj_table, 1, &dir, objid_type);
 	keydict_assign(b->coll, b->keys, b->nkeys, keyids);
-	for (int col = 0; col < NCOLS; col++)
-		flush_column(b, col, keyids);
+	if (b->coll->format == ARGO_FORMAT_ARGO1)
+		flush_argo1(b, keyids);
+	else
+		for (int col = 0; col < NCOLS; col++)
+			flush_column(b, col, keyids);
 	MemoryContextSwitchTo(old);
 	batch_reset(b);
 }
