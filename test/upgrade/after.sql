@@ -30,6 +30,13 @@ BEGIN
   IF argo_analyze('up3') = 0 OR argo_analyze('up1') = 0 THEN
     RAISE EXCEPTION 'argo_analyze found no keys in an upgraded collection';
   END IF;
+  IF argo_count('upempty') <> 0 THEN
+    RAISE EXCEPTION 'an empty collection is not empty after the upgrade';
+  END IF;
+  PERFORM argo_query('INSERT INTO upempty OBJECT {"first": [1, {}]}');
+  IF (SELECT x FROM argo_query('SELECT * FROM upempty') x) <> '{"first": [1, {}]}'::jsonb THEN
+    RAISE EXCEPTION 'an upgraded empty collection does not store objects';
+  END IF;
   PERFORM argo_query('DELETE FROM up3 WHERE EXISTS long');
   IF (SELECT argo_count('up3')) <> 10 THEN
     RAISE EXCEPTION 'DELETE from an upgraded collection is wrong';

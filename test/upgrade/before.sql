@@ -17,6 +17,8 @@ SELECT count(*) FROM odd_docs d,
 SELECT argo_create_collection('up1', 'argo1');
 SELECT count(*) FROM odd_docs d,
   LATERAL (SELECT argo_query('INSERT INTO up1 OBJECT $1', d.doc)) i;
+-- an empty one
+SELECT argo_create_collection('upempty', 'argo1');
 -- a collection someone was given read access to
 CREATE ROLE argo_up_reader;
 GRANT SELECT ON ALL TABLES IN SCHEMA argo_data TO argo_up_reader;
