@@ -11,7 +11,9 @@ PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 SUDO=${SUDO:-}
 DB=argo_upgrade
 
-if ! git cat-file -e "$RELEASE_0_1^{commit}" 2>/dev/null; then
+# the clone may belong to another user than the one running the suite
+GIT=(git -c safe.directory="$PWD")
+if ! "${GIT[@]}" cat-file -e "$RELEASE_0_1^{commit}" 2>/dev/null; then
 	echo "upgrade: 0 passed, 1 failed (release commit $RELEASE_0_1 not in this clone's history)"
 	exit 1
 fi
@@ -21,8 +23,11 @@ reinstall() {
 	rm -rf "$old"
 }
 trap reinstall EXIT
-git archive "$RELEASE_0_1" | tar -x -C "$old"
-make -s -C "$old" PG_CONFIG=$PG_CONFIG >/dev/null 2>&1
+"${GIT[@]}" archive "$RELEASE_0_1" | tar -x -C "$old"
+make -s -C "$old" PG_CONFIG=$PG_CONFIG >/dev/null 2>&1 || {
+	echo "upgrade: 0 passed, 1 failed (the 0.1 release does not build)"
+	exit 1
+}
 $SUDO make -s -C "$old" install PG_CONFIG=$PG_CONFIG >/dev/null
 # the 0.1 release has no upgrade script of ours: only its own files
 psql -X -q -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
