@@ -22,8 +22,33 @@ SELECT * FROM argo_keys('k3') WHERE path LIKE 'new%';
 SELECT argo_create_collection('k0');
 SELECT * FROM argo_keys('k0');
 -- errors
+\set VERBOSITY terse
 SELECT * FROM argo_keys('nope');
 SELECT * FROM argo_keys(NULL);
+SELECT * FROM argo_keys('bad name');
+SELECT argo_analyze(NULL);
+SELECT argo_analyze('bad name');
+-- reading needs SELECT on the dictionary, counting needs UPDATE on it
+CREATE ROLE argo_keys_reader;
+GRANT SELECT ON argo_data.k3_str, argo_data.k3_num, argo_data.k3_bool, argo_data.k3_obj TO argo_keys_reader;
+SET ROLE argo_keys_reader;
+SELECT * FROM argo_keys('k3');
+SELECT * FROM argo_query('SELECT * FROM k3');
+RESET ROLE;
+GRANT SELECT ON argo_data.k3_keys TO argo_keys_reader;
+SET ROLE argo_keys_reader;
+SELECT count(*) AS paths FROM argo_keys('k3');
+SELECT argo_analyze('k3');
+RESET ROLE;
+-- row-level security on the dictionary is refused, not bypassed
+ALTER TABLE argo_data.k3_keys ENABLE ROW LEVEL SECURITY;
+SET ROLE argo_keys_reader;
+SELECT * FROM argo_query('SELECT * FROM k3');
+RESET ROLE;
+ALTER TABLE argo_data.k3_keys DISABLE ROW LEVEL SECURITY;
+DROP OWNED BY argo_keys_reader;
+DROP ROLE argo_keys_reader;
+\set VERBOSITY default
 SELECT argo_drop_collection('k0'), argo_drop_collection('k1'), argo_drop_collection('k3');
 
 -- argo_analyze: rows and distinct values per key and type, in the

@@ -196,6 +196,8 @@ extern void keypath_append_index(StringInfo buf, int64 index);
 extern char *keypath_from_steps(List *steps);
 extern void keypath_check_length(int len);
 extern char *keypath_prefix_upper(const char *prefix);
+extern struct HTAB *keystr_hash_create(const char *name, Size entrysize,
+									   MemoryContext cxt);
 
 /* A parsed flattened key. */
 typedef enum KeySegKind

@@ -9,7 +9,6 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
-#include "common/hashfn.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/array.h"
@@ -68,34 +67,12 @@ struct RowBatch
 
 static const char *const col_name[NCOLS] = {"valstr", "valnum", "valbool"};
 
-static uint32
-batchkey_hash(const void *key, Size keysize)
-{
-	const char *s = *(const char *const *) key;
-
-	return hash_bytes((const unsigned char *) s, strlen(s));
-}
-
-static int
-batchkey_match(const void *a, const void *b, Size keysize)
-{
-	return strcmp(*(const char *const *) a, *(const char *const *) b);
-}
-
 static void
 batch_reset(RowBatch *b)
 {
-	HASHCTL		ctl;
-
 	MemoryContextReset(b->cxt);
 	memset(b->cols, 0, sizeof(b->cols));
-	ctl.keysize = sizeof(char *);
-	ctl.entrysize = sizeof(BatchKey);
-	ctl.hash = batchkey_hash;
-	ctl.match = batchkey_match;
-	ctl.hcxt = b->cxt;
-	b->keyslots = hash_create("argo batch keys", 256, &ctl,
-							  HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	b->keyslots = keystr_hash_create("argo batch keys", sizeof(BatchKey), b->cxt);
 	b->maxkeys = 256;
 	b->keys = MemoryContextAlloc(b->cxt, sizeof(char *) * b->maxkeys);
 	b->nkeys = 0;

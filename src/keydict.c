@@ -29,7 +29,6 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
-#include "common/hashfn.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
@@ -76,25 +75,9 @@ static bool callbacks_registered = false;
  */
 static List *retired = NIL;
 
-static uint32
-str_hash(const void *key, Size keysize)
-{
-	const char *s = *(const char *const *) key;
-
-	return hash_bytes((const unsigned char *) s, strlen(s));
-}
-
-static int
-str_match(const void *a, const void *b, Size keysize)
-{
-	return strcmp(*(const char *const *) a, *(const char *const *) b);
-}
-
 static void
 dict_reset(KeyDict *d)
 {
-	HASHCTL		ctl;
-
 	if (d->cxt)
 	{
 		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
@@ -104,13 +87,7 @@ dict_reset(KeyDict *d)
 	}
 	d->cxt = AllocSetContextCreate(CacheMemoryContext, "argo key dictionary",
 								   ALLOCSET_DEFAULT_SIZES);
-	ctl.keysize = sizeof(char *);
-	ctl.entrysize = sizeof(StrEntry);
-	ctl.hash = str_hash;
-	ctl.match = str_match;
-	ctl.hcxt = d->cxt;
-	d->by_str = hash_create("argo keys", 256, &ctl,
-							HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	d->by_str = keystr_hash_create("argo keys", sizeof(StrEntry), d->cxt);
 	d->nby_id = 256;
 	d->by_id = MemoryContextAllocZero(d->cxt, sizeof(ArgoKey *) * d->nby_id);
 	d->tentative = NIL;

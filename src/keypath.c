@@ -9,6 +9,7 @@
  */
 #include "postgres.h"
 
+#include "common/hashfn.h"
 #include "utils/builtins.h"
 
 #include "argo.h"
@@ -192,4 +193,36 @@ keyseg_cmp(const KeySeg *a, const KeySeg *b)
 		default:
 			return 0;
 	}
+}
+
+static uint32
+keystr_hash(const void *key, Size keysize)
+{
+	const char *s = *(const char *const *) key;
+
+	return hash_bytes((const unsigned char *) s, strlen(s));
+}
+
+static int
+keystr_match(const void *a, const void *b, Size keysize)
+{
+	return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/*
+ * A hash table keyed by a pointer to a flattened key (its first field,
+ * a const char *), hashing and comparing the strings, in cxt.
+ */
+HTAB *
+keystr_hash_create(const char *name, Size entrysize, MemoryContext cxt)
+{
+	HASHCTL		ctl;
+
+	ctl.keysize = sizeof(char *);
+	ctl.entrysize = entrysize;
+	ctl.hash = keystr_hash;
+	ctl.match = keystr_match;
+	ctl.hcxt = cxt;
+	return hash_create(name, 256, &ctl,
+					   HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
 }

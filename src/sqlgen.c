@@ -210,6 +210,22 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 		sqlbuf_replace(buf, "@KEYS@", keys.data);
 }
 
+/* The statement orders or limits its objects. */
+static bool
+select_is_ordered(ArgoStmt *s)
+{
+	return s->order_by || s->limit || s->offset;
+}
+
+/* m's objects, each once, in output order. */
+static const char *
+selected_in_order(ArgoStmt *s)
+{
+	return s->order_by ? "SELECT objid, ord FROM m ORDER BY ord" :
+		select_is_ordered(s) ? "SELECT objid FROM m ORDER BY objid" :
+		"SELECT DISTINCT objid FROM m ORDER BY objid";
+}
+
 /* "WITH m AS (…) ": the selected objects, limited and numbered if ordered. */
 static void
 emit_selected(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
@@ -217,7 +233,7 @@ emit_selected(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 	appendStringInfoString(&buf->sql, "WITH m AS MATERIALIZED (");
 	if (topn_applies(s))
 		topn_emit_ids(buf, c, s);
-	else if (s->order_by || s->limit || s->offset)
+	else if (select_is_ordered(s))
 		emit_ordered_ids(buf, c, s);
 	else
 		pred_emit_objids(buf, c, s->where);
@@ -241,9 +257,8 @@ sqlgen_select_rows(ArgoQuery *q)
 	ArgoStmt   *s = q->stmt;
 	ArgoCollection *c = linitial(q->colls);
 	SqlBuf	   *buf = sqlbuf_create();
-	bool		ordered = s->order_by || s->limit || s->offset;
 
-	if (!ordered && !s->where)
+	if (!select_is_ordered(s) && !s->where)
 	{
 		appendStringInfoString(&buf->sql,
 							   "SELECT r.objid, r.keyid, r.valstr, r.valnum, r.valbool FROM (");
@@ -254,9 +269,7 @@ sqlgen_select_rows(ArgoQuery *q)
 	emit_selected(buf, c, s);
 	appendStringInfo(&buf->sql,
 					 "SELECT r.objid, r.keyid, r.valstr, r.valnum, r.valbool FROM (%s) k CROSS JOIN LATERAL (",
-					 s->order_by ? "SELECT objid, ord FROM m ORDER BY ord" :
-					 ordered ? "SELECT objid FROM m ORDER BY objid" :
-					 "SELECT DISTINCT objid FROM m ORDER BY objid");
+					 selected_in_order(s));
 	emit_table_rows(buf, c, s, "objid = k.objid");
 	appendStringInfo(&buf->sql, " OFFSET 0) r ORDER BY %s",
 					 s->order_by ? "k.ord" : "k.objid");
@@ -275,19 +288,16 @@ sqlgen_select_ids(ArgoQuery *q)
 	ArgoStmt   *s = q->stmt;
 	ArgoCollection *c = linitial(q->colls);
 	SqlBuf	   *buf = sqlbuf_create();
-	bool		ordered = s->order_by || s->limit || s->offset;
 
-	if (!ordered && !s->where)
+	if (!select_is_ordered(s) && !s->where)
 	{
 		sql_all_objids(buf, c);
 		appendStringInfoString(&buf->sql, " ORDER BY objid");
 		return buf;
 	}
 	emit_selected(buf, c, s);
-	appendStringInfoString(&buf->sql,
-						   s->order_by ? "SELECT objid FROM m ORDER BY ord" :
-						   ordered ? "SELECT objid FROM m ORDER BY objid" :
-						   "SELECT DISTINCT objid FROM m ORDER BY objid");
+	/* the fetcher reads the first column; a second (ord) is ignored */
+	appendStringInfoString(&buf->sql, selected_in_order(s));
 	return buf;
 }
 

@@ -30,7 +30,6 @@ typedef struct RebuildReceiver
 {
 	DestReceiver pub;
 	Rebuilder  *rb;
-	ObjFetch   *fetch;			/* rows are object ids to fetch with it */
 	row_fn		take;			/* or rows go to this function */
 	void	   *arg;
 } RebuildReceiver;
@@ -65,12 +64,7 @@ receive_row(TupleTableSlot *slot, DestReceiver *self)
 		r->take(r->arg, slot->tts_values, slot->tts_isnull);
 		return true;
 	}
-	if (r->fetch)
-	{
-		objfetch_object(r->fetch, DatumGetInt64(slot->tts_values[0]), r->rb);
-		return true;
-	}
-	add_row_values(((RebuildReceiver *) self)->rb,
+	add_row_values(r->rb,
 				   TupleDescAttr(slot->tts_tupleDescriptor, 1)->atttypid,
 				   slot->tts_values, slot->tts_isnull);
 	return true;
@@ -79,11 +73,8 @@ receive_row(TupleTableSlot *slot, DestReceiver *self)
 static void
 receiver_startup(DestReceiver *self, int operation, TupleDesc desc)
 {
-	int			want = ((RebuildReceiver *) self)->fetch ? 1 : 5;
-
-	if (((RebuildReceiver *) self)->take == NULL && desc->natts != want)
-		elog(ERROR, "argo: a row query returned %d columns, not %d",
-			 desc->natts, want);
+	if (((RebuildReceiver *) self)->take == NULL && desc->natts != 5)
+		elog(ERROR, "argo: a row query returned %d columns, not 5", desc->natts);
 }
 
 static void
@@ -135,21 +126,6 @@ argo_rebuild_from_query(SqlBuf *buf, Rebuilder *rb)
 }
 
 /*
- * Run the read-only statement in ids, which yields object ids in output
- * order, and rebuild each object from the rows f fetches for it.
- */
-void
-argo_fetch_objects(SqlBuf *ids, ObjFetch *f, Rebuilder *rb)
-{
-	RebuildReceiver recv;
-
-	memset(&recv, 0, sizeof(recv));
-	recv.rb = rb;
-	recv.fetch = f;
-	run_into(ids, &recv);
-}
-
-/*
  * Run the read-only statement in buf, handing each row to take as it is
  * made (take must not run SPI).
  */
@@ -162,6 +138,33 @@ argo_stream_rows(SqlBuf *buf, row_fn take, void *arg)
 	recv.take = take;
 	recv.arg = arg;
 	run_into(buf, &recv);
+}
+
+typedef struct FetchTarget
+{
+	ObjFetch   *fetch;
+	Rebuilder  *rb;
+} FetchTarget;
+
+static void
+fetch_object(void *arg, Datum *values, bool *nulls)
+{
+	FetchTarget *t = arg;
+
+	objfetch_object(t->fetch, DatumGetInt64(values[0]), t->rb);
+}
+
+/*
+ * Run the read-only statement in ids, which yields object ids in output
+ * order, and rebuild each object from the rows f fetches for it.
+ */
+void
+argo_fetch_objects(SqlBuf *ids, ObjFetch *f, Rebuilder *rb)
+{
+	FetchTarget t = {f, rb};
+
+	argo_stream_rows(ids, fetch_object, &t);
+	rebuilder_finish(rb);
 }
 
 /* Feed every row of a cursor into the rebuilder. */
