@@ -9,6 +9,7 @@ OBJS = \
 	src/analyze.o \
 	src/catalog.o \
 	src/decompose.o \
+	src/errors.o \
 	src/execute.o \
 	src/fetch.o \
 	src/gram.o \

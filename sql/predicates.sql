@@ -59,6 +59,12 @@ SELECT pred, sel(pred) FROM (VALUES
   -- IN
   ('age IN (58, 38)'), ('age IN (58, ''old'')'), ('age NOT IN (58, 38)'),
   ('age NOT IN (58, ''old'')'), ('name IN (''Stan'')'),
+  ('age IN (58, 38, true, ''old'')'), ('flag IN (true, false)'),
+  ('name NOT IN (''Stan'', ''George'', 50)'), ('NOT age IN (58, 50)'),
+  ('age IN (50.5) OR age IN (38) OR age = 58'),
+  ('age != 58 AND age != 38 AND age <> 50'), ('age NOT IN (58) AND age != 38'),
+  ('NOT (age = 58 OR age = 38)'), ('age = 58 OR age = ''old'' OR name = ''Stan'''),
+  ('age = 58 OR name = ''Stan'' OR age = 38 OR name = ''George'''),
   -- ANY: direct elements of an array
   ('''a'' = ANY tags'), ('1 = ANY tags'), ('2 < ANY tags'),
   ('NOT ''a'' = ANY tags'), ('NOT 1 = ANY tags'), ('''a'' != ANY tags'),
@@ -73,6 +79,29 @@ SELECT pred, sel(pred) FROM (VALUES
   ('EXISTS tags AND NOT ''a'' = ANY tags'),
   ('(age > 40 OR age < 40) AND NOT (flag = false)')
 ) t(pred);
+
+-- long chains: the same answers whatever their length (a chain of more
+-- than 16 terms intersects by counting, not by INTERSECT)
+SELECT n, op, sel(chain) FROM (VALUES (3), (16), (17), (40)) t(n),
+  LATERAL (VALUES
+    ('AND', (SELECT string_agg(format('id <= %s', 10 + i), ' AND ') FROM generate_series(1, n) i)),
+    ('AND NOT', (SELECT string_agg(format('NOT id > %s', 5 + i), ' AND ') FROM generate_series(1, n) i)),
+    ('AND mixed', (SELECT string_agg(CASE i % 3 WHEN 0 THEN 'EXISTS tags' WHEN 1 THEN format('id >= %s', i % 4) ELSE '''a'' = ANY tags' END, ' AND ') FROM generate_series(1, n) i)),
+    ('OR', (SELECT string_agg(format('id > %s', 4 + i), ' OR ') FROM generate_series(1, n) i)),
+    ('NOT OR', 'NOT (' || (SELECT string_agg(format('age > %s', 40 + i), ' OR ') FROM generate_series(1, n) i) || ')'),
+    ('OR =', (SELECT string_agg(format('id = %s', i * 2), ' OR ') FROM generate_series(1, n) i)),
+    ('AND !=', (SELECT string_agg(format('id != %s', i * 2), ' AND ') FROM generate_series(1, n) i))
+  ) c(op, chain)
+ORDER BY op, n;
+
+-- IN lists of any length: one array per value type
+SELECT x FROM argo_query('SELECT id FROM p3 WHERE id IN (' ||
+  (SELECT string_agg(i::text, ', ') FROM generate_series(-100000, 2) i) || ')') x;
+SELECT x FROM argo_query('SELECT id FROM p1 WHERE name IN (' ||
+  (SELECT string_agg(format('''n%s''', i), ', ') FROM generate_series(1, 20000) i) || ', ''Stan'')') x;
+SELECT count(*) FROM argo_query('SELECT id FROM p3 WHERE id NOT IN (' ||
+  (SELECT string_agg(i::text, ', ') FROM generate_series(3, 50000) i) || ')') x;
+SELECT x FROM argo_query('SELECT id FROM p3 WHERE age IN ($1, $2, $3)', '38', '"old"', 'true') x;
 
 -- parameters stand for literals
 SELECT x FROM argo_query('SELECT id FROM p3 WHERE age = $1 OR name = $2',

@@ -39,8 +39,7 @@ argo_syntax_error(const char *query, int location, const char *fmt,...)
 	ereport(ERROR,
 			(errcode(ERRCODE_SYNTAX_ERROR),
 			 errmsg_internal("%s", msg),
-			 internalerrposition(pg_mbstrlen_with_len(query, location) + 1),
-			 internalerrquery(query)));
+			 argo_errquery(query, location)));
 }
 
 static void
@@ -51,8 +50,7 @@ semantic_error(AnalyzeState *as, int location, int sqlstate, const char *msg,
 			(errcode(sqlstate),
 			 errmsg_internal("%s", msg),
 			 hint ? errhint("%s", hint) : 0,
-			 internalerrposition(pg_mbstrlen_with_len(as->text, location) + 1),
-			 internalerrquery(as->text)));
+			 argo_errquery(as->text, location)));
 }
 
 static Jsonb *
@@ -63,8 +61,7 @@ param_value(AnalyzeState *as, int paramno, int location)
 				(errcode(ERRCODE_UNDEFINED_PARAMETER),
 				 errmsg("there is no parameter $%d", paramno < 0 ? 0 : paramno),
 				 errdetail("The statement was given %d parameter(s).", as->nparams),
-				 internalerrposition(pg_mbstrlen_with_len(as->text, location) + 1),
-				 internalerrquery(as->text)));
+				 argo_errquery(as->text, location)));
 	return as->params[paramno - 1];
 }
 
@@ -244,11 +241,20 @@ check_comparable(AnalyzeState *as, ArgoLiteral *lit)
 static void
 analyze_pred(AnalyzeState *as, ArgoPred *p)
 {
+	ListCell   *lc;
+
 	check_stack_depth();
 	if (p == NULL)
 		return;
 	analyze_pred(as, p->left);
-	analyze_pred(as, p->right);
+	foreach(lc, p->args)
+		analyze_pred(as, lfirst(lc));
+	foreach(lc, p->lits)
+	{
+		CHECK_FOR_INTERRUPTS();
+		bind_literal(as, lfirst(lc));
+		check_comparable(as, lfirst(lc));
+	}
 	bind_path(as, p->path);
 	bind_literal(as, p->lit);
 	bind_literal(as, p->lit2);

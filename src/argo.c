@@ -106,16 +106,45 @@ get_params(FunctionCallInfo fcinfo, int argno, int *nparams)
 	return params;
 }
 
+/* A statement and where its results go, run under bounded errors. */
+typedef struct Call
+{
+	char	   *query;
+	Jsonb	  **params;
+	int			nparams;
+	SrfOut	   *out;
+} Call;
+
+static void
+run_query(void *arg)
+{
+	Call	   *c = arg;
+
+	argo_execute(c->query, c->params, c->nparams, emit_jsonb, c->out);
+}
+
+static void
+run_explain(void *arg)
+{
+	Call	   *c = arg;
+	ListCell   *lc;
+
+	foreach(lc, argo_explain_query(c->query, c->params, c->nparams))
+		srf_put(c->out, CStringGetTextDatum(lfirst(lc)));
+}
+
 /* argo_query(query text, VARIADIC params jsonb[]) RETURNS SETOF jsonb */
 Datum
 argo_query(PG_FUNCTION_ARGS)
 {
-	char	   *query = argo_text_arg(fcinfo, 0, "query");
-	int			nparams;
-	Jsonb	  **params = get_params(fcinfo, 1, &nparams);
-	SrfOut		out = srf_begin(fcinfo, JSONBOID);
+	SrfOut		out;
+	Call		c;
 
-	argo_execute(query, params, nparams, emit_jsonb, &out);
+	c.query = argo_text_arg(fcinfo, 0, "query");
+	c.params = get_params(fcinfo, 1, &c.nparams);
+	out = srf_begin(fcinfo, JSONBOID);
+	c.out = &out;
+	argo_with_bounded_errors(run_query, &c);
 	return (Datum) 0;
 }
 
@@ -123,14 +152,14 @@ argo_query(PG_FUNCTION_ARGS)
 Datum
 argo_explain(PG_FUNCTION_ARGS)
 {
-	char	   *query = argo_text_arg(fcinfo, 0, "query");
-	int			nparams;
-	Jsonb	  **params = get_params(fcinfo, 1, &nparams);
-	SrfOut		out = srf_begin(fcinfo, TEXTOID);
-	ListCell   *lc;
+	SrfOut		out;
+	Call		c;
 
-	foreach(lc, argo_explain_query(query, params, nparams))
-		srf_put(&out, CStringGetTextDatum(lfirst(lc)));
+	c.query = argo_text_arg(fcinfo, 0, "query");
+	c.params = get_params(fcinfo, 1, &c.nparams);
+	out = srf_begin(fcinfo, TEXTOID);
+	c.out = &out;
+	argo_with_bounded_errors(run_explain, &c);
 	return (Datum) 0;
 }
 

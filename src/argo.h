@@ -78,13 +78,14 @@ typedef enum ArgoCmpOp
 
 typedef enum ArgoPredKind
 {
-	APRED_AND,
+	APRED_AND,					/* args: two or more, flattened */
 	APRED_OR,
-	APRED_NOT,
+	APRED_NOT,					/* left */
 	APRED_CMP,					/* path op lit */
 	APRED_LIKE,					/* path LIKE lit */
 	APRED_BETWEEN,				/* path BETWEEN lit AND lit2 */
 	APRED_ANY,					/* lit op ANY path */
+	APRED_IN,					/* path IN (lits) */
 	APRED_EXISTS,				/* EXISTS path */
 	APRED_ISNULL,				/* path IS NULL */
 	APRED_ISNOTNULL				/* path IS NOT NULL */
@@ -93,13 +94,17 @@ typedef enum ArgoPredKind
 typedef struct ArgoPred
 {
 	ArgoPredKind kind;
-	struct ArgoPred *left;		/* AND, OR, NOT */
-	struct ArgoPred *right;		/* AND, OR */
+	struct ArgoPred *left;		/* NOT */
+	List	   *args;			/* AND, OR: of ArgoPred *, none of the same kind */
 	ArgoPath   *path;
 	ArgoCmpOp	op;
 	ArgoLiteral *lit;
 	ArgoLiteral *lit2;
+	List	   *lits;			/* IN: of ArgoLiteral * */
 } ArgoPred;
+
+/* A AND B (or OR): one n-ary node, however long the chain. */
+extern ArgoPred *pred_combine(ArgoPredKind kind, ArgoPred *a, ArgoPred *b);
 
 typedef enum ArgoAggKind
 {
@@ -183,6 +188,10 @@ extern ArgoStmt *argo_parse(const char *query);
 /* Raise a 42601 syntax error pointing into the Argo/SQL text. */
 extern void argo_syntax_error(const char *query, int location,
 							  const char *fmt,...) pg_attribute_printf(3, 4);
+
+/* errors.c: errors that quote a bounded excerpt of long statements */
+extern int	argo_errquery(const char *query, int location);
+extern void argo_with_bounded_errors(void (*fn) (void *), void *arg);
 
 /* ---------- keys (keypath.c) ---------- */
 

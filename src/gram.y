@@ -344,8 +344,8 @@ unset_item:
 	;
 
 pred:
-	pred AND pred				{ $$ = make_pred(APRED_AND, $1, $3); }
-	| pred OR pred				{ $$ = make_pred(APRED_OR, $1, $3); }
+	pred AND pred				{ $$ = pred_combine(APRED_AND, $1, $3); }
+	| pred OR pred				{ $$ = pred_combine(APRED_OR, $1, $3); }
 	| NOT pred					{ $$ = make_pred(APRED_NOT, $2, NULL); }
 	| '(' pred ')'				{ $$ = $2; }
 	| leaf						{ $$ = $1; }
@@ -504,8 +504,7 @@ make_param(ArgoParseState *ps, const char *digits, int location)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_PARAMETER),
 				 errmsg("there is no parameter $%s", digits),
-				 internalerrposition(pg_mbstrlen_with_len(ps->scan.query, location) + 1),
-				 internalerrquery(ps->scan.query)));
+				 argo_errquery(ps->scan.query, location)));
 	lit->paramno = atoi(digits);
 	if (lit->paramno == 0)
 		lit->paramno = -1;
@@ -550,9 +549,9 @@ make_pred(ArgoPredKind kind, ArgoPred *l, ArgoPred *r)
 {
 	ArgoPred   *p = palloc0(sizeof(ArgoPred));
 
+	Assert(r == NULL);
 	p->kind = kind;
 	p->left = l;
-	p->right = r;
 	return p;
 }
 
@@ -569,20 +568,17 @@ make_leaf(ArgoPredKind kind, ArgoPath *path, ArgoCmpOp op,
 	return p;
 }
 
-/* p IN (a, b, …) is p = a OR p = b OR … */
+/*
+ * p IN (a, b, …) means p = a OR p = b OR …, kept as one node: a list of
+ * any length becomes one array comparison per value type.
+ */
 static ArgoPred *
 make_in(ArgoPath *path, List *lits)
 {
-	ArgoPred   *result = NULL;
-	ListCell   *lc;
+	ArgoPred   *p = make_leaf(APRED_IN, path, ACMP_EQ, NULL, NULL);
 
-	foreach(lc, lits)
-	{
-		ArgoPred   *eq = make_leaf(APRED_CMP, path, ACMP_EQ, lfirst(lc), NULL);
-
-		result = result ? make_pred(APRED_OR, result, eq) : eq;
-	}
-	return result;
+	p->lits = lits;
+	return p;
 }
 
 static ArgoTarget *

@@ -39,24 +39,15 @@ coll_of(JoinCtx *jc, int source)
 static uint32
 pred_sources(ArgoPred *p)
 {
+	uint32		srcs;
+	ListCell   *lc;
+
 	if (p == NULL)
 		return 0;
-	return pred_sources(p->left) | pred_sources(p->right) |
-		(p->path ? (uint32) 1 << p->path->source : 0);
-}
-
-static ArgoPred *
-make_and(ArgoPred *l, ArgoPred *r)
-{
-	ArgoPred   *p;
-
-	if (l == NULL)
-		return r;
-	p = palloc0(sizeof(ArgoPred));
-	p->kind = APRED_AND;
-	p->left = l;
-	p->right = r;
-	return p;
+	srcs = pred_sources(p->left) | (p->path ? (uint32) 1 << p->path->source : 0);
+	foreach(lc, p->args)
+		srcs |= pred_sources(lfirst(lc));
+	return srcs;
 }
 
 /* Split WHERE's top-level AND into per-source filters and the rest. */
@@ -69,8 +60,10 @@ split_where(JoinCtx *jc, ArgoPred *p)
 		return;
 	if (p->kind == APRED_AND)
 	{
-		split_where(jc, p->left);
-		split_where(jc, p->right);
+		ListCell   *lc;
+
+		foreach(lc, p->args)
+			split_where(jc, lfirst(lc));
 		return;
 	}
 	srcs = pred_sources(p);
@@ -79,7 +72,7 @@ split_where(JoinCtx *jc, ArgoPred *p)
 		int			k = srcs ? pg_rightmost_one_pos32(srcs) : 0;
 		ListCell   *cell = list_nth_cell(jc->filters, k);
 
-		lfirst(cell) = make_and(lfirst(cell), p);
+		lfirst(cell) = pred_combine(APRED_AND, lfirst(cell), p);
 	}
 	else
 		jc->residual = lappend(jc->residual, p);
@@ -141,11 +134,19 @@ emit_tuple_truth(JoinCtx *jc, ArgoPred *p)
 	{
 		case APRED_AND:
 		case APRED_OR:
-			appendStringInfoChar(sql, '(');
-			emit_tuple_truth(jc, p->left);
-			appendStringInfoString(sql, p->kind == APRED_AND ? " AND " : " OR ");
-			emit_tuple_truth(jc, p->right);
-			appendStringInfoChar(sql, ')');
+			{
+				ListCell   *lc;
+
+				/* SQL's AND and OR are n-ary: a flat list, not a nesting */
+				appendStringInfoChar(sql, '(');
+				foreach(lc, p->args)
+				{
+					if (foreach_current_index(lc) > 0)
+						appendStringInfoString(sql, p->kind == APRED_AND ? " AND " : " OR ");
+					emit_tuple_truth(jc, lfirst(lc));
+				}
+				appendStringInfoChar(sql, ')');
+			}
 			break;
 		case APRED_NOT:
 			appendStringInfoString(sql, "(NOT ");
