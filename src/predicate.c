@@ -379,32 +379,131 @@ emit_chain(SqlBuf *buf, ArgoCollection *c, List *args, int from, int to,
 }
 
 /*
- * The objects in every one of many sets: those found in as many distinct
- * sets as there are.  PostgreSQL plans n INTERSECTs as n hashed set
- * operations (8 s for 10,000), but a UNION ALL as one append.
+ * Many comparisons of one kind (value type and operator) as data: the
+ * terms' keys, literals and positions in three arrays, joined with the
+ * typed table; one index probe per term, yielding (objid, term).
  */
 static void
-emit_counted_intersection(SqlBuf *buf, ArgoCollection *c, List *args,
-						  bool truth)
+emit_comparison_batch(SqlBuf *buf, ArgoCollection *c, List *terms,
+					  List *positions, ArgoLitType t, ArgoCmpOp op)
 {
+	static const char *const prefix_op[] = {"=", NULL, "<=", "<=", ">=", ">="};
+	static const Oid elem_types[] = {TEXTOID, FLOAT8OID, BOOLOID};
+	int			n = list_length(terms);
+	int			ti = t == ALIT_STRING ? 0 : t == ALIT_NUMBER ? 1 : 2;
+	Datum	   *keys = palloc(sizeof(Datum) * n);
+	Datum	   *vals = palloc(sizeof(Datum) * n);
+	Datum	   *pos = palloc(sizeof(Datum) * n);
+	KeyDict    *d = keydict_of(c);
+	int16		typlen;
+	bool		byval;
+	char		align;
+	ListCell   *lc;
+	int			kp,
+				vp,
+				pp;
+
+	foreach(lc, terms)
+	{
+		ArgoPred   *p = lfirst(lc);
+		int			i = foreach_current_index(lc);
+
+		keys[i] = Int32GetDatum(keydict_find(d, p->path->keystr));
+		vals[i] = t == ALIT_STRING ? CStringGetTextDatum(p->lit->str) :
+			t == ALIT_NUMBER ? Float8GetDatum(p->lit->num) : BoolGetDatum(p->lit->b);
+		pos[i] = Int32GetDatum(list_nth_int(positions, i));
+	}
+	get_typlenbyvalalign(elem_types[ti], &typlen, &byval, &align);
+	kp = sqlbuf_param(buf, INT4ARRAYOID,
+					  PointerGetDatum(construct_array(keys, n, INT4OID, 4, true, TYPALIGN_INT)));
+	vp = sqlbuf_param(buf, get_array_type(elem_types[ti]),
+					  PointerGetDatum(construct_array(vals, n, elem_types[ti], typlen, byval, align)));
+	pp = sqlbuf_param(buf, INT4ARRAYOID,
+					  PointerGetDatum(construct_array(pos, n, INT4OID, 4, true, TYPALIGN_INT)));
+	appendStringInfo(&buf->sql,
+					 "SELECT x.objid, t.term FROM unnest($%d, $%d, $%d) AS t(k, v, term) JOIN %s x ON x.keyid = t.k AND ",
+					 kp, vp, pp, typed_table(c, t));
+	if (t == ALIT_STRING && op != ACMP_NE)
+		appendStringInfo(&buf->sql, "left(x.valstr, %d) %s left(t.v, %d) AND ",
+						 ARGO_STR_PREFIX_CHARS, prefix_op[op], ARGO_STR_PREFIX_CHARS);
+	appendStringInfo(&buf->sql, "x.%s %s t.v", value_column(t), cmp_sql[op]);
+}
+
+/*
+ * Start the next branch of a UNION ALL: runs of BRANCH_RUN branches are
+ * parenthesized, as PostgreSQL's parser recurses once per branch of a
+ * flat run (and plans nested runs ten times slower, so only past this).
+ */
+#define BRANCH_RUN 1000
+
+static void
+next_branch(SqlBuf *buf, int *nbranches)
+{
+	if (*nbranches == 0)
+		appendStringInfoChar(&buf->sql, '(');
+	else if (*nbranches % BRANCH_RUN == 0)
+		appendStringInfoString(&buf->sql, ") UNION ALL (");
+	else
+		appendStringInfoString(&buf->sql, " UNION ALL ");
+	(*nbranches)++;
+}
+
+/*
+ * A long chain as one query, its comparisons batched by kind and every
+ * other term a branch of one flat UNION ALL, each row tagged with its
+ * term: OR keeps every object found, AND those found by all terms.  A
+ * chain of 10,000 INTERSECTs takes PostgreSQL 8 s to plan; 10,000
+ * comparisons this way take 0.05 s.
+ */
+static void
+emit_long_chain(SqlBuf *buf, ArgoCollection *c, List *args, bool intersect,
+				bool truth)
+{
+	List	   *batch[3][6] = {{0}};
+	List	   *positions[3][6] = {{0}};
+	int			nbranches = 0;
 	ListCell   *lc;
 
 	appendStringInfoString(&buf->sql, "SELECT objid FROM (");
 	foreach(lc, args)
 	{
+		ArgoPred   *a = lfirst(lc);
 		int			i = foreach_current_index(lc);
 
-		appendStringInfo(&buf->sql, "%sSELECT objid, %d AS term FROM (",
-						 i > 0 ? " UNION ALL " : "", i);
-		emit_set(buf, c, lfirst(lc), truth);
+		CHECK_FOR_INTERRUPTS();
+		if (a->kind == APRED_CMP)
+		{
+			int			t = a->lit->type == ALIT_STRING ? 0 : a->lit->type == ALIT_NUMBER ? 1 : 2;
+			ArgoCmpOp	op = truth ? a->op : negate_op(a->op);
+
+			batch[t][op] = lappend(batch[t][op], a);
+			positions[t][op] = lappend_int(positions[t][op], i);
+			continue;
+		}
+		next_branch(buf, &nbranches);
+		appendStringInfo(&buf->sql, "SELECT objid, %d AS term FROM (", i);
+		emit_set(buf, c, a, truth);
 		appendStringInfo(&buf->sql, ") t%d", i);
 	}
-	appendStringInfo(&buf->sql, ") terms GROUP BY objid HAVING count(DISTINCT term) = %d",
-					 list_length(args));
+	for (int t = 0; t < 3; t++)
+		for (int op = 0; op < 6; op++)
+		{
+			static const ArgoLitType types[] = {ALIT_STRING, ALIT_NUMBER, ALIT_BOOL};
+
+			if (batch[t][op] == NIL)
+				continue;
+			next_branch(buf, &nbranches);
+			emit_comparison_batch(buf, c, batch[t][op], positions[t][op],
+								  types[t], (ArgoCmpOp) op);
+		}
+	appendStringInfoString(&buf->sql, ")) terms GROUP BY objid");
+	if (intersect)
+		appendStringInfo(&buf->sql, " HAVING count(DISTINCT term) = %d",
+						 list_length(args));
 }
 
-/* Chains longer than this intersect by counting. */
-#define ARGO_MAX_INTERSECT 16
+/* Chains longer than this are planned as one query (emit_long_chain). */
+#define ARGO_LONG_CHAIN 16
 
 static void
 emit_binary(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
@@ -413,8 +512,8 @@ emit_binary(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 	bool		intersect = (p->kind == APRED_AND) == truth;
 	List	   *args = pred_group_in(p);
 
-	if (intersect && list_length(args) > ARGO_MAX_INTERSECT)
-		emit_counted_intersection(buf, c, args, truth);
+	if (list_length(args) > ARGO_LONG_CHAIN)
+		emit_long_chain(buf, c, args, intersect, truth);
 	else
 		emit_chain(buf, c, args, 0, list_length(args),
 				   intersect ? "INTERSECT" : "UNION", truth);

@@ -141,6 +141,40 @@ def fixed_cases():
     ]
 
 
+def full_size_cases():
+    """Statements a document store takes in its stride: each must succeed
+    (within the session's statement_timeout)."""
+    nums = ", ".join(str(i) for i in range(-100000, 0))
+    strs = ", ".join("'s%d'" % i for i in range(100000))
+    return [
+        ("SELECT * FROM fz WHERE a IN (" + nums + ")", []),
+        ("SELECT * FROM fz WHERE b.c IN (" + strs + ")", []),
+        ("SELECT * FROM fz WHERE a NOT IN (" + nums + ", " + strs + ")", []),
+        ("DELETE FROM fz WHERE a IN (" + nums + ")", []),
+        ("SELECT * FROM fz WHERE a IN (" + ", ".join("$%d" % i for i in range(1, 1001)) + ")",
+         [str(i) for i in range(1000)]),
+        ("SELECT * FROM fz WHERE " + " AND ".join("a != %d" % i for i in range(10000)), []),
+        ("SELECT * FROM fz WHERE " + " AND ".join("k%d != -1" % i for i in range(10000)), []),
+        ("SELECT * FROM fz WHERE " + " OR ".join("k%d = %d" % (i, i) for i in range(10000)), []),
+        ("SELECT * FROM fz WHERE NOT (" + " OR ".join("a = %d" % i for i in range(10000)) + ")", []),
+        ("SELECT " + ", ".join("k%d" % i for i in range(20000)) + ", a FROM fz WHERE a < 10", []),
+    ]
+
+
+def error_size(conn, query):
+    """Bytes an error quotes (message, context, statement), or None if no error."""
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT count(*) FROM argo_query(%s)", (query,), prepare=False)
+        conn.commit()
+        return None
+    except psycopg.DatabaseError as e:
+        conn.rollback()
+        d = e.diag
+        return sum(len(x or "") for x in (d.message_primary, d.message_detail,
+                                           d.context, d.internal_query))
+
+
 # Invalid UTF-8 in a parameter, sent as raw bytes: must be refused, cleanly.
 INVALID_UTF8 = (b"SELECT count(*) FROM argo_query('SELECT * FROM fz WHERE a = $1', "
                 b"convert_from('\\x22ff22'::bytea, 'UTF8')::jsonb)")
@@ -186,6 +220,21 @@ def main():
         states[state or "ok"] = states.get(state or "ok", 0) + 1
         if state in BAD_STATES:
             failures.append((state, query[:200]))
+    for query, params in full_size_cases():
+        n += 1
+        state = run_one(conn, query, params)
+        states[state or "ok"] = states.get(state or "ok", 0) + 1
+        if state is not None:
+            failures.append((state, "full size: " + query[:200]))
+    # an error in a long statement quotes a few kB of it, not all of it
+    in_list = "a IN (" + ", ".join(str(i) for i in range(10000)) + ")"
+    for query in ["SELECT * FROM fz WHERE " + in_list + " AND b.c LIKE 5 AND " + in_list,
+                  "SELECT * FROM fz WHERE " + in_list + " AND",
+                  "SELECT * FROM fz WHERE " + in_list + " AND $7 = a"]:
+        n += 1
+        size = error_size(conn, query)
+        if size is None or size > 4096:
+            failures.append(("error size %s" % size, query[:200]))
     n += 1
     state = run_one(conn, None, None, raw=INVALID_UTF8)
     if state in BAD_STATES or state is None:
