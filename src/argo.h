@@ -428,6 +428,7 @@ typedef void (*result_emit) (void *arg, Jsonb *value);
 extern void run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg);
 extern void run_join(ArgoQuery *q, result_emit emit, void *arg);
 extern int64 run_update(ArgoQuery *q);
+extern SqlBuf *sqlgen_update_rows(ArgoQuery *q);
 
 /* fetch.c: objects' rows straight from the heap */
 typedef struct ObjFetch ObjFetch;

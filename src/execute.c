@@ -266,10 +266,17 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 		buf = sqlgen_select_rows(q);
 	else if (stmt->kind == ASTMT_DELETE)
 		buf = sqlgen_delete(q);
+	else if (stmt->kind == ASTMT_UPDATE)
+	{
+		out = add_line(out, cxt,
+					   "-- rows of the objects to change, read after taking the collection's update lock; each object is rebuilt, changed, and its rows replaced");
+		buf = sqlgen_update_rows(q);
+	}
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("argo_explain explains SELECT and DELETE statements")));
+				 errmsg("argo_explain explains SELECT, UPDATE and DELETE statements"),
+				 errhint("An INSERT runs no query: it writes the objects' rows.")));
 	out = add_line(out, cxt, buf->sql.data);
 	out = describe_params(out, cxt, buf);
 	rc = SPI_execute_with_args(psprintf("EXPLAIN %s", buf->sql.data),

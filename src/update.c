@@ -188,8 +188,8 @@ take_object(void *arg, int64 objid, Jsonb *obj)
 }
 
 /* Rows of the objects WHERE selects, read after the lock was taken. */
-static SqlBuf *
-rows_to_update(ArgoQuery *q)
+SqlBuf *
+sqlgen_update_rows(ArgoQuery *q)
 {
 	ArgoQuery	sel = *q;
 	ArgoStmt	s = *q->stmt;
@@ -205,7 +205,7 @@ int64
 run_update(ArgoQuery *q)
 {
 	Updater		u = {q, linitial(q->colls)};
-	SqlBuf	   *buf = rows_to_update(q);
+	SqlBuf	   *buf = sqlgen_update_rows(q);
 	Portal		portal;
 
 	collection_lock_for_update(u.coll);
