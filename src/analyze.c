@@ -408,7 +408,9 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 		ArgoSource *src = lfirst(lc);
 
 		q->colls = lappend(q->colls,
-						   collection_lookup(src->coll, stmt->kind == ASTMT_INSERT));
+						   collection_lookup(src->coll, stmt->kind == ASTMT_INSERT,
+											 stmt->kind == ASTMT_SELECT ?
+											 AccessShareLock : RowExclusiveLock));
 	}
 	return q;
 }

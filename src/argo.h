@@ -252,7 +252,8 @@ typedef struct ArgoCollection
 } ArgoCollection;
 
 extern void collection_check_name(const char *name);
-extern ArgoCollection *collection_lookup(const char *name, bool missing_ok);
+extern ArgoCollection *collection_lookup(const char *name, bool missing_ok,
+										 int lockmode);
 extern ArgoCollection *collection_create(const char *name, ArgoFormat format,
 										 bool if_not_exists);
 extern ArgoCollection *collection_open_for_insert(const char *name);

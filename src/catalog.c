@@ -18,6 +18,7 @@
 #include "common/hashfn.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -109,17 +110,58 @@ make_collection(const char *name, ArgoFormat format)
 }
 
 /* The collection, or NULL (missing_ok) / 42P01 when there is none. */
+/* A collection's tables, in the order collection_drop drops them. */
+static const char *const argo3_tables[] = {"str", "num", "bool", "keys", "obj"};
+static const char *const argo1_tables[] = {"data", "keys", "obj"};
+
+/*
+ * Lock the collection's tables in drop order, looking each up again
+ * after its lock is granted (RangeVarGetRelid); false when one is gone:
+ * dropped while this statement waited for it.  The same order as a drop
+ * means a statement and a drop never deadlock: one waits for the other.
+ */
+static bool
+lock_tables(ArgoCollection *c, LOCKMODE lockmode)
+{
+	bool		argo1 = c->format == ARGO_FORMAT_ARGO1;
+	const char *const *suffixes = argo1 ? argo1_tables : argo3_tables;
+	int			n = argo1 ? lengthof(argo1_tables) : lengthof(argo3_tables);
+
+	for (int i = 0; i < n; i++)
+	{
+		RangeVar   *rv = makeRangeVar(ARGO_SCHEMA, table_name(c->name, suffixes[i]), -1);
+
+		if (!OidIsValid(RangeVarGetRelid(rv, lockmode, true)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The collection called name, its tables locked in lockmode until the
+ * transaction ends (NoLock: the caller locks them), as PostgreSQL does
+ * for the tables a statement names: a concurrent drop then waits for
+ * this statement, or this statement for the drop and then finds the
+ * collection gone (or re-created, perhaps in the other format).
+ */
 ArgoCollection *
-collection_lookup(const char *name, bool missing_ok)
+collection_lookup(const char *name, bool missing_ok, LOCKMODE lockmode)
 {
 	Oid			nsp;
 
 	collection_check_name(name);
 	nsp = storage_namespace();
-	if (relation_exists(nsp, name, "seq"))
-		return make_collection(name,
-							   relation_exists(nsp, name, "data") ?
-							   ARGO_FORMAT_ARGO1 : ARGO_FORMAT_ARGO3);
+	for (int attempt = 0; attempt < 3; attempt++)
+	{
+		ArgoCollection *c;
+
+		if (!relation_exists(nsp, name, "seq"))
+			break;
+		c = make_collection(name, relation_exists(nsp, name, "data") ?
+							ARGO_FORMAT_ARGO1 : ARGO_FORMAT_ARGO3);
+		if (lockmode == NoLock || lock_tables(c, lockmode))
+			return c;
+	}
 	if (!missing_ok)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
@@ -270,7 +312,7 @@ collection_create(const char *name, ArgoFormat format, bool if_not_exists)
 
 	collection_check_name(name);
 	lock_collection_name(name);
-	c = collection_lookup(name, true);
+	c = collection_lookup(name, true, RowExclusiveLock);
 	if (c != NULL)
 	{
 		if (if_not_exists)
@@ -294,7 +336,7 @@ collection_create(const char *name, ArgoFormat format, bool if_not_exists)
 ArgoCollection *
 collection_open_for_insert(const char *name)
 {
-	ArgoCollection *c = collection_lookup(name, true);
+	ArgoCollection *c = collection_lookup(name, true, RowExclusiveLock);
 
 	if (c == NULL)
 		c = collection_create(name, ARGO_FORMAT_ARGO3, true);
@@ -307,7 +349,8 @@ collection_drop(const char *name, bool missing_ok)
 	ArgoCollection *c;
 
 	lock_collection_name(name);
-	c = collection_lookup(name, missing_ok);
+	/* DROP TABLE takes its own locks, in the same order */
+	c = collection_lookup(name, missing_ok, NoLock);
 	if (c == NULL)
 		return;
 	if (c->format == ARGO_FORMAT_ARGO3)

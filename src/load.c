@@ -236,7 +236,7 @@ argo_count(PG_FUNCTION_ARGS)
 		elog(ERROR, "argo: SPI_connect failed");
 	/* the directory's primary key: an index-only scan */
 	appendStringInfoString(&buf->sql, "SELECT count(*) FROM (");
-	sql_all_objids(buf, collection_lookup(coll, false));
+	sql_all_objids(buf, collection_lookup(coll, false, AccessShareLock));
 	appendStringInfoString(&buf->sql, ") o");
 	if (SPI_execute(buf->sql.data, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "argo: counting objects failed");

@@ -203,7 +203,7 @@ argo_keys(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
-	c = collection_lookup(name, false);
+	c = collection_lookup(name, false, AccessShareLock);
 	m = map_dictionary(c);
 	if (m->n > 0)
 	{
@@ -259,7 +259,7 @@ argo_analyze_collection(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
-	c = collection_lookup(name, false);
+	c = collection_lookup(name, false, RowExclusiveLock);
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "WITH s AS (");
 	key_counts(&sql, c);

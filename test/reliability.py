@@ -8,6 +8,9 @@
    committed before (no partial objects), and Argo still works.
 3. Memory: a SELECT of every object with work_mem = 64kB completes (results
    spill to the tuplestore's temporary file) and returns them all.
+4. Concurrent drop: sessions inserting, selecting, updating, deleting and
+   counting while another drops and re-creates the collection in a loop
+   get results or 42P01 / 42P07, never an internal error or a deadlock.
 
 Needs to be able to signal the server's processes (run as the cluster's
 owner or root).  Bounded: about a minute.
@@ -128,6 +131,41 @@ def memory_case(admin):
     conn.close()
 
 
+def drop_case(seconds=6):
+    """Every statement kind against a collection dropped and re-created in a loop."""
+    stop = time.monotonic() + seconds
+    seen = {}
+    statements = {
+        "insert": "SELECT count(*) FROM argo_query('INSERT INTO dz OBJECT $1', jsonb_build_object('a', 1))",
+        "select": "SELECT count(*) FROM argo_query('SELECT * FROM dz WHERE a > 0')",
+        "update": "SELECT count(*) FROM argo_query('UPDATE dz SET c = 1 WHERE a > 0')",
+        "delete": "SELECT count(*) FROM argo_query('DELETE FROM dz WHERE a < 0')",
+        "count": "SELECT argo_count('dz')",
+        "drop": "SELECT argo_drop_collection('dz', true), argo_create_collection('dz', 'argo1')",
+    }
+
+    def worker(kind):
+        conn = connect()
+        while time.monotonic() < stop:
+            try:
+                conn.execute(statements[kind]).fetchall()
+                state = "ok"
+            except psycopg.Error as e:
+                state = e.sqlstate
+            seen[(kind, state)] = seen.get((kind, state), 0) + 1
+        conn.close()
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in statements]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    bad = sorted("%s %s" % k for k in seen if k[1] not in ("ok", "42P01", "42P07"))
+    check(not bad and seen.get(("select", "ok"), 0) > 0,
+          "concurrent drop and re-create: only results, 42P01 and 42P07 (%s)" % (", ".join(bad) or "clean"))
+    connect().execute("SELECT argo_drop_collection('dz', true)")
+
+
 def main():
     admin = connect()
     admin.execute("CREATE EXTENSION IF NOT EXISTS argo")
@@ -141,9 +179,10 @@ def main():
     cancel_case(admin, "UPDATE", "SELECT count(*) FROM argo_query('UPDATE rel SET x.y = 1')")
     memory_case(admin)
     admin = crash_case(admin)
+    drop_case()
     admin.execute("SELECT argo_drop_collection('rel', true), argo_drop_collection('rel2', true)")
     admin.close()
-    total = 6
+    total = 7
     print("reliability: %d passed, %d failed" % (total - len(failures), len(failures)))
     return 1 if failures else 0
 
