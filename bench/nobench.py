@@ -21,14 +21,10 @@ Connects with libpq's PG* environment (bash run bench sets it up through
 pg_virtualenv).  Writes DIR/report-N.md, DIR/report-N.json, DIR/report-N.png.
 """
 import argparse
-import datetime
 import json
-import math
 import os
-import platform
 import random
 import statistics
-import subprocess
 import sys
 import time
 
@@ -37,21 +33,15 @@ import psycopg
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import nobench_gen  # noqa: E402
+from common import FINGERPRINT, describe, geomean, log, machine_info, plot, trimmed  # noqa: E402
 
 SYSTEMS = ["argo3", "argo1", "jsonb_gin", "jsonb_tuned"]
 QUERIES = ["Q%d" % i for i in range(1, 13)]
-
-# Fingerprint of a result: rows, and the sum of 64-bit hashes of their text.
-FINGERPRINT = "SELECT count(*), coalesce(sum(hashtextextended(x::text, 0)::numeric), 0) FROM (%s) r(x)"
 
 # A typed numeric view of a key, the same expression in queries and indexes.
 def num_expr(key):
     return ("(CASE WHEN jsonb_typeof(doc->'%s') = 'number' THEN (doc->>'%s')::float8 END)"
             % (key, key))
-
-
-def log(msg):
-    print(msg, flush=True)
 
 
 # ---------------------------------------------------------------- loading
@@ -369,52 +359,12 @@ def cross_check(prints, systems):
     return bad
 
 
-def trimmed(ts):
-    """Mean of the runs without the fastest and slowest, and its CV."""
-    s = sorted(ts)
-    core = s[1:-1] if len(s) > 2 else s
-    mean = statistics.mean(core)
-    cv = statistics.pstdev(core) / mean if mean > 0 and len(core) > 1 else 0.0
-    return mean, cv
-
-
-def geomean(xs):
-    xs = [x for x in xs if x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
-
-
 # ---------------------------------------------------------------- report
-
-def machine_info(conn):
-    with conn.cursor() as cur:
-        cur.execute("SHOW server_version")
-        version = cur.fetchone()[0]
-        cur.execute("SELECT name, current_setting(name) FROM pg_settings WHERE name IN "
-                    "('shared_buffers', 'work_mem', 'maintenance_work_mem', 'effective_cache_size', 'jit')")
-        settings = dict(cur.fetchall())
-    cpu = platform.processor() or "?"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return {"postgresql": version, "cpu": cpu, "cores": os.cpu_count(),
-            "memory_gib": round(mem, 1), "settings": settings,
-            "date": datetime.date.today().isoformat()}
-
 
 def build_report(n, runs, loads, times, info, systems):
     res = {q: {s: trimmed(times[q][s]) for s in systems} for q in QUERIES}
     lines = ["# NoBench, %s objects" % format(n, ","), "",
-             "%s; PostgreSQL %s; %d cores (%s), %.0f GiB; settings %s (the same for all systems; "
-             "Argo's functions run with jit off); %d timed runs per query, fastest and slowest dropped." % (info["date"], info["postgresql"], info["cores"],
-                                                info["cpu"], info["memory_gib"],
-                                                ", ".join("%s=%s" % kv for kv in sorted(info["settings"].items())),
-                                                runs), "",
+             describe(info, runs), "",
              "All four systems returned the same multiset of JSON values for every query and parameter set.", "",
              "## Load", "", "| system | load (s) | index build (s) | total (s) | size (MB) |",
              "|---|---:|---:|---:|---:|"]
@@ -440,24 +390,6 @@ def build_report(n, runs, loads, times, info, systems):
                  " | ".join("**%.2f×**" % geomean(speedups[v]) for v in vs) + " |")
     lines += ["", "Speedup = jsonb time / Argo time (above 1: Argo is faster)."]
     return "\n".join(lines) + "\n", res, {("%s/%s" % v): geomean(speedups[v]) for v in vs}
-
-
-def plot(path, n, res, systems):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(12, 5))
-    w = 0.8 / len(systems)
-    for i, s in enumerate(systems):
-        ax.bar([j + i * w for j in range(len(QUERIES))], [res[q][s][0] for q in QUERIES], w, label=s)
-    ax.set_xticks([j + w * (len(systems) - 1) / 2 for j in range(len(QUERIES))])
-    ax.set_xticklabels(QUERIES)
-    ax.set_yscale("log")
-    ax.set_ylabel("seconds (log scale, lower is better)")
-    ax.set_title("NoBench, %s objects: Argo vs PostgreSQL jsonb" % format(n, ","))
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
 
 
 # ---------------------------------------------------------------- main
@@ -523,7 +455,8 @@ def main():
     with open(base + ".json", "w") as f:
         json.dump({"scale": n, "info": info, "loads": loads, "times": times,
                    "trimmed": res, "geomeans": gms, "whole_objects": whole}, f, indent=1)
-    plot(base + ".png", n, res, systems)
+    plot(base + ".png", "NoBench, %s objects: Argo vs PostgreSQL jsonb" % format(n, ","),
+         QUERIES, res, systems)
     log("")
     log(report)
     log("report written to %s.md, .json and .png" % base)

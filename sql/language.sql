@@ -64,6 +64,16 @@ SELECT on_both('SELECT a.id, b.id FROM %1$s AS a INNER JOIN %1$s AS b ON (a.ref 
 SELECT on_both('SELECT a.id, b.id, c.id FROM %1$s AS a INNER JOIN %1$s AS b ON (a.ref = b.id) INNER JOIN %1$s AS c ON (b.ref = c.id)');
 SELECT on_both('SELECT a.id, b.id FROM %1$s AS a INNER JOIN %1$s AS b ON (a.ref = b.id) ORDER BY b.v DESC LIMIT 2');
 SELECT on_both('SELECT a.nothing FROM %1$s AS a INNER JOIN %1$s AS b ON (a.ref = b.id) WHERE a.id <= 2');
+-- aggregates over joins: over the join's tuples, as SQL's are; the group
+-- path of one side comes out under its alias
+SELECT on_both('SELECT COUNT(*) FROM %1$s AS a INNER JOIN %1$s AS b ON (a.ref = b.id)');
+SELECT on_both('SELECT b.g, COUNT(*) AS n, SUM(a.v) AS sa, MIN(b.s), MAX(a.mix) FROM %1$s AS a INNER JOIN %1$s AS b ON (a.ref = b.id) GROUP BY b.g ORDER BY b.g');
+SELECT on_both('SELECT COUNT(b.tags) AS tagged, AVG(b.v) FROM %1$s AS a INNER JOIN %1$s AS b ON (a.ref = b.id) WHERE a.v > 15');
+SELECT on_both('SELECT a.g FROM %1$s AS a INNER JOIN %1$s AS b ON (a.s = b.s) GROUP BY a.g ORDER BY a.g DESC LIMIT 2');
+SELECT on_both('SELECT COUNT(*), MAX(c.v) FROM %1$s AS a INNER JOIN %1$s AS b ON (a.ref = b.id) INNER JOIN %1$s AS c ON (b.ref = c.id)');
+SELECT (SELECT count(*) FROM argo_query('SELECT a.id FROM l3 AS a INNER JOIN l1 AS b ON (a.s = b.s)')) =
+       (SELECT (x->>'count')::int FROM argo_query('SELECT COUNT(*) FROM l3 AS a INNER JOIN l1 AS b ON (a.s = b.s)') x)
+       AS count_is_the_joins_rows;
 -- the mixed-format join: Argo/3 on the left, Argo/1 on the right
 SELECT x FROM argo_query('SELECT a.id, b.s FROM l3 AS a INNER JOIN l1 AS b ON (a.ref = b.id) WHERE a.id <= 3') x;
 -- a single collection may be aliased
@@ -101,7 +111,7 @@ SELECT * FROM argo_query('SELECT * FROM l3 AS a INNER JOIN nope AS b ON (a.ref =
 SELECT * FROM argo_query('SELECT id, COUNT(*) FROM l3');
 SELECT * FROM argo_query('SELECT id, COUNT(*) FROM l3 GROUP BY g');
 SELECT * FROM argo_query('SELECT COUNT(*) FROM l3 GROUP BY g ORDER BY v');
-SELECT * FROM argo_query('SELECT COUNT(*) FROM l3 AS a INNER JOIN l3 AS b ON (a.ref = b.id)');
+SELECT * FROM argo_query('SELECT a.g, COUNT(*) FROM l3 AS a INNER JOIN l3 AS b ON (a.ref = b.id) GROUP BY b.g');
 SELECT * FROM argo_query('SELECT * FROM l3 ORDER BY');
 SELECT * FROM argo_query('SELECT * FROM l3 LIMIT $1', '"ten"');
 SELECT * FROM argo_query('SELECT * FROM l3 WHERE v = $3', '1');

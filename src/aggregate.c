@@ -1,12 +1,14 @@
 /*
  * aggregate.c — COUNT, SUM, AVG, MIN, MAX with optional GROUP BY.
  *
- * PostgreSQL computes them: each selected object contributes the typed
- * value columns of the group path and of each aggregated path (LEFT JOINs
- * on the vertical tables), grouped by the group path's typed columns, so 5
+ * PostgreSQL computes them: each selected object — or, over a join, each
+ * tuple of objects — contributes the typed value columns of the group
+ * path and of each aggregated path (LEFT JOINs on the vertical tables of
+ * the path's collection), grouped by the group path's typed columns, so 5
  * and "5" are different groups and objects without a scalar there form
  * one group.  Result rows become objects through the rebuilder, which
- * nests the group path as in the original documents.
+ * nests the group path as in the original documents (under its alias in
+ * a join, as a join's projections are).
  */
 #include "postgres.h"
 
@@ -16,12 +18,27 @@
 
 #include "argo.h"
 
+/* The object id a path reads in each row of "o": an object, or a tuple's part. */
+static char *
+objid_of(ArgoQuery *q, ArgoPath *path)
+{
+	if (list_length(q->stmt->from) == 1)
+		return "o.objid";
+	return psprintf("o.o%d", path->source);
+}
+
+static ArgoCollection *
+coll_of_path(ArgoQuery *q, ArgoPath *path)
+{
+	return list_nth(q->colls, path->source);
+}
+
 /* The joins a target needs go into buf; its result columns into cols. */
 static void
-emit_target(SqlBuf *buf, StringInfo cols, ArgoCollection *c, ArgoTarget *t,
-			int i)
+emit_target(SqlBuf *buf, StringInfo cols, ArgoQuery *q, ArgoTarget *t, int i)
 {
 	char	   *alias = psprintf("a%d", i);
+	ArgoCollection *c;
 	ValueCols	v;
 
 	switch (t->agg)
@@ -33,17 +50,20 @@ emit_target(SqlBuf *buf, StringInfo cols, ArgoCollection *c, ArgoTarget *t,
 			return;
 		case AAGG_COUNT:
 			/* objects having the path at all: null, {} and [] count */
+			c = coll_of_path(q, t->path);
 			appendStringInfoString(&buf->sql, " LEFT JOIN (SELECT DISTINCT objid FROM ");
 			sql_rows_of_table(buf, c);
 			appendStringInfoString(&buf->sql, " r WHERE ");
 			sql_subtree_match(buf, c, "keyid", t->path->keystr);
-			appendStringInfo(&buf->sql, ") %s ON %s.objid = o.objid", alias, alias);
+			appendStringInfo(&buf->sql, ") %s ON %s.objid = %s", alias, alias,
+							 objid_of(q, t->path));
 			appendStringInfo(cols, ", count(%s.objid)", alias);
 			return;
 		default:
 			break;
 	}
-	v = sql_value_join(buf, c, "o.objid", t->path->keystr, alias);
+	v = sql_value_join(buf, coll_of_path(q, t->path), objid_of(q, t->path),
+					   t->path->keystr, alias);
 	if (t->agg == AAGG_SUM)
 		appendStringInfo(cols, ", sum(%s)", v.num);
 	else if (t->agg == AAGG_AVG)
@@ -56,26 +76,46 @@ emit_target(SqlBuf *buf, StringInfo cols, ArgoCollection *c, ArgoTarget *t,
 						 v.num, v.str, v.boolean);
 }
 
+/*
+ * FROM the selected objects (o.objid), or FROM the join's tuples (o.o0,
+ * o.o1, …): the tuples are counted, not distinct objects, as SQL's
+ * aggregates over a join count rows.
+ */
+static SqlBuf *
+aggregate_source(ArgoQuery *q)
+{
+	SqlBuf	   *buf;
+
+	if (list_length(q->stmt->from) > 1)
+	{
+		buf = sqlgen_join_tuples(q);
+		appendStringInfoString(&buf->sql, "SELECT @COLS@ FROM j o");
+		return buf;
+	}
+	buf = sqlbuf_create();
+	appendStringInfoString(&buf->sql, "SELECT @COLS@ FROM (");
+	sql_base_objids(buf, linitial(q->colls), q->stmt->where);
+	appendStringInfoString(&buf->sql, ") o");
+	return buf;
+}
+
 SqlBuf *
 sqlgen_aggregate(ArgoQuery *q)
 {
 	ArgoStmt   *s = q->stmt;
-	ArgoCollection *c = linitial(q->colls);
-	SqlBuf	   *buf = sqlbuf_create();
+	SqlBuf	   *buf = aggregate_source(q);
 	StringInfoData cols;
 	ValueCols	g = {"NULL::float8", "NULL::text", "NULL::boolean"};
 	ListCell   *lc;
 
 	buf->custom_plan = true;
-	appendStringInfoString(&buf->sql, "SELECT @COLS@ FROM (");
-	sql_base_objids(buf, c, s->where);
-	appendStringInfoString(&buf->sql, ") o");
 	if (s->group_by)
-		g = sql_value_join(buf, c, "o.objid", s->group_by->keystr, "g");
+		g = sql_value_join(buf, coll_of_path(q, s->group_by), objid_of(q, s->group_by),
+						   s->group_by->keystr, "g");
 	initStringInfo(&cols);
 	appendStringInfo(&cols, "%s, %s, %s", g.num, g.str, g.boolean);
 	foreach(lc, s->targets)
-		emit_target(buf, &cols, c, lfirst(lc), foreach_current_index(lc));
+		emit_target(buf, &cols, q, lfirst(lc), foreach_current_index(lc));
 	if (s->group_by)
 		appendStringInfo(&buf->sql, " GROUP BY %s, %s, %s", g.num, g.str, g.boolean);
 	if (s->order_by)
@@ -86,6 +126,28 @@ sqlgen_aggregate(ArgoQuery *q)
 	sql_limit_offset(buf, s);
 	sqlbuf_replace(buf, "@COLS@", cols.data);
 	return buf;
+}
+
+/*
+ * Where the group value goes in a result: its path, under the alias of
+ * its collection in a join.
+ */
+static char *
+group_key(ArgoQuery *q)
+{
+	ArgoPath   *g = q->stmt->group_by;
+	ArgoSource *src;
+	const char *alias;
+	StringInfoData key;
+
+	if (list_length(q->stmt->from) == 1)
+		return g->keystr;
+	src = list_nth(q->stmt->from, g->source);
+	alias = src->alias ? src->alias : src->coll;
+	initStringInfo(&key);
+	keypath_append_key(&key, alias, strlen(alias), true);
+	appendStringInfo(&key, ".%s", g->keystr);
+	return key.data;
 }
 
 /* Feed one value (column col of the result row) to the rebuilder. */
@@ -129,8 +191,8 @@ first_present(HeapTuple tup, TupleDesc desc, int a, int b, int c)
 
 /* One result row: the group value, then each aggregate under its name. */
 static void
-rebuild_group(Rebuilder *rb, int64 id, ArgoStmt *s, HeapTuple tup,
-			  TupleDesc desc)
+rebuild_group(Rebuilder *rb, int64 id, ArgoStmt *s, const char *group_key,
+			  HeapTuple tup, TupleDesc desc)
 {
 	int			col = 4;
 	ListCell   *lc;
@@ -142,7 +204,7 @@ rebuild_group(Rebuilder *rb, int64 id, ArgoStmt *s, HeapTuple tup,
 
 		(void) SPI_getbinval(tup, desc, g, &isnull);
 		if (!isnull)
-			add_value(rb, id, s->group_by->keystr, tup, desc, g);
+			add_value(rb, id, group_key, tup, desc, g);
 	}
 	foreach(lc, s->targets)
 	{
@@ -180,6 +242,7 @@ run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg)
 	tt = SPI_tuptable;
 	n = SPI_processed;
 	for (uint64 i = 0; i < n; i++)
-		rebuild_group(rb, (int64) i, q->stmt, tt->vals[i], tt->tupdesc);
+		rebuild_group(rb, (int64) i, q->stmt, q->stmt->group_by ? group_key(q) : NULL,
+					  tt->vals[i], tt->tupdesc);
 	rebuilder_finish(rb);
 }

@@ -322,10 +322,6 @@ check_grouping(AnalyzeState *as, ArgoStmt *s)
 		has_agg |= ((ArgoTarget *) lfirst(lc))->agg != AAGG_NONE;
 	if (!has_agg && s->group_by == NULL)
 		return;
-	if (as->qualified)
-		semantic_error(as, s->group_by ? s->group_by->location : 0,
-					   ERRCODE_FEATURE_NOT_SUPPORTED,
-					   "aggregates over a join are not supported", NULL);
 	foreach(lc, s->targets)
 	{
 		ArgoTarget *t = lfirst(lc);

@@ -448,6 +448,7 @@ typedef void (*row_fn) (void *arg, Datum *values, bool *nulls);
 extern void argo_stream_rows(SqlBuf *buf, row_fn take, void *arg);
 extern SqlBuf *sqlgen_join(ArgoQuery *q);
 extern SqlBuf *sqlgen_join_ids(ArgoQuery *q);
+extern SqlBuf *sqlgen_join_tuples(ArgoQuery *q);
 extern ObjFetch **join_fetchers(ArgoQuery *q);
 
 /* ---------- SQL-callable functions (argo.c, load.c) ---------- */

@@ -109,14 +109,14 @@ run_select(ArgoQuery *q, result_emit emit, void *arg)
 {
 	EmitTarget	target = {emit, arg};
 
-	if (list_length(q->stmt->from) > 1)
-	{
-		run_join(q, emit, arg);
-		return;
-	}
 	if (argo_is_aggregate(q->stmt))
 	{
 		run_aggregate(q, emit_object, &target);
+		return;
+	}
+	if (list_length(q->stmt->from) > 1)
+	{
+		run_join(q, emit, arg);
 		return;
 	}
 	select_objects(q, rebuilder_create(keydict_of(linitial(q->colls)),
@@ -250,10 +250,10 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
 	q = argo_analyze(stmt, query, params, nparams);
-	if (stmt->kind == ASTMT_SELECT && list_length(stmt->from) > 1)
-		buf = explain_join(q, &out, cxt);
-	else if (stmt->kind == ASTMT_SELECT && argo_is_aggregate(stmt))
+	if (stmt->kind == ASTMT_SELECT && argo_is_aggregate(stmt))
 		buf = sqlgen_aggregate(q);
+	else if (stmt->kind == ASTMT_SELECT && list_length(stmt->from) > 1)
+		buf = explain_join(q, &out, cxt);
 	else if (stmt->kind == ASTMT_SELECT && (fetch = select_fetcher(q)) != NULL)
 	{
 		out = add_line(out, cxt, objfetch_streams(fetch) ?

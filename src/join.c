@@ -27,6 +27,7 @@ typedef struct JoinCtx
 	List	   *filters;		/* per source: ArgoPred * of its conjuncts */
 	List	   *residual;		/* conjuncts naming several sources */
 	int		   *pair_of;		/* which pair subquery carries o<k> */
+	bool		unordered;		/* for aggregates: no order, no LIMIT */
 } JoinCtx;
 
 static ArgoCollection *
@@ -168,32 +169,15 @@ emit_tuple_truth(JoinCtx *jc, ArgoPred *p)
 	}
 }
 
-/* j: the tuples (o0, o1, …) numbered in output order. */
-static void
-emit_tuples(JoinCtx *jc)
+/* The statement's ORDER BY paths, then the tuple's ids: j's order. */
+static char *
+order_keys(JoinCtx *jc)
 {
-	ArgoStmt   *s = jc->q->stmt;
-	StringInfo	sql = &jc->buf->sql;
 	StringInfoData keys;
 	ListCell   *lc;
 
-	appendStringInfoString(sql, "j AS MATERIALIZED (SELECT ");
-	for (int k = 0; k < jc->nsources; k++)
-		appendStringInfo(sql, "%sp%d.o%d AS o%d", k ? ", " : "", jc->pair_of[k], k, k);
-	appendStringInfoString(sql, ", row_number() OVER (ORDER BY @KEYS@) AS ord FROM ");
-	for (int i = 1; i < jc->nsources; i++)
-	{
-		ArgoSource *src = list_nth(s->from, i);
-		int			a = src->on_left->source;
-
-		appendStringInfo(sql, i == 1 ? "(" : " JOIN (");
-		emit_pairs(jc, src, i);
-		appendStringInfo(sql, ") p%d", i);
-		if (i > 1)
-			appendStringInfo(sql, " ON p%d.o%d = p%d.o%d", i, a, jc->pair_of[a], a);
-	}
 	initStringInfo(&keys);
-	foreach(lc, s->order_by)
+	foreach(lc, jc->q->stmt->order_by)
 	{
 		ArgoOrder  *ob = lfirst(lc);
 		int			k = ob->path->source;
@@ -207,6 +191,40 @@ emit_tuples(JoinCtx *jc)
 	}
 	for (int k = 0; k < jc->nsources; k++)
 		appendStringInfo(&keys, "%sp%d.o%d", k ? ", " : "", jc->pair_of[k], k);
+	return keys.data;
+}
+
+/*
+ * j: the tuples (o0, o1, …), numbered in output order — or, for an
+ * aggregate, just the tuples: its groups are ordered and limited instead.
+ */
+static void
+emit_tuples(JoinCtx *jc)
+{
+	ArgoStmt   *s = jc->q->stmt;
+	StringInfo	sql = &jc->buf->sql;
+	char	   *keys = NULL;
+	ListCell   *lc;
+
+	appendStringInfoString(sql, "j AS MATERIALIZED (SELECT ");
+	for (int k = 0; k < jc->nsources; k++)
+		appendStringInfo(sql, "%sp%d.o%d AS o%d", k ? ", " : "", jc->pair_of[k], k, k);
+	if (!jc->unordered)
+		appendStringInfoString(sql, ", row_number() OVER (ORDER BY @KEYS@) AS ord");
+	appendStringInfoString(sql, " FROM ");
+	for (int i = 1; i < jc->nsources; i++)
+	{
+		ArgoSource *src = list_nth(s->from, i);
+		int			a = src->on_left->source;
+
+		appendStringInfo(sql, i == 1 ? "(" : " JOIN (");
+		emit_pairs(jc, src, i);
+		appendStringInfo(sql, ") p%d", i);
+		if (i > 1)
+			appendStringInfo(sql, " ON p%d.o%d = p%d.o%d", i, a, jc->pair_of[a], a);
+	}
+	if (!jc->unordered)
+		keys = order_keys(jc);
 	if (jc->residual)
 	{
 		appendStringInfoString(sql, " WHERE true");
@@ -216,10 +234,14 @@ emit_tuples(JoinCtx *jc)
 			emit_tuple_truth(jc, lfirst(lc));
 		}
 	}
-	appendStringInfo(sql, " ORDER BY %s", keys.data);
-	sql_limit_offset(jc->buf, s);
+	if (!jc->unordered)
+	{
+		appendStringInfo(sql, " ORDER BY %s", keys);
+		sql_limit_offset(jc->buf, s);
+	}
 	appendStringInfoString(sql, ")");
-	sqlbuf_replace(jc->buf, "@KEYS@", keys.data);
+	if (!jc->unordered)
+		sqlbuf_replace(jc->buf, "@KEYS@", keys);
 }
 
 /* Projection filter of one part: its listed paths, or none if unlisted. */
@@ -234,15 +256,19 @@ emit_part_filter(JoinCtx *jc, int k)
 	sql_projection_filter(jc->buf, coll_of(jc, k), "r.keyid", s->targets, k);
 }
 
-/* "WITH f<k> AS (…), …, j AS (…)": the tuples, numbered in output order. */
+/*
+ * "WITH f<k> AS (…), …, j AS (…)": the tuples, numbered in output order
+ * unless unordered.
+ */
 static JoinCtx
-join_tuples(ArgoQuery *q)
+join_tuples(ArgoQuery *q, bool unordered)
 {
 	ArgoStmt   *s = q->stmt;
 	JoinCtx		jc = {q, sqlbuf_create(), list_length(s->from)};
 	StringInfo	sql = &jc.buf->sql;
 
 	jc.buf->custom_plan = true;
+	jc.unordered = unordered;
 	if (jc.nsources > 32)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -268,11 +294,24 @@ join_tuples(ArgoQuery *q)
 	return jc;
 }
 
+/*
+ * "WITH …, j AS (…) ": the join's tuples (o0, o1, …), in no order, for
+ * an aggregate to read as FROM j.
+ */
+SqlBuf *
+sqlgen_join_tuples(ArgoQuery *q)
+{
+	JoinCtx		jc = join_tuples(q, true);
+
+	appendStringInfoChar(&jc.buf->sql, ' ');
+	return jc.buf;
+}
+
 /* The tuples' object ids, (o0, o1, …) in output order, for fetching. */
 SqlBuf *
 sqlgen_join_ids(ArgoQuery *q)
 {
-	JoinCtx		jc = join_tuples(q);
+	JoinCtx		jc = join_tuples(q, false);
 
 	appendStringInfoString(&jc.buf->sql, " SELECT ");
 	for (int k = 0; k < jc.nsources; k++)
@@ -290,7 +329,7 @@ SqlBuf *
 sqlgen_join(ArgoQuery *q)
 {
 	ArgoStmt   *s = q->stmt;
-	JoinCtx		jc = join_tuples(q);
+	JoinCtx		jc = join_tuples(q, false);
 	StringInfo	sql = &jc.buf->sql;
 
 	/*
