@@ -521,7 +521,7 @@ emit_binary(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 
 /* A literal list's values of one type, as an SQL array. */
 static Datum
-in_array(List *lits, ArgoLitType t, bool prefixes, int *n)
+in_array(List *lits, ArgoLitType t, int *n)
 {
 	Datum	   *elems = palloc(sizeof(Datum) * list_length(lits));
 	Oid			elemtype = t == ALIT_STRING ? TEXTOID : t == ALIT_NUMBER ? FLOAT8OID : BOOLOID;
@@ -538,10 +538,7 @@ in_array(List *lits, ArgoLitType t, bool prefixes, int *n)
 		if (lit->type != t)
 			continue;
 		if (t == ALIT_STRING)
-			elems[*n] = prefixes ?
-				DirectFunctionCall2(text_left, CStringGetTextDatum(lit->str),
-									Int32GetDatum(ARGO_STR_PREFIX_CHARS)) :
-				CStringGetTextDatum(lit->str);
+			elems[*n] = CStringGetTextDatum(lit->str);
 		else
 			elems[*n] = t == ALIT_NUMBER ? Float8GetDatum(lit->num) : BoolGetDatum(lit->b);
 		(*n)++;
@@ -555,6 +552,11 @@ in_array(List *lits, ArgoLitType t, bool prefixes, int *n)
  * one of the list's (TRUE) or none of them (FALSE: p holds a value of
  * that type, and it is not listed).  A key has one row per object, so the
  * FALSE sets of different types intersect, as OR's FALSE does.
+ *
+ * The list is an array parameter joined with the typed table, not "= ANY
+ * ($n)": a cached generic plan evaluates "= ANY" of a parameter by a
+ * linear search per row (10,000 strings against 10,000 rows: 0.55 s), a
+ * join is one index probe per value, or a hash, whatever the plan.
  */
 static void
 emit_in(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
@@ -566,23 +568,32 @@ emit_in(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 	for (int i = 0; i < lengthof(types); i++)
 	{
 		int			n;
-		Datum		values = in_array(p->lits, types[i], false, &n);
+		Datum		values = in_array(p->lits, types[i], &n);
 		const char *col = value_column(types[i]);
+		int			arr,
+					key;
 
 		if (n == 0)
 			continue;
 		if (!first)
 			appendStringInfoString(&buf->sql, truth ? " UNION " : " INTERSECT ");
 		first = false;
-		appendStringInfoChar(&buf->sql, '(');
-		begin_leaf(buf, c, types[i], p->path->keystr);
-		if (truth && types[i] == ALIT_STRING)
-			appendStringInfo(&buf->sql, "left(valstr, %d) = ANY($%d) AND ",
-							 ARGO_STR_PREFIX_CHARS,
-							 sqlbuf_param(buf, TEXTARRAYOID,
-										  in_array(p->lits, ALIT_STRING, true, &n)));
-		appendStringInfo(&buf->sql, truth ? "%s = ANY($%d))" : "%s <> ALL($%d))",
-						 col, sqlbuf_param(buf, array_types[i], values));
+		arr = sqlbuf_param(buf, array_types[i], values);
+		key = sql_key_param(buf, c, p->path->keystr);
+		if (truth)
+		{
+			appendStringInfo(&buf->sql,
+							 "(SELECT t.objid FROM unnest($%d) AS v(x) JOIN %s t ON t.keyid = $%d AND t.%s = v.x",
+							 arr, typed_table(c, types[i]), key, col);
+			if (types[i] == ALIT_STRING)
+				appendStringInfo(&buf->sql, " AND left(t.valstr, %d) = left(v.x, %d)",
+								 ARGO_STR_PREFIX_CHARS, ARGO_STR_PREFIX_CHARS);
+			appendStringInfoChar(&buf->sql, ')');
+		}
+		else
+			appendStringInfo(&buf->sql,
+							 "(SELECT t.objid FROM %s t WHERE t.keyid = $%d AND t.%s IS NOT NULL AND NOT EXISTS (SELECT FROM unnest($%d) AS v(x) WHERE v.x = t.%s))",
+							 typed_table(c, types[i]), key, col, arr, col);
 	}
 	Assert(!first);
 }
