@@ -6,6 +6,7 @@ OBJS = \
 	src/argo.o \
 	src/bulkinsert.o \
 	src/aggregate.o \
+	src/aggscan.o \
 	src/analyze.o \
 	src/catalog.o \
 	src/decompose.o \

@@ -103,11 +103,14 @@ SqlBuf *
 sqlgen_aggregate(ArgoQuery *q)
 {
 	ArgoStmt   *s = q->stmt;
-	SqlBuf	   *buf = aggregate_source(q);
+	SqlBuf	   *buf = sqlgen_aggregate_direct(q);
 	StringInfoData cols;
 	ValueCols	g = {"NULL::float8", "NULL::text", "NULL::boolean"};
 	ListCell   *lc;
 
+	if (buf != NULL)
+		return buf;
+	buf = aggregate_source(q);
 	buf->custom_plan = true;
 	if (s->group_by)
 		g = sql_value_join(buf, coll_of_path(q, s->group_by), objid_of(q, s->group_by),

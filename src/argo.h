@@ -389,6 +389,7 @@ extern SqlBuf *sqlgen_select_rows(ArgoQuery *q);
 extern SqlBuf *sqlgen_select_ids(ArgoQuery *q);
 extern SqlBuf *sqlgen_delete(ArgoQuery *q);
 extern SqlBuf *sqlgen_aggregate(ArgoQuery *q);
+extern SqlBuf *sqlgen_aggregate_direct(ArgoQuery *q);
 extern bool argo_is_aggregate(ArgoStmt *s);
 
 /* ---------- object decomposition (decompose.c) ---------- */
