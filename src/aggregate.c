@@ -171,8 +171,10 @@ add_value(Rebuilder *rb, int64 id, const char *keystr, HeapTuple tup,
 	else if (type == INT8OID)
 		rebuilder_add_keystr_row(rb, id, keystr, NULL, false, (double) DatumGetInt64(d),
 								 true, false);
-	else
+	else if (type == FLOAT8OID)
 		rebuilder_add_keystr_row(rb, id, keystr, NULL, false, DatumGetFloat8(d), true, false);
+	else
+		elog(ERROR, "argo: aggregate column of unexpected type %u", type);
 }
 
 /* First non-null of three columns, in the given order of preference. */

@@ -94,44 +94,38 @@ emit_target(SqlBuf *buf, ArgoCollection *c, ArgoTarget *t)
 
 /*
  * GROUP BY p with COUNT(*)s: each scalar at p with its rows, then one
- * group for the objects with no scalar there, if any.
+ * group for the objects with no scalar there (all objects but those
+ * counted), if any.
  */
 static void
 emit_grouped_counts(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 {
 	StringInfo	sql = &buf->sql;
 	int			k = sql_key_param(buf, c, s->group_by->keystr);
-	StringInfoData counts;
-	StringInfoData rest;
 	ListCell   *lc;
 
-	initStringInfo(&counts);
-	initStringInfo(&rest);
-	foreach(lc, s->targets)
-	{
-		if (((ArgoTarget *) lfirst(lc))->agg == AAGG_COUNT_STAR)
-		{
-			appendStringInfoString(&counts, ", count(*)");
-			appendStringInfoString(&rest, ", n");
-		}
-	}
-	appendStringInfoString(sql, "SELECT * FROM (");
+	appendStringInfoString(sql, "WITH grp AS MATERIALIZED (");
 	for (int t = 0; t < 3; t++)
 	{
 		const char *table;
 		const char *col;
 
 		typed(c, t, &table, &col);
-		appendStringInfo(sql, "%sSELECT %s AS gn, %s AS gs, %s AS gb%s FROM %s WHERE keyid = $%d AND %s IS NOT NULL GROUP BY %s",
+		appendStringInfo(sql, "%sSELECT %s AS gn, %s AS gs, %s AS gb, count(*) AS cnt FROM %s WHERE keyid = $%d AND %s IS NOT NULL GROUP BY %s",
 						 t ? " UNION ALL " : "",
 						 t == 0 ? col : "NULL::float8", t == 1 ? col : "NULL::text",
-						 t == 2 ? col : "NULL::boolean", counts.data, table, k, col, col);
+						 t == 2 ? col : "NULL::boolean", table, k, col, col);
+	}
+	appendStringInfoString(sql, ") SELECT gn, gs, gb");
+	foreach(lc, s->targets)
+	{
+		if (((ArgoTarget *) lfirst(lc))->agg == AAGG_COUNT_STAR)
+			appendStringInfoString(sql, ", cnt");
 	}
 	appendStringInfo(sql,
-					 " UNION ALL SELECT NULL, NULL, NULL%s FROM (SELECT (SELECT count(*) FROM %s) - count(*) AS n FROM ",
-					 rest.data, c->obj_table);
-	sql_rows_of_table(buf, c);
-	appendStringInfo(sql, " r WHERE keyid = $%d AND num_nonnulls(valnum, valstr, valbool) = 1) x WHERE n > 0) g", k);
+					 " FROM (SELECT * FROM grp UNION ALL SELECT NULL, NULL, NULL, n FROM "
+					 "(SELECT ((SELECT count(*) FROM %s) - (SELECT coalesce(sum(cnt), 0) FROM grp))::bigint AS n) x WHERE n > 0) g",
+					 c->obj_table);
 	if (s->order_by)
 	{
 		ValueCols	g = {"gn", "gs", "gb"};
