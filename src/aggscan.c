@@ -105,7 +105,12 @@ emit_grouped_counts(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 	ListCell   *lc;
 
 	appendStringInfoString(sql, "WITH grp AS MATERIALIZED (");
-	for (int t = 0; t < 3; t++)
+	/* Argo/1: one pass over the key's rows, whatever their types */
+	if (c->format == ARGO_FORMAT_ARGO1)
+		appendStringInfo(sql, "SELECT valnum AS gn, valstr AS gs, valbool AS gb, count(*) AS cnt FROM %s "
+						 "WHERE keyid = $%d AND num_nonnulls(valnum, valstr, valbool) = 1 GROUP BY 1, 2, 3",
+						 c->data_table, k);
+	for (int t = 0; t < 3 && c->format == ARGO_FORMAT_ARGO3; t++)
 	{
 		const char *table;
 		const char *col;
@@ -124,7 +129,7 @@ emit_grouped_counts(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 	}
 	appendStringInfo(sql,
 					 " FROM (SELECT * FROM grp UNION ALL SELECT NULL, NULL, NULL, n FROM "
-					 "(SELECT ((SELECT count(*) FROM %s) - (SELECT coalesce(sum(cnt), 0) FROM grp))::bigint AS n) x WHERE n > 0) g",
+					 "(SELECT ((SELECT count(*) FROM %s) - (SELECT coalesce(sum(cnt), 0) FROM grp))::bigint AS n OFFSET 0) x WHERE n > 0) g",
 					 c->obj_table);
 	if (s->order_by)
 	{
