@@ -25,6 +25,7 @@ OBJS = \
 	src/schema.o \
 	src/scan.o \
 	src/sqlbuf.o \
+	src/sortall.o \
 	src/sqlgen.o \
 	src/stream.o \
 	src/topn.o \

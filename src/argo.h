@@ -387,6 +387,7 @@ extern bool topn_applies(ArgoStmt *s);
 extern void topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s);
 extern SqlBuf *sqlgen_select_rows(ArgoQuery *q);
 extern SqlBuf *sqlgen_select_ids(ArgoQuery *q);
+extern SqlBuf *sqlgen_ranked_ids(ArgoQuery *q);
 extern SqlBuf *sqlgen_delete(ArgoQuery *q);
 extern SqlBuf *sqlgen_aggregate(ArgoQuery *q);
 extern SqlBuf *sqlgen_aggregate_direct(ArgoQuery *q);
@@ -430,6 +431,8 @@ typedef void (*result_emit) (void *arg, Jsonb *value);
 extern void run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg);
 extern void run_join(ArgoQuery *q, result_emit emit, void *arg);
 extern int64 run_update(ArgoQuery *q);
+extern bool sortall_applies(ArgoStmt *s);
+extern bool sortall_run(ArgoQuery *q, result_emit emit, void *arg);
 extern SqlBuf *sqlgen_update_rows(ArgoQuery *q);
 
 /* fetch.c: objects' rows straight from the heap */

@@ -119,6 +119,8 @@ run_select(ArgoQuery *q, result_emit emit, void *arg)
 		run_join(q, emit, arg);
 		return;
 	}
+	if (sortall_applies(q->stmt) && sortall_run(q, emit, arg))
+		return;
 	select_objects(q, rebuilder_create(keydict_of(linitial(q->colls)),
 									   emit_object, &target));
 }
@@ -254,6 +256,14 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 		buf = sqlgen_aggregate(q);
 	else if (stmt->kind == ASTMT_SELECT && list_length(stmt->from) > 1)
 		buf = explain_join(q, &out, cxt);
+	else if (stmt->kind == ASTMT_SELECT && sortall_applies(stmt) &&
+			 (fetch = objfetch_open(linitial(q->colls), NIL, false, true)) != NULL)
+	{
+		out = add_line(out, cxt,
+					   "-- every object rebuilt in id order (objid index stream), then sorted by its rank: ORDER BY over the whole collection without LIMIT");
+		objfetch_close(fetch);
+		buf = sqlgen_ranked_ids(q);
+	}
 	else if (stmt->kind == ASTMT_SELECT && (fetch = select_fetcher(q)) != NULL)
 	{
 		out = add_line(out, cxt, objfetch_streams(fetch) ?

@@ -301,6 +301,21 @@ sqlgen_select_ids(ArgoQuery *q)
 	return buf;
 }
 
+/*
+ * Every selected object once, in id order, with its rank in output order
+ * (for sortall.c, which rebuilds them in id order and then sorts).
+ */
+SqlBuf *
+sqlgen_ranked_ids(ArgoQuery *q)
+{
+	SqlBuf	   *buf = sqlbuf_create();
+
+	Assert(q->stmt->order_by != NIL);
+	emit_selected(buf, linitial(q->colls), q->stmt);
+	appendStringInfoString(&buf->sql, "SELECT objid, ord FROM m ORDER BY objid");
+	return buf;
+}
+
 static void
 emit_delete_from(SqlBuf *buf, const char *name, const char *table, bool where)
 {
