@@ -15,6 +15,7 @@ OBJS = \
 	src/fetch.o \
 	src/gram.o \
 	src/join.o \
+	src/joinset.o \
 	src/keydict.o \
 	src/keypath.o \
 	src/load.o \

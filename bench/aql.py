@@ -270,7 +270,8 @@ def build_report(n, runs, loads, times, failed, info, systems):
               "|---" * (1 + len(systems) + len(vs)) + "|"]
     speedups = {v: [] for v in vs}
     for c in names:
-        cells = ["%.4f (%.0f%%)" % res[c][s] if s in res[c] else "error" for s in systems]
+        cells = ["%.4f (%.0f%%)" % (res[c][s][0], 100 * res[c][s][1]) if s in res[c] else "error"
+                 for s in systems]
         for a, b in vs:
             if a in res[c] and b in res[c] and res[c][a][0] > 0:
                 su = res[c][b][0] / res[c][a][0]

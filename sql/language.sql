@@ -84,6 +84,16 @@ SELECT on_both('SELECT COUNT(*), MAX(c.v) FROM %1$s AS a INNER JOIN %1$s AS b ON
 SELECT (SELECT count(*) FROM argo_query('SELECT a.id FROM l3 AS a INNER JOIN l1 AS b ON (a.s = b.s)')) =
        (SELECT (x->>'count')::int FROM argo_query('SELECT COUNT(*) FROM l3 AS a INNER JOIN l1 AS b ON (a.s = b.s)') x)
        AS count_is_the_joins_rows;
+-- a join of 12,000 tuples reads its projected parts set-wise (the tuples'
+-- ids joined with the parts' rows in one query); the same tuples in the
+-- same order as probing them, which a LIMIT under 10,000 tuples does
+SELECT argo_load('bigj', 'SELECT jsonb_build_object(''k'', i % 3000, ''v'', i, ''s'', ''x'' || i) || CASE WHEN i % 7 = 0 THEN ''{}''::jsonb ELSE jsonb_build_object(''t'', i % 3 = 0) END FROM generate_series(1, 6000) i');
+SELECT q, (SELECT count(*) FROM argo_query(q)) AS tuples,
+       (SELECT array_agg(x) FROM (SELECT x FROM argo_query(q) x LIMIT 9000) f) =
+       (SELECT array_agg(x) FROM argo_query(q || ' LIMIT 9000') x) AS same_as_probed
+  FROM (VALUES ('SELECT a.v, b.s, b.t FROM bigj AS a INNER JOIN bigj AS b ON (a.k = b.k)'),
+               ('SELECT a.nothing, b.t FROM bigj AS a INNER JOIN bigj AS b ON (a.t = b.t) WHERE a.v <= 20')) t(q);
+SELECT argo_drop_collection('bigj');
 -- the mixed-format join: Argo/3 on the left, Argo/1 on the right
 SELECT x FROM argo_query('SELECT a.id, b.s FROM l3 AS a INNER JOIN l1 AS b ON (a.ref = b.id) WHERE a.id <= 3') x;
 -- a single collection may be aliased

@@ -454,6 +454,9 @@ extern SqlBuf *sqlgen_join(ArgoQuery *q);
 extern SqlBuf *sqlgen_join_ids(ArgoQuery *q);
 extern SqlBuf *sqlgen_join_tuples(ArgoQuery *q);
 extern ObjFetch **join_fetchers(ArgoQuery *q);
+extern int64 joinset_threshold(ArgoQuery *q);
+extern void joinset_fetch(ArgoQuery *q, int64 **ids, int64 n, int64 first,
+						  rebuild_emit emit, void *arg);
 
 /* ---------- SQL-callable functions (argo.c, load.c) ---------- */
 

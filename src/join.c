@@ -482,16 +482,114 @@ store_part(void *arg, int64 objid, Jsonb *obj)
 
 /* One tuple (o0, o1, …): fetch and rebuild each part, then emit it. */
 static void
-take_tuple(void *arg, Datum *values, bool *nulls)
+probe_tuple(DirectJoin *dj, int64 *objids)
 {
-	DirectJoin *dj = arg;
-
 	for (int k = 0; k < dj->ta->nparts; k++)
 	{
-		objfetch_object(dj->fetch[k], DatumGetInt64(values[k]), dj->rb[k]);
+		objfetch_object(dj->fetch[k], objids[k], dj->rb[k]);
 		rebuilder_finish(dj->rb[k]);
 	}
 	dj->ta->ord = 0;
+	flush_tuple(dj->ta);
+}
+
+/* Tuples read from the id query and not yet fetched. */
+typedef struct TupleBuffer
+{
+	int			nparts;
+	int64	  **ids;			/* ids[k][i]: part k of tuple i */
+	int64		n;
+	int64		max;
+} TupleBuffer;
+
+static void
+buffer_add(TupleBuffer *b, HeapTuple tup, TupleDesc desc)
+{
+	if (b->n == b->max)
+	{
+		b->max *= 2;
+		for (int k = 0; k < b->nparts; k++)
+			b->ids[k] = repalloc_huge(b->ids[k], sizeof(int64) * b->max);
+	}
+	for (int k = 0; k < b->nparts; k++)
+	{
+		bool		isnull;
+
+		b->ids[k][b->n] = DatumGetInt64(SPI_getbinval(tup, desc, k + 1, &isnull));
+	}
+	b->n++;
+}
+
+static void
+probe_buffer(DirectJoin *dj, TupleBuffer *b)
+{
+	int64	   *objids = palloc(sizeof(int64) * b->nparts);
+
+	for (int64 i = 0; i < b->n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		for (int k = 0; k < b->nparts; k++)
+			objids[k] = b->ids[k][i];
+		probe_tuple(dj, objids);
+	}
+	pfree(objids);
+	b->n = 0;
+}
+
+/* Tuples fetched set-wise at a time: bounds the buffer's memory. */
+#define JOINSET_CHUNK 1000000
+#define JOIN_BATCH 10000
+
+/*
+ * Read the tuples in batches; probe their parts while they are few, or,
+ * once they reach joinset_threshold, read the parts set-wise a chunk of
+ * tuples at a time.  A join still undecided after a chunk's worth is
+ * probed from then on.
+ */
+static void
+fetch_tuples(ArgoQuery *q, DirectJoin *dj)
+{
+	Portal		portal = argo_open_cursor(sqlgen_join_ids(q), true);
+	int64		threshold = joinset_threshold(q);
+	TupleBuffer b = {dj->ta->nparts, palloc(sizeof(int64 *) * dj->ta->nparts), 0, JOIN_BATCH};
+	int64		total = 0;
+	int64		first = 1;
+	enum
+	{
+		UNDECIDED, PROBE, SETWISE
+	}			mode = UNDECIDED;
+
+	for (int k = 0; k < b.nparts; k++)
+		b.ids[k] = palloc(sizeof(int64) * b.max);
+	for (;;)
+	{
+		SPI_cursor_fetch(portal, true, JOIN_BATCH);
+		if (SPI_processed == 0)
+			break;
+		for (uint64 i = 0; i < SPI_processed; i++)
+			buffer_add(&b, SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
+		total += SPI_processed;
+		SPI_freetuptable(SPI_tuptable);
+		if (mode == UNDECIDED)
+			mode = total >= threshold ? SETWISE : b.n >= JOINSET_CHUNK ? PROBE : UNDECIDED;
+		if (mode == PROBE)
+			probe_buffer(dj, &b);
+		else if (mode == SETWISE && b.n >= JOINSET_CHUNK)
+		{
+			joinset_fetch(q, b.ids, b.n, first, take_part, dj->ta);
+			first += b.n;
+			b.n = 0;
+		}
+	}
+	SPI_cursor_close(portal);
+	if (mode != SETWISE)
+	{
+		probe_buffer(dj, &b);
+		return;
+	}
+	if (b.n > 0)
+		joinset_fetch(q, b.ids, b.n, first, take_part, dj->ta);
+	/* the last tuple has no successor to complete it */
 	flush_tuple(dj->ta);
 }
 
@@ -520,7 +618,7 @@ run_join(ArgoQuery *q, result_emit emit, void *arg)
 		ps->part = k;
 		dj.rb[k] = rebuilder_create(keydict_of(list_nth(q->colls, k)), store_part, ps);
 	}
-	argo_stream_rows(sqlgen_join_ids(q), take_tuple, &dj);
+	fetch_tuples(q, &dj);
 	for (int k = 0; k < ta.nparts; k++)
 		objfetch_close(fetch[k]);
 }
