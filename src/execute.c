@@ -234,6 +234,10 @@ explain_join(ArgoQuery *q, List **out, MemoryContext cxt)
 	for (int k = 0; k < list_length(q->stmt->from); k++)
 		objfetch_close(f[k]);
 	*out = add_line(*out, cxt, "-- tuples' object ids in output order; each part's rows are then read by objid index probes");
+	if (!q->stmt->star)
+		*out = add_line(*out, cxt,
+						psprintf("-- or, if the join gives " INT64_FORMAT " tuples or more (a tenth of its largest collection), set-wise: the tuples' ids as arrays joined with the projected keys' rows",
+								 joinset_threshold(q)));
 	return sqlgen_join_ids(q);
 }
 
