@@ -22,6 +22,7 @@ OBJS = \
 	src/numbers.o \
 	src/plancache.o \
 	src/predicate.o \
+	src/projscan.o \
 	src/reconstruct.o \
 	src/schema.o \
 	src/scan.o \

@@ -67,3 +67,21 @@ WHERE e LIKE '%Index Scan%ord3_num_keyid_valnum_idx%';
 SELECT x FROM argo_query('SELECT i, k FROM ord3 ORDER BY k LIMIT 3 OFFSET 44') x;
 SELECT x FROM argo_query('SELECT i, k FROM ord3 ORDER BY k LIMIT 3 OFFSET 110') x;
 SELECT x FROM argo_query('SELECT i, k FROM ord1 ORDER BY k DESC LIMIT 3 OFFSET 87') x;
+
+-- a projection of every object reads each table's rows in heap order and
+-- merges them by object id; once updates have put rows out of object
+-- order it withdraws what it emitted and sorts instead: the same objects
+-- in the same order either way (the probing plan, forced by a WHERE true
+-- of every object, is the reference)
+SELECT argo_load('heapord', 'SELECT jsonb_build_object(''i'', i, ''s'', ''v'' || i, ''b'', i % 2 = 0) FROM generate_series(1, 3000) i');
+CREATE FUNCTION proj_same(q text) RETURNS boolean LANGUAGE sql AS $$
+  SELECT (SELECT array_agg(x) FROM argo_query(q) x) =
+         (SELECT array_agg(x) FROM argo_query(replace(q, 'FROM heapord', 'FROM heapord WHERE EXISTS i OR NOT EXISTS i')) x)
+$$;
+SELECT proj_same('SELECT i, s FROM heapord') AS in_order, proj_same('SELECT b, s FROM heapord') AS two_tables;
+SELECT x FROM argo_query('UPDATE heapord SET s = "moved", i = 0 WHERE i <= 2') x;
+SELECT proj_same('SELECT i, s FROM heapord') AS after_update,
+       proj_same('SELECT i, s FROM heapord') AS again,
+       (SELECT count(*) FROM argo_query('SELECT s FROM heapord')) AS objects;
+SELECT x FROM argo_query('SELECT i, s FROM heapord') x LIMIT 3;
+SELECT argo_drop_collection('heapord');

@@ -65,6 +65,11 @@ srf_put(SrfOut *out, Datum value)
 static void
 emit_jsonb(void *arg, Jsonb *value)
 {
+	if (value == NULL)
+	{
+		tuplestore_clear(((SrfOut *) arg)->store);
+		return;
+	}
 	srf_put((SrfOut *) arg, JsonbPGetDatum(value));
 }
 

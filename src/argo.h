@@ -425,13 +425,17 @@ extern void rebuilder_finish(Rebuilder *rb);
 
 /* ---------- statements with their own executors ---------- */
 
-/* Receives each result of a statement. */
+/*
+ * Receives each result of a statement; NULL withdraws every result so far
+ * (a plan that found it cannot finish hands over to another).
+ */
 typedef void (*result_emit) (void *arg, Jsonb *value);
 
 extern void run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg);
 extern void run_join(ArgoQuery *q, result_emit emit, void *arg);
 extern int64 run_update(ArgoQuery *q);
 extern bool sortall_applies(ArgoStmt *s);
+extern bool projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg);
 extern bool sortall_run(ArgoQuery *q, result_emit emit, void *arg);
 extern SqlBuf *sqlgen_update_rows(ArgoQuery *q);
 

@@ -1,0 +1,210 @@
+/*
+ * projscan.c — a projection of every object without sorting its rows.
+ *
+ * The projected keys' rows come from the (keyid, value) indexes in heap
+ * order, and a loaded table's heap order is object id order: rows are
+ * written object after object.  So instead of sorting every row by object
+ * id (an external sort of 32 MB for one key of 1M objects, 0.3 s of 0.7),
+ * each table's rows are read as they lie and merged by object id here.
+ * Heap order is object order only until updates reuse space, so every
+ * stream is checked as it is read: at the first row out of order, the
+ * results so far are withdrawn, the statement runs the sorting plan, and
+ * the table is remembered (for this backend) as one to sort.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/regproc.h"
+
+#include "argo.h"
+
+#define STREAM_BATCH 2000
+
+/* One table's rows of the projected keys, in heap order. */
+typedef struct RowStream
+{
+	const char *table;
+	int			type;			/* 0 strings, 1 numbers, 2 booleans, 3 all (Argo/1) */
+	Portal		portal;
+	SPITupleTable *tt;
+	uint64		pos;
+	int64		last;			/* the object id of the row before */
+	bool		done;
+} RowStream;
+
+/* Tables found out of object order in this backend, by name. */
+static HTAB *disordered = NULL;
+
+static bool
+known_disordered(const char *table)
+{
+	return disordered != NULL &&
+		hash_search(disordered, table, HASH_FIND, NULL) != NULL;
+}
+
+static void
+remember_disordered(const char *table)
+{
+	if (disordered == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = NAMEDATALEN * 2 + 8;
+		ctl.entrysize = ctl.keysize;
+		ctl.hcxt = TopMemoryContext;
+		disordered = hash_create("argo disordered tables", 16, &ctl,
+								 HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	}
+	if (strlen(table) < NAMEDATALEN * 2 + 8)
+		(void) hash_search(disordered, table, HASH_ENTER, NULL);
+}
+
+static void
+open_stream(RowStream *s, ArgoCollection *c, Datum keys)
+{
+	static const char *const cols[] = {"valstr", "valnum", "valbool",
+	"valstr, valnum, valbool"};
+	SqlBuf	   *buf = sqlbuf_create();
+
+	appendStringInfo(&buf->sql, "SELECT objid, keyid, %s FROM %s WHERE keyid = ANY($%d)",
+					 cols[s->type], s->table, sqlbuf_param(buf, INT4ARRAYOID, keys));
+	s->portal = argo_open_cursor(buf, true);
+}
+
+/* Make s's next row current; false when it has none. */
+static bool
+stream_ready(RowStream *s)
+{
+	if (s->done)
+		return false;
+	if (s->tt != NULL && s->pos < s->tt->numvals)
+		return true;
+	if (s->tt != NULL)
+		SPI_freetuptable(s->tt);
+	SPI_cursor_fetch(s->portal, true, STREAM_BATCH);
+	s->tt = SPI_tuptable;
+	s->pos = 0;
+	if (SPI_processed == 0)
+	{
+		s->done = true;
+		return false;
+	}
+	return true;
+}
+
+static int64
+stream_objid(RowStream *s)
+{
+	bool		isnull;
+
+	return DatumGetInt64(SPI_getbinval(s->tt->vals[s->pos], s->tt->tupdesc, 1, &isnull));
+}
+
+/* Hand s's current row to the rebuilder. */
+static void
+take_row(RowStream *s, int64 objid, KeyDict *d, Rebuilder *rb)
+{
+	HeapTuple	tup = s->tt->vals[s->pos];
+	TupleDesc	desc = s->tt->tupdesc;
+	bool		isnull[5] = {true, true, true, true, true};
+	Datum		v[5];
+
+	heap_deform_tuple(tup, desc, v, isnull);
+	if (s->type < 3)
+	{
+		/* one value column: move it to its place among the three */
+		v[2 + s->type] = v[2];
+		isnull[2 + s->type] = isnull[2];
+		for (int t = 0; t < 3; t++)
+			if (t != s->type)
+				isnull[2 + t] = true;
+	}
+	rebuilder_add_row(rb, objid, keydict_get(d, DatumGetInt32(v[1])),
+					  isnull[2] ? NULL : DatumGetTextPP(v[2]),
+					  isnull[3], isnull[3] ? 0 : DatumGetFloat8(v[3]),
+					  isnull[4], isnull[4] ? false : DatumGetBool(v[4]));
+	s->last = objid;
+	s->pos++;
+}
+
+static void
+close_streams(RowStream *s, int n)
+{
+	for (int i = 0; i < n; i++)
+		SPI_cursor_close(s[i].portal);
+}
+
+/*
+ * Merge the streams by object id into rb; false, having emitted nothing
+ * that stays (emit(arg, NULL) withdraws it), if a stream is out of order.
+ */
+bool
+projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg)
+{
+	ArgoCollection *c = linitial(q->colls);
+	KeyDict    *d = keydict_of(c);
+	Datum		keys = keydict_id_array(projection_keys(c, q->stmt->targets, 0));
+	RowStream	s[3];
+	int			n = c->format == ARGO_FORMAT_ARGO1 ? 1 : 3;
+
+	memset(s, 0, sizeof(s));
+	if (n == 1)
+	{
+		s[0].table = c->data_table;
+		s[0].type = 3;
+	}
+	else
+	{
+		s[0].table = c->str_table;
+		s[1].table = c->num_table;
+		s[1].type = 1;
+		s[2].table = c->bool_table;
+		s[2].type = 2;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		if (known_disordered(s[i].table))
+			return false;
+		s[i].last = PG_INT64_MIN;
+		open_stream(&s[i], c, keys);
+	}
+	for (;;)
+	{
+		int			best = -1;
+		int64		best_id = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int i = 0; i < n; i++)
+		{
+			int64		id;
+
+			if (!stream_ready(&s[i]))
+				continue;
+			id = stream_objid(&s[i]);
+			if (id < s[i].last)
+			{
+				remember_disordered(s[i].table);
+				close_streams(s, n);
+				emit(arg, NULL);
+				return false;
+			}
+			if (best < 0 || id < best_id)
+			{
+				best = i;
+				best_id = id;
+			}
+		}
+		if (best < 0)
+			break;
+		take_row(&s[best], best_id, d, rb);
+	}
+	rebuilder_finish(rb);
+	close_streams(s, n);
+	return true;
+}
