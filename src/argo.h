@@ -378,6 +378,9 @@ typedef struct ArgoRows
 	const char *names[ARGO_MAX_BULK_COLS];
 	Datum	   *cols[ARGO_MAX_BULK_COLS];
 	bool	   *nulls[ARGO_MAX_BULK_COLS];	/* NULL: none is null */
+	bool		append;			/* new objects: after the last page, so that
+								 * rows lie in object order (not where the
+								 * FSM finds space) */
 } ArgoRows;
 
 extern bool argo_bulk_insert(const char *table, int natts, const ArgoRows *rows);

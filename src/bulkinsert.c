@@ -82,14 +82,16 @@ write_chunk(ResultRelInfo *rri, EState *estate, TupleTableSlot **slots,
 			ExecConstraints(rri, slot, estate);
 	}
 	/*
-	 * Appended, never put into free space found through the FSM: rows then
-	 * lie in the order they were written, which is object id order, and a
-	 * projection of every object reads them presorted (projscan.c).  With
-	 * the FSM, a short row slipped into an earlier page's leftover space
-	 * (4 places in 17M string rows of a 1M load).
+	 * New objects are appended, never put into free space found through
+	 * the FSM: their rows then lie in the order they were written, object
+	 * id order, and a projection of every object reads them presorted
+	 * (projscan.c).  With the FSM, a short row slipped into an earlier
+	 * page's leftover space (4 places in 17M string rows of a 1M load).
+	 * An UPDATE's rewrites do use the FSM: they are out of order anyway,
+	 * and the space their old rows leave must be reused.
 	 */
 	table_multi_insert(rel, slots, n, GetCurrentCommandId(true),
-					   TABLE_INSERT_SKIP_FSM, bis);
+					   rows->append ? TABLE_INSERT_SKIP_FSM : 0, bis);
 	for (int i = 0; i < n && rri->ri_NumIndices > 0; i++)
 	{
 		ResetPerTupleExprContext(estate);

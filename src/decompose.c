@@ -384,6 +384,7 @@ flush_column(RowBatch *b, int col, const int32 *keyids)
 	rows.cols[1] = ids;
 	rows.cols[2] = c->vals;
 	rows.nulls[2] = c->val_nulls;
+	rows.append = b->directory;
 	write_rows(col == COL_STR ? coll->str_table :
 			   col == COL_NUM ? coll->num_table : coll->bool_table,
 			   3, &rows, types[col]);
@@ -422,6 +423,7 @@ flush_argo1(RowBatch *b, const int32 *keyids)
 	int			at[NCOLS] = {0};
 	int			col;
 
+	rows.append = b->directory;
 	for (int i = 0; i < 5; i++)
 	{
 		rows.cols[i] = palloc(sizeof(Datum) * Max(n, 1));
@@ -452,6 +454,7 @@ rowbatch_flush(RowBatch *b)
 	ArgoRows	dir = {b->nobjids, 1, {"objid"}, {b->objids}};
 
 	/* directory rows first: a duplicate id fails before any value row */
+	dir.append = true;
 	write_rows(b->coll->obj_table, 1, &dir, objid_type);
 	keydict_assign(b->coll, b->keys, b->nkeys, keyids);
 	if (b->coll->format == ARGO_FORMAT_ARGO1)
