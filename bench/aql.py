@@ -31,7 +31,7 @@ import psycopg
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from common import FINGERPRINT, describe, geomean, log, machine_info, plot, trimmed  # noqa: E402
+from common import FINGERPRINT, describe, geomean, log, machine_info, trimmed, write_report  # noqa: E402
 
 SYSTEMS = ["argo3", "argo1", "jsonb_gin", "jsonb_tuned"]
 LOOKUPS = 10000
@@ -342,16 +342,10 @@ def main():
     report, res, gms = build_report(n, runs, loads, times, failed, info, systems)
     os.makedirs(args.out, exist_ok=True)
     base = os.path.join(args.out, "aql-%d" % n)
-    with open(base + ".md", "w") as f:
-        f.write(report)
-    with open(base + ".json", "w") as f:
-        json.dump({"scale": n, "info": info, "loads": loads, "times": times, "trimmed": res,
-                   "geomeans": gms, "failed": failed}, f, indent=1)
-    plot(base + ".png", "AQL shootout, %s documents: Argo vs PostgreSQL jsonb" % format(n, ","),
-         list(times), res, systems)
-    log("")
-    log(report)
-    log("report written to %s.md, .json and .png" % base)
+    write_report(base, report, {"scale": n, "info": info, "loads": loads, "times": times,
+                                "trimmed": res, "geomeans": gms, "failed": failed},
+                 "AQL shootout, %s documents: Argo vs PostgreSQL jsonb" % format(n, ","),
+                 list(times), res, systems)
     return 0
 
 

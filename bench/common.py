@@ -1,6 +1,7 @@
 """What the benchmark drivers share: result fingerprints, trimmed means,
 the machine's description, the report's plot."""
 import datetime
+import json
 import math
 import os
 import platform
@@ -78,3 +79,15 @@ def plot(path, title, cases, res, systems):
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=100)
+
+
+def write_report(base, report, data, title, cases, res, systems):
+    """base.md, base.json and base.png; the report also to stdout."""
+    with open(base + ".md", "w") as f:
+        f.write(report)
+    with open(base + ".json", "w") as f:
+        json.dump(data, f, indent=1)
+    plot(base + ".png", title, cases, res, systems)
+    log("")
+    log(report)
+    log("report written to %s.md, .json and .png" % base)

@@ -33,7 +33,7 @@ import psycopg
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import nobench_gen  # noqa: E402
-from common import FINGERPRINT, describe, geomean, log, machine_info, plot, trimmed  # noqa: E402
+from common import FINGERPRINT, describe, geomean, log, machine_info, trimmed, write_report  # noqa: E402
 
 SYSTEMS = ["argo3", "argo1", "jsonb_gin", "jsonb_tuned"]
 QUERIES = ["Q%d" % i for i in range(1, 13)]
@@ -450,16 +450,10 @@ def main():
     report += "\n".join(whole_objects_report(whole, systems)) + "\n"
     os.makedirs(args.out, exist_ok=True)
     base = os.path.join(args.out, "report-%d" % n)
-    with open(base + ".md", "w") as f:
-        f.write(report)
-    with open(base + ".json", "w") as f:
-        json.dump({"scale": n, "info": info, "loads": loads, "times": times,
-                   "trimmed": res, "geomeans": gms, "whole_objects": whole}, f, indent=1)
-    plot(base + ".png", "NoBench, %s objects: Argo vs PostgreSQL jsonb" % format(n, ","),
-         QUERIES, res, systems)
-    log("")
-    log(report)
-    log("report written to %s.md, .json and .png" % base)
+    write_report(base, report, {"scale": n, "info": info, "loads": loads, "times": times,
+                                "trimmed": res, "geomeans": gms, "whole_objects": whole},
+                 "NoBench, %s objects: Argo vs PostgreSQL jsonb" % format(n, ","),
+                 QUERIES, res, systems)
     return 0
 
 

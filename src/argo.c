@@ -138,34 +138,33 @@ run_explain(void *arg)
 		srf_put(c->out, CStringGetTextDatum(lfirst(lc)));
 }
 
-/* argo_query(query text, VARIADIC params jsonb[]) RETURNS SETOF jsonb */
-Datum
-argo_query(PG_FUNCTION_ARGS)
+/* A statement function: its arguments, a result set of type, fn run. */
+static Datum
+run_statement(FunctionCallInfo fcinfo, Oid type, void (*fn) (void *))
 {
 	SrfOut		out;
 	Call		c;
 
 	c.query = argo_text_arg(fcinfo, 0, "query");
 	c.params = get_params(fcinfo, 1, &c.nparams);
-	out = srf_begin(fcinfo, JSONBOID);
+	out = srf_begin(fcinfo, type);
 	c.out = &out;
-	argo_with_bounded_errors(run_query, &c);
+	argo_with_bounded_errors(fn, &c);
 	return (Datum) 0;
+}
+
+/* argo_query(query text, VARIADIC params jsonb[]) RETURNS SETOF jsonb */
+Datum
+argo_query(PG_FUNCTION_ARGS)
+{
+	return run_statement(fcinfo, JSONBOID, run_query);
 }
 
 /* argo_explain(query text, VARIADIC params jsonb[]) RETURNS SETOF text */
 Datum
 argo_explain(PG_FUNCTION_ARGS)
 {
-	SrfOut		out;
-	Call		c;
-
-	c.query = argo_text_arg(fcinfo, 0, "query");
-	c.params = get_params(fcinfo, 1, &c.nparams);
-	out = srf_begin(fcinfo, TEXTOID);
-	c.out = &out;
-	argo_with_bounded_errors(run_explain, &c);
-	return (Datum) 0;
+	return run_statement(fcinfo, TEXTOID, run_explain);
 }
 
 /* argo_create_collection(name text, format text) RETURNS void */
