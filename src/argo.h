@@ -457,6 +457,7 @@ extern void argo_rebuild_from_query(SqlBuf *buf, Rebuilder *rb);
 extern void argo_fetch_objects(SqlBuf *ids, ObjFetch *f, Rebuilder *rb);
 typedef void (*row_fn) (void *arg, Datum *values, bool *nulls);
 extern void argo_stream_rows(SqlBuf *buf, row_fn take, void *arg);
+extern void argo_add_row(Rebuilder *rb, KeyDict *d, Datum *v, bool *isnull);
 extern SqlBuf *sqlgen_join(ArgoQuery *q);
 extern SqlBuf *sqlgen_join_ids(ArgoQuery *q);
 extern SqlBuf *sqlgen_join_tuples(ArgoQuery *q);

@@ -77,7 +77,7 @@ int8_array(int64 *v, int64 n)
 
 /*
  * Part k's rows for the tuples in ids[k], numbered ord * (nparts + 1) + k
- * with ord counted from first; for *, a row with key id 0 first marks
+ * with ord counted from first; for *, a row with a NULL key first marks
  * each part as an object ({} has no other row).
  */
 static void
@@ -91,7 +91,7 @@ emit_part(SqlBuf *buf, ArgoQuery *q, int k, int ids, int64 first)
 		appendStringInfoString(&buf->sql, " UNION ALL ");
 	if (s->star)
 		appendStringInfo(&buf->sql,
-						 "SELECT (t.ord + " INT64_FORMAT ") * %d + %d AS id, 0 AS keyid, NULL::text AS valstr, NULL::float8 AS valnum, NULL::boolean AS valbool "
+						 "SELECT (t.ord + " INT64_FORMAT ") * %d + %d AS id, NULL::integer AS keyid, NULL::text AS valstr, NULL::float8 AS valnum, NULL::boolean AS valbool "
 						 "FROM unnest($%d) WITH ORDINALITY AS t(objid, ord) UNION ALL ",
 						 first - 1, n, k, ids);
 	appendStringInfo(&buf->sql,
@@ -119,19 +119,10 @@ static void
 take_row(void *arg, Datum *values, bool *nulls)
 {
 	PartRows   *pr = arg;
-	int64		id = DatumGetInt64(values[0]);
-	int			part = id % (pr->nparts + 1);
-	int32		keyid;
+	int			part = DatumGetInt64(values[0]) % (pr->nparts + 1);
 
-	if (part == pr->nparts || nulls[1] || (keyid = DatumGetInt32(values[1])) == 0)
-	{
-		rebuilder_add_object(pr->rb, id);
-		return;
-	}
-	rebuilder_add_row(pr->rb, id, keydict_get(pr->dicts[part], keyid),
-					  nulls[2] ? NULL : DatumGetTextPP(values[2]),
-					  nulls[3], nulls[3] ? 0 : DatumGetFloat8(values[3]),
-					  nulls[4], nulls[4] ? false : DatumGetBool(values[4]));
+	/* the tuple's marker (part nparts) has a NULL key: no dictionary */
+	argo_add_row(pr->rb, part < pr->nparts ? pr->dicts[part] : NULL, values, nulls);
 }
 
 /*

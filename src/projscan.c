@@ -68,8 +68,12 @@ remember_disordered(const char *table)
 static void
 open_stream(RowStream *s, ArgoCollection *c, Datum keys)
 {
-	static const char *const cols[] = {"valstr", "valnum", "valbool",
-	"valstr, valnum, valbool"};
+	static const char *const cols[] = {
+		"valstr, NULL::float8, NULL::boolean",
+		"NULL::text, valnum, NULL::boolean",
+		"NULL::text, NULL::float8, valbool",
+		"valstr, valnum, valbool"
+	};
 	SqlBuf	   *buf = sqlbuf_create();
 
 	appendStringInfo(&buf->sql, "SELECT objid, keyid, %s FROM %s WHERE keyid = ANY($%d)",
@@ -110,25 +114,11 @@ stream_objid(RowStream *s)
 static void
 take_row(RowStream *s, int64 objid, KeyDict *d, Rebuilder *rb)
 {
-	HeapTuple	tup = s->tt->vals[s->pos];
-	TupleDesc	desc = s->tt->tupdesc;
-	bool		isnull[5] = {true, true, true, true, true};
 	Datum		v[5];
+	bool		isnull[5];
 
-	heap_deform_tuple(tup, desc, v, isnull);
-	if (s->type < 3)
-	{
-		/* one value column: move it to its place among the three */
-		v[2 + s->type] = v[2];
-		isnull[2 + s->type] = isnull[2];
-		for (int t = 0; t < 3; t++)
-			if (t != s->type)
-				isnull[2 + t] = true;
-	}
-	rebuilder_add_row(rb, objid, keydict_get(d, DatumGetInt32(v[1])),
-					  isnull[2] ? NULL : DatumGetTextPP(v[2]),
-					  isnull[3], isnull[3] ? 0 : DatumGetFloat8(v[3]),
-					  isnull[4], isnull[4] ? false : DatumGetBool(v[4]));
+	heap_deform_tuple(s->tt->vals[s->pos], s->tt->tupdesc, v, isnull);
+	argo_add_row(rb, d, v, isnull);
 	s->last = objid;
 	s->pos++;
 }

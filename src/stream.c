@@ -34,23 +34,37 @@ typedef struct RebuildReceiver
 	void	   *arg;
 } RebuildReceiver;
 
+/*
+ * One (objid, keyid, valstr, valnum, valbool) row into rb, its key from
+ * d; a NULL key says that the object exists.
+ */
+void
+argo_add_row(Rebuilder *rb, KeyDict *d, Datum *v, bool *isnull)
+{
+	if (isnull[1])
+	{
+		rebuilder_add_object(rb, DatumGetInt64(v[0]));
+		return;
+	}
+	rebuilder_add_row(rb, DatumGetInt64(v[0]), keydict_get(d, DatumGetInt32(v[1])),
+					  isnull[2] ? NULL : (text *) DatumGetPointer(v[2]),
+					  isnull[3], isnull[3] ? 0 : DatumGetFloat8(v[3]),
+					  isnull[4], isnull[4] ? false : DatumGetBool(v[4]));
+}
+
+/* The same with the key as text (rows of several collections). */
 static void
 add_row_values(Rebuilder *rb, Oid keytype, Datum *v, bool *isnull)
 {
-	int64		objid = DatumGetInt64(v[0]);
-	text	   *valstr = isnull[2] ? NULL : (text *) DatumGetPointer(v[2]);
-	double		valnum = isnull[3] ? 0 : DatumGetFloat8(v[3]);
-	bool		valbool = isnull[4] ? false : DatumGetBool(v[4]);
-
-	if (isnull[1])
-		rebuilder_add_object(rb, objid);
-	else if (keytype == INT4OID)
-		rebuilder_add_row(rb, objid,
-						  keydict_get(rebuilder_dict(rb), DatumGetInt32(v[1])),
-						  valstr, isnull[3], valnum, isnull[4], valbool);
-	else
-		rebuilder_add_keystr_row(rb, objid, TextDatumGetCString(v[1]),
-								 valstr, isnull[3], valnum, isnull[4], valbool);
+	if (keytype == INT4OID || isnull[1])
+	{
+		argo_add_row(rb, rebuilder_dict(rb), v, isnull);
+		return;
+	}
+	rebuilder_add_keystr_row(rb, DatumGetInt64(v[0]), TextDatumGetCString(v[1]),
+							 isnull[2] ? NULL : (text *) DatumGetPointer(v[2]),
+							 isnull[3], isnull[3] ? 0 : DatumGetFloat8(v[3]),
+							 isnull[4], isnull[4] ? false : DatumGetBool(v[4]));
 }
 
 static bool
