@@ -20,6 +20,7 @@ OBJS = \
 	src/keypath.o \
 	src/load.o \
 	src/numbers.o \
+	src/objlock.o \
 	src/plancache.o \
 	src/predicate.o \
 	src/projscan.o \

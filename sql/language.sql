@@ -146,7 +146,7 @@ SELECT count(*) > 3 AS has_plan,
 SELECT count(*) > 0 FROM argo_explain('SELECT COUNT(*) FROM l1 GROUP BY g');
 SELECT count(*) > 0 FROM argo_explain('SELECT * FROM l3 AS a INNER JOIN l1 AS b ON (a.ref = b.id)');
 SELECT count(*) > 0 FROM argo_explain('DELETE FROM l3 WHERE v = 1');
-SELECT bool_or(line LIKE '-- rows of the objects to change%') AS says_how,
+SELECT bool_or(line LIKE '-- the objects to change, locked in id order%') AS says_how,
        bool_or(line LIKE '%Scan%') AS has_plan
   FROM argo_explain('UPDATE l3 SET v = 2 WHERE v = 1') line;
 SELECT count(*) = 0 AS unchanged FROM argo_query('SELECT * FROM l3 WHERE v = 2');

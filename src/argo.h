@@ -258,7 +258,6 @@ extern ArgoCollection *collection_create(const char *name, ArgoFormat format,
 										 bool if_not_exists);
 extern ArgoCollection *collection_open_for_insert(const char *name);
 extern void collection_drop(const char *name, bool missing_ok);
-extern void collection_lock_for_update(ArgoCollection *coll);
 extern void collection_create_indexes(ArgoCollection *coll);
 extern void collection_drop_indexes(ArgoCollection *coll);
 extern bool collection_is_empty(ArgoCollection *coll);
@@ -391,7 +390,7 @@ extern void topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s);
 extern SqlBuf *sqlgen_select_rows(ArgoQuery *q);
 extern SqlBuf *sqlgen_select_ids(ArgoQuery *q);
 extern SqlBuf *sqlgen_ranked_ids(ArgoQuery *q);
-extern SqlBuf *sqlgen_delete(ArgoQuery *q);
+extern SqlBuf *sqlgen_delete_ids(ArgoCollection *c, const int64 *ids, int n);
 extern SqlBuf *sqlgen_aggregate(ArgoQuery *q);
 extern SqlBuf *sqlgen_aggregate_direct(ArgoQuery *q);
 extern bool argo_is_aggregate(ArgoStmt *s);
@@ -404,6 +403,9 @@ extern RowBatch *rowbatch_create(ArgoCollection *coll, bool directory);
 extern void rowbatch_add_object(RowBatch *batch, int64 objid, Jsonb *obj);
 extern int	rowbatch_objects(RowBatch *batch);
 extern void rowbatch_flush(RowBatch *batch);
+extern void rowbatch_hold(RowBatch *batch);
+extern void rowbatch_drop_common(RowBatch *a, RowBatch *b);
+extern void rowbatch_delete(RowBatch *b, const int64 *ids, int nids);
 extern int64 *argo_next_objids(ArgoCollection *coll, int n);
 extern void argo_check_object(Jsonb *obj);
 
@@ -440,7 +442,14 @@ extern int64 run_update(ArgoQuery *q);
 extern bool sortall_applies(ArgoStmt *s);
 extern bool projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg);
 extern bool sortall_run(ArgoQuery *q, result_emit emit, void *arg);
-extern SqlBuf *sqlgen_update_rows(ArgoQuery *q);
+extern SqlBuf *sqlgen_rows_of_ids(ArgoCollection *c, const int64 *ids, int n);
+
+/* objlock.c: per-object write locks */
+extern SqlBuf *objlock_sql(ArgoCollection *c, ArgoPred *where);
+extern Portal objlock_open(ArgoCollection *c, ArgoPred *where);
+extern int	objlock_next(Portal portal, int64 *ids, int max);
+extern int	objlock_recheck(ArgoCollection *c, ArgoPred *where, int64 *ids, int n);
+extern Datum objid_array(const int64 *ids, int n);
 
 /* fetch.c: objects' rows straight from the heap */
 typedef struct ObjFetch ObjFetch;

@@ -363,17 +363,3 @@ collection_drop(const char *name, bool missing_ok)
 	run_ddl(psprintf("DROP SEQUENCE %s", c->seq));
 }
 
-/*
- * UPDATEs of one collection take turns: each rebuilds objects and writes
- * them back, so two at once could both start from the same old object.
- * The lock is on the collection's sequence as an object (not on the
- * relation), so readers, INSERT and DELETE are not held up.
- */
-void
-collection_lock_for_update(ArgoCollection *coll)
-{
-	Oid			seq = get_relname_relid(table_name(coll->name, "seq"),
-										storage_namespace());
-
-	LockDatabaseObject(RelationRelationId, seq, 0, ExclusiveLock);
-}

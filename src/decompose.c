@@ -50,6 +50,7 @@ struct RowBatch
 {
 	ArgoCollection *coll;
 	bool		directory;		/* new objects: add their directory rows */
+	bool		hold;			/* rows wait for rowbatch_drop_common */
 	MemoryContext cxt;
 	int			nobjects;
 	PendingRows cols[NCOLS];
@@ -319,7 +320,8 @@ rowbatch_add_object(RowBatch *b, int64 objid, Jsonb *obj)
 		}
 	}
 	b->nobjects++;
-	if (b->cols[COL_STR].n + b->cols[COL_NUM].n + b->cols[COL_BOOL].n >= BATCH_ROWS)
+	if (!b->hold &&
+		b->cols[COL_STR].n + b->cols[COL_NUM].n + b->cols[COL_BOOL].n >= BATCH_ROWS)
 		rowbatch_flush(b);
 }
 
@@ -490,4 +492,216 @@ argo_next_objids(ArgoCollection *coll, int n)
 	}
 	SPI_freetuptable(SPI_tuptable);
 	return ids;
+}
+
+/*
+ * ---------- the rows an update changes ----------
+ *
+ * An UPDATE decomposes each object before and after its change into two
+ * held batches; the rows both hold are dropped from both, and what is left
+ * is exactly what to delete and what to insert: SET of one scalar touches
+ * one row, not the object's twenty.
+ */
+void
+rowbatch_hold(RowBatch *b)
+{
+	b->hold = true;
+}
+
+typedef struct RowOrder
+{
+	PendingRows *c;
+	char	  **keys;
+} RowOrder;
+
+/* Rows by (object id, key). */
+static int
+row_order_cmp(const void *x, const void *y, void *arg)
+{
+	RowOrder   *o = arg;
+	int			i = *(const int *) x;
+	int			j = *(const int *) y;
+	int64		a = DatumGetInt64(o->c->objids[i]);
+	int64		b = DatumGetInt64(o->c->objids[j]);
+
+	if (a != b)
+		return a < b ? -1 : 1;
+	return strcmp(o->keys[o->c->key[i]], o->keys[o->c->key[j]]);
+}
+
+static int *
+sorted_rows(RowBatch *b, int col)
+{
+	PendingRows *c = &b->cols[col];
+	int		   *order = palloc(sizeof(int) * Max(c->n, 1));
+	RowOrder	o = {c, b->keys};
+
+	for (int i = 0; i < c->n; i++)
+		order[i] = i;
+	qsort_arg(order, c->n, sizeof(int), row_order_cmp, &o);
+	return order;
+}
+
+/* Equal values, bit for bit (so -0 replacing 0 is a change). */
+static bool
+same_value(int col, PendingRows *a, int i, PendingRows *b, int j)
+{
+	if (a->val_nulls[i] || b->val_nulls[j])
+		return a->val_nulls[i] == b->val_nulls[j];
+	if (col == COL_STR)
+	{
+		text	   *x = DatumGetTextPP(a->vals[i]);
+		text	   *y = DatumGetTextPP(b->vals[j]);
+
+		return VARSIZE_ANY_EXHDR(x) == VARSIZE_ANY_EXHDR(y) &&
+			memcmp(VARDATA_ANY(x), VARDATA_ANY(y), VARSIZE_ANY_EXHDR(x)) == 0;
+	}
+	if (col == COL_NUM)
+	{
+		double		x = DatumGetFloat8(a->vals[i]);
+		double		y = DatumGetFloat8(b->vals[j]);
+
+		return memcmp(&x, &y, sizeof(double)) == 0;
+	}
+	return DatumGetBool(a->vals[i]) == DatumGetBool(b->vals[j]);
+}
+
+/* Drop the rows marked dead, keeping the others in order. */
+static void
+compact_column(PendingRows *c, const bool *dead)
+{
+	int			n = 0;
+
+	for (int i = 0; i < c->n; i++)
+	{
+		if (dead[i])
+			continue;
+		c->objids[n] = c->objids[i];
+		c->key[n] = c->key[i];
+		c->vals[n] = c->vals[i];
+		c->val_nulls[n] = c->val_nulls[i];
+		n++;
+	}
+	c->n = n;
+}
+
+static void
+drop_common_column(RowBatch *a, RowBatch *b, int col)
+{
+	PendingRows *ca = &a->cols[col];
+	PendingRows *cb = &b->cols[col];
+	int		   *oa = sorted_rows(a, col);
+	int		   *ob = sorted_rows(b, col);
+	bool	   *deada = palloc0(sizeof(bool) * Max(ca->n, 1));
+	bool	   *deadb = palloc0(sizeof(bool) * Max(cb->n, 1));
+	int			i = 0,
+				j = 0;
+
+	while (i < ca->n && j < cb->n)
+	{
+		int			x = oa[i],
+					y = ob[j];
+		int64		ida = DatumGetInt64(ca->objids[x]);
+		int64		idb = DatumGetInt64(cb->objids[y]);
+		int			cmp = ida != idb ? (ida < idb ? -1 : 1) :
+			strcmp(a->keys[ca->key[x]], b->keys[cb->key[y]]);
+
+		if (cmp == 0 && same_value(col, ca, x, cb, y))
+			deada[x] = deadb[y] = true;
+		if (cmp <= 0)
+			i++;
+		if (cmp >= 0)
+			j++;
+	}
+	compact_column(ca, deada);
+	compact_column(cb, deadb);
+}
+
+/* Remove from both batches the rows they have in common. */
+void
+rowbatch_drop_common(RowBatch *a, RowBatch *b)
+{
+	MemoryContext old = MemoryContextSwitchTo(a->cxt);
+
+	for (int col = 0; col < NCOLS; col++)
+		drop_common_column(a, b, col);
+	MemoryContextSwitchTo(old);
+}
+
+/* (objid, keyid) arrays of the rows of columns [from, to). */
+static int
+row_pairs(RowBatch *b, int from, int to, SqlBuf *buf)
+{
+	KeyDict    *d = keydict_of(b->coll);
+	int			n = 0,
+				i = 0;
+	Datum	   *objids,
+			   *keyids;
+
+	for (int col = from; col < to; col++)
+		n += b->cols[col].n;
+	if (n == 0)
+		return 0;
+	objids = palloc(sizeof(Datum) * n);
+	keyids = palloc(sizeof(Datum) * n);
+	for (int col = from; col < to; col++)
+	{
+		PendingRows *c = &b->cols[col];
+
+		for (int r = 0; r < c->n; r++, i++)
+		{
+			int32		k = keydict_find(d, b->keys[c->key[r]]);
+
+			if (k < 0)
+				elog(ERROR, "argo: a stored key is missing from the dictionary");
+			objids[i] = c->objids[r];
+			keyids[i] = Int32GetDatum(k);
+		}
+	}
+	sqlbuf_param(buf, INT8ARRAYOID, build_array(objids, NULL, n, INT8OID));
+	return sqlbuf_param(buf, INT4ARRAYOID, build_array(keyids, NULL, n, INT4OID));
+}
+
+static void
+delete_pairs(RowBatch *b, SqlBuf *buf, const char *table, int from, int to)
+{
+	int			k = row_pairs(b, from, to, buf);
+
+	if (k == 0)
+		return;
+	appendStringInfo(&buf->sql,
+					 ", d%d AS (DELETE FROM %s x USING unnest($%d, $%d) AS d(o, k) WHERE x.objid = d.o AND x.keyid = d.k)",
+					 k, table, k - 1, k);
+}
+
+/*
+ * Delete the batch's rows from the tables, and update the directory rows
+ * of the objects (locked, ids) to themselves: see objlock.c.
+ */
+void
+rowbatch_delete(RowBatch *b, const int64 *ids, int nids)
+{
+	ArgoCollection *c = b->coll;
+	SqlBuf	   *buf = sqlbuf_create();
+	int			rc;
+
+	sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, nids));
+	appendStringInfo(&buf->sql,
+					 "WITH t AS (UPDATE %s o SET objid = o.objid WHERE o.objid = ANY($1) RETURNING 1)",
+					 c->obj_table);
+	if (c->format == ARGO_FORMAT_ARGO1)
+		delete_pairs(b, buf, c->data_table, 0, NCOLS);
+	else
+	{
+		delete_pairs(b, buf, c->str_table, COL_STR, COL_STR + 1);
+		delete_pairs(b, buf, c->num_table, COL_NUM, COL_NUM + 1);
+		delete_pairs(b, buf, c->bool_table, COL_BOOL, COL_BOOL + 1);
+	}
+	appendStringInfoString(&buf->sql, " SELECT count(*) FROM t");
+	rc = argo_run(buf, false);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "argo: could not delete changed rows: %s",
+			 SPI_result_code_string(rc));
+	SPI_freetuptable(SPI_tuptable);
+	batch_reset(b);
 }

@@ -175,10 +175,28 @@ run_count_query(SqlBuf *buf)
 									   SPI_tuptable->tupdesc, 1, &isnull));
 }
 
+/* Objects deleted per statement: their ids are one array parameter. */
+#define DELETE_BATCH 10000
+
+/* The objects are locked in id order first, as an UPDATE's are (objlock.c). */
 static void
 run_delete(ArgoQuery *q, result_emit emit, void *arg)
 {
-	emit(arg, argo_count_result("deleted", run_count_query(sqlgen_delete(q))));
+	ArgoCollection *c = linitial(q->colls);
+	ArgoPred   *where = q->stmt->where;
+	int64	   *ids = palloc(sizeof(int64) * DELETE_BATCH);
+	Portal		lock = objlock_open(c, where);
+	int64		total = 0;
+	int			n;
+
+	while ((n = objlock_next(lock, ids, DELETE_BATCH)) > 0)
+	{
+		n = objlock_recheck(c, where, ids, n);
+		if (n > 0)
+			total += run_count_query(sqlgen_delete_ids(c, ids, n));
+	}
+	SPI_cursor_close(lock);
+	emit(arg, argo_count_result("deleted", total));
 }
 
 void
@@ -292,12 +310,16 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 	else if (stmt->kind == ASTMT_SELECT)
 		buf = sqlgen_select_rows(q);
 	else if (stmt->kind == ASTMT_DELETE)
-		buf = sqlgen_delete(q);
+	{
+		out = add_line(out, cxt,
+					   "-- the objects to delete, locked in id order (their directory rows); then their rows are deleted by object id");
+		buf = objlock_sql(linitial(q->colls), stmt->where);
+	}
 	else if (stmt->kind == ASTMT_UPDATE)
 	{
 		out = add_line(out, cxt,
-					   "-- rows of the objects to change, read after taking the collection's update lock; each object is rebuilt, changed, and its rows replaced");
-		buf = sqlgen_update_rows(q);
+					   "-- the objects to change, locked in id order (their directory rows); each is then read again, changed, and only its changed rows deleted and inserted");
+		buf = objlock_sql(linitial(q->colls), stmt->where);
 	}
 	else
 		ereport(ERROR,

@@ -317,39 +317,48 @@ sqlgen_ranked_ids(ArgoQuery *q)
 }
 
 static void
-emit_delete_from(SqlBuf *buf, const char *name, const char *table, bool where)
+emit_delete_from(SqlBuf *buf, const char *name, const char *table)
 {
-	appendStringInfo(&buf->sql, ", %s AS (DELETE FROM %s%s RETURNING objid)",
-					 name, table,
-					 where ? " WHERE objid IN (SELECT objid FROM m)" : "");
+	appendStringInfo(&buf->sql, ", %s AS (DELETE FROM %s WHERE objid = ANY($1))",
+					 name, table);
 }
 
 /*
- * DELETE from the directory and every value table of the collection;
- * yields the count of directory rows deleted: the objects.
+ * DELETE the objects $1 (locked: objlock.c) from the directory and every
+ * value table; yields the count of directory rows deleted.
  */
 SqlBuf *
-sqlgen_delete(ArgoQuery *q)
+sqlgen_delete_ids(ArgoCollection *c, const int64 *ids, int n)
 {
-	ArgoStmt   *s = q->stmt;
-	ArgoCollection *c = linitial(q->colls);
 	SqlBuf	   *buf = sqlbuf_create();
 
-	appendStringInfoString(&buf->sql, "WITH m AS MATERIALIZED (");
-	if (s->where)
-		pred_emit_objids(buf, c, s->where);
-	else
-		sql_all_objids(buf, c);
-	appendStringInfo(&buf->sql, "), d0 AS (DELETE FROM %s WHERE objid IN (SELECT objid FROM m) RETURNING objid)",
+	sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, n));
+	appendStringInfo(&buf->sql, "WITH d0 AS (DELETE FROM %s WHERE objid = ANY($1) RETURNING objid)",
 					 c->obj_table);
 	if (c->format == ARGO_FORMAT_ARGO1)
-		emit_delete_from(buf, "d1", c->data_table, s->where != NULL);
+		emit_delete_from(buf, "d1", c->data_table);
 	else
 	{
-		emit_delete_from(buf, "d1", c->str_table, s->where != NULL);
-		emit_delete_from(buf, "d2", c->num_table, s->where != NULL);
-		emit_delete_from(buf, "d3", c->bool_table, s->where != NULL);
+		emit_delete_from(buf, "d1", c->str_table);
+		emit_delete_from(buf, "d2", c->num_table);
+		emit_delete_from(buf, "d3", c->bool_table);
 	}
 	appendStringInfoString(&buf->sql, " SELECT count(*) FROM d0");
+	return buf;
+}
+
+/* The rows of the given objects, each led by a row saying it exists. */
+SqlBuf *
+sqlgen_rows_of_ids(ArgoCollection *c, const int64 *ids, int n)
+{
+	SqlBuf	   *buf = sqlbuf_create();
+	int			p = sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, n));
+
+	appendStringInfo(&buf->sql,
+					 "SELECT objid, NULL::int4 AS keyid, NULL::text AS valstr, NULL::float8 AS valnum, NULL::boolean AS valbool FROM %s WHERE objid = ANY($%d)"
+					 " UNION ALL SELECT objid, keyid, valstr, valnum, valbool FROM ",
+					 c->obj_table, p);
+	sql_rows_of_table(buf, c);
+	appendStringInfo(&buf->sql, " r WHERE objid = ANY($%d) ORDER BY 1, 2 NULLS FIRST", p);
 	return buf;
 }

@@ -1,15 +1,16 @@
 /*
  * update.c — UPDATE c SET p = json, … UNSET p, … [WHERE pred].
  *
- * Each matching object is rebuilt, changed with PostgreSQL's own jsonb_set
- * and jsonb_delete_path (after creating missing intermediate objects and
- * arrays), and its rows replaced under the same object id: a batched
- * DELETE of the old rows, then the decomposer's set-based INSERT.  UPDATEs
- * of one collection take turns (a lock held to commit), and each reads the
- * objects after taking it, so no update is lost to a concurrent one.
+ * The matching objects are locked in id order (objlock.c), read back after
+ * their locks are granted, changed with PostgreSQL's own jsonb_set and
+ * jsonb_delete_path (after creating missing intermediate objects and
+ * arrays), and only the rows that differ are deleted and inserted:
+ * writers of different objects run in parallel, writers of one object
+ * take turns and each starts from the other's result.
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -17,6 +18,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 
 #include "argo.h"
 
@@ -26,8 +28,7 @@ typedef struct Updater
 {
 	ArgoQuery  *q;
 	ArgoCollection *coll;
-	RowBatch   *rows;
-	MemoryContext cxt;			/* pending objects */
+	MemoryContext cxt;			/* one batch's objects and rows */
 	int64		ids[UPDATE_BATCH];
 	Jsonb	   *docs[UPDATE_BATCH];
 	int			n;
@@ -142,81 +143,89 @@ apply_changes(Jsonb *doc, List *sets)
 	return doc;
 }
 
-/* Replace the pending objects' rows: delete the old, insert the new. */
-static void
-flush_pending(Updater *u)
-{
-	ArgoCollection *c = u->coll;
-	Datum	   *ids = palloc(sizeof(Datum) * Max(u->n, 1));
-	Oid			type = INT8ARRAYOID;
-	Datum		arr;
-	char	   *sql;
-
-	if (u->n == 0)
-		return;
-	for (int i = 0; i < u->n; i++)
-		ids[i] = Int64GetDatum(u->ids[i]);
-	arr = PointerGetDatum(construct_array(ids, u->n, INT8OID, 8, true, TYPALIGN_DOUBLE));
-	/* the objects keep their directory rows */
-	if (c->format == ARGO_FORMAT_ARGO1)
-		sql = psprintf("DELETE FROM %s WHERE objid = ANY($1)", c->data_table);
-	else
-		sql = psprintf("WITH s AS (DELETE FROM %s WHERE objid = ANY($1)), n AS (DELETE FROM %s WHERE objid = ANY($1)) DELETE FROM %s WHERE objid = ANY($1)",
-					   c->str_table, c->num_table, c->bool_table);
-	if (SPI_execute_with_args(sql, 1, &type, &arr, NULL, false, 0) != SPI_OK_DELETE)
-		elog(ERROR, "argo: could not replace updated objects");
-	for (int i = 0; i < u->n; i++)
-		rowbatch_add_object(u->rows, u->ids[i], u->docs[i]);
-	rowbatch_flush(u->rows);
-	u->total += u->n;
-	u->n = 0;
-	MemoryContextReset(u->cxt);
-}
-
+/* An object read back under its lock, copied: the rebuilder reuses its memory. */
 static void
 take_object(void *arg, int64 objid, Jsonb *obj)
 {
 	Updater    *u = arg;
-	MemoryContext old = MemoryContextSwitchTo(u->cxt);
 
 	u->ids[u->n] = objid;
-	u->docs[u->n] = apply_changes(obj, u->q->stmt->sets);
+	u->docs[u->n] = MemoryContextAlloc(u->cxt, VARSIZE(obj));
+	memcpy(u->docs[u->n], obj, VARSIZE(obj));
 	u->n++;
-	MemoryContextSwitchTo(old);
-	if (u->n == UPDATE_BATCH)
-		flush_pending(u);
 }
 
-/* Rows of the objects WHERE selects, read after the lock was taken. */
-SqlBuf *
-sqlgen_update_rows(ArgoQuery *q)
+/* The locked objects' current rows, rebuilt into u->ids/u->docs. */
+static void
+read_locked(Updater *u, const int64 *ids, int n)
 {
-	ArgoQuery	sel = *q;
-	ArgoStmt	s = *q->stmt;
+	ArgoCollection *c = u->coll;
+	Rebuilder  *rb = rebuilder_create(keydict_of(c), take_object, u);
+	ObjFetch   *f;
 
-	s.kind = ASTMT_SELECT;
-	s.star = true;
-	s.targets = NIL;
-	sel.stmt = &s;
-	return sqlgen_select_rows(&sel);
+	/* after the locks: a snapshot that sees every earlier writer's commit */
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	f = objfetch_open(c, NIL, false, false);
+	if (f != NULL)
+	{
+		for (int i = 0; i < n; i++)
+			objfetch_object(f, ids[i], rb);
+		rebuilder_finish(rb);
+		objfetch_close(f);
+	}
+	else
+		argo_rebuild_from_query(sqlgen_rows_of_ids(c, ids, n), rb);
+	PopActiveSnapshot();
+}
+
+/*
+ * Change the locked objects: rebuild, apply the changes, and write only
+ * the rows that differ.
+ */
+static void
+update_batch(Updater *u, const int64 *ids, int n)
+{
+	MemoryContext old = MemoryContextSwitchTo(u->cxt);
+	RowBatch   *before = rowbatch_create(u->coll, false);
+	RowBatch   *after = rowbatch_create(u->coll, false);
+
+	rowbatch_hold(before);
+	rowbatch_hold(after);
+	u->n = 0;
+	read_locked(u, ids, n);
+	for (int i = 0; i < u->n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		rowbatch_add_object(before, u->ids[i], u->docs[i]);
+		rowbatch_add_object(after, u->ids[i], apply_changes(u->docs[i], u->q->stmt->sets));
+	}
+	rowbatch_drop_common(before, after);
+	rowbatch_delete(before, ids, n);
+	rowbatch_flush(after);
+	u->total += u->n;
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(u->cxt);
 }
 
 int64
 run_update(ArgoQuery *q)
 {
 	Updater		u = {q, linitial(q->colls)};
-	SqlBuf	   *buf = sqlgen_update_rows(q);
-	Portal		portal;
+	ArgoPred   *where = q->stmt->where;
+	Portal		lock;
+	int64		ids[UPDATE_BATCH];
+	int			n;
 
-	collection_lock_for_update(u.coll);
-	u.rows = rowbatch_create(u.coll, false);
 	u.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo update",
 								  ALLOCSET_DEFAULT_SIZES);
-	/* not read-only: a fresh snapshot, taken after the lock */
-	portal = argo_open_cursor(buf, false);
-	argo_rebuild_from_cursor(portal, rebuilder_create(keydict_of(u.coll),
-													  take_object, &u));
-	SPI_cursor_close(portal);
-	flush_pending(&u);
+	lock = objlock_open(u.coll, where);
+	while ((n = objlock_next(lock, ids, UPDATE_BATCH)) > 0)
+	{
+		n = objlock_recheck(u.coll, where, ids, n);
+		if (n > 0)
+			update_batch(&u, ids, n);
+	}
+	SPI_cursor_close(lock);
 	return u.total;
 }
