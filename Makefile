@@ -27,6 +27,7 @@ OBJS = \
 	src/reconstruct.o \
 	src/schema.o \
 	src/scan.o \
+	src/setops.o \
 	src/sqlbuf.o \
 	src/sortall.o \
 	src/sqlgen.o \

@@ -238,6 +238,28 @@ check_comparable(AnalyzeState *as, ArgoLiteral *lit)
 					   "Use IS NULL or IS NOT NULL.");
 }
 
+/* ID() compares with object ids: integers, and only in one collection. */
+static void
+check_ids(AnalyzeState *as, ArgoPred *p)
+{
+	List	   *lits = p->lits ? p->lits : list_make1(p->lit);
+	ListCell   *lc;
+
+	if (list_length(as->stmt->from) > 1)
+		semantic_error(as, ((ArgoLiteral *) linitial(lits))->location,
+					   ERRCODE_FEATURE_NOT_SUPPORTED,
+					   "ID() is not supported in a join", NULL);
+	foreach(lc, lits)
+	{
+		ArgoLiteral *lit = lfirst(lc);
+
+		if (lit->type != ALIT_NUMBER || lit->num != floor(lit->num) ||
+			fabs(lit->num) > 9007199254740992.0)
+			semantic_error(as, lit->location, ERRCODE_DATATYPE_MISMATCH,
+						   "an object id is an integer", NULL);
+	}
+}
+
 static void
 analyze_pred(AnalyzeState *as, ArgoPred *p)
 {
@@ -276,6 +298,9 @@ analyze_pred(AnalyzeState *as, ArgoPred *p)
 				semantic_error(as, p->lit2->location, ERRCODE_DATATYPE_MISMATCH,
 							   "BETWEEN bounds must be of the same type",
 							   "Both bounds are numbers, both strings or both booleans.");
+			break;
+		case APRED_ID:
+			check_ids(as, p);
 			break;
 		default:
 			break;
@@ -374,6 +399,16 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 	check_grouping(as, s);
 }
 
+static void
+check_amount(AnalyzeState *as, ArgoSetItem *item)
+{
+	JsonbValue	v;
+
+	if (!JsonbExtractScalar(&item->value->value->root, &v) || v.type != jbvNumeric)
+		semantic_error(as, item->value->location, ERRCODE_DATATYPE_MISMATCH,
+					   psprintf("%s needs a number", item->negate ? "-=" : "+="), NULL);
+}
+
 ArgoQuery *
 argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 {
@@ -393,6 +428,8 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 		bind_path(&as, item->path);
 		if (item->value)
 			bind_json(&as, item->value);
+		if (item->kind == ASET_INC)
+			check_amount(&as, item);
 	}
 	analyze_pred(&as, stmt->where);
 	if (stmt->kind == ASTMT_SELECT)
@@ -404,7 +441,8 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 		ArgoSource *src = lfirst(lc);
 
 		q->colls = lappend(q->colls,
-						   collection_lookup(src->coll, stmt->kind == ASTMT_INSERT,
+						   collection_lookup(src->coll,
+											 stmt->kind == ASTMT_INSERT || stmt->upsert,
 											 stmt->kind == ASTMT_SELECT ?
 											 AccessShareLock : RowExclusiveLock));
 	}

@@ -88,7 +88,8 @@ typedef enum ArgoPredKind
 	APRED_IN,					/* path IN (lits) */
 	APRED_EXISTS,				/* EXISTS path */
 	APRED_ISNULL,				/* path IS NULL */
-	APRED_ISNOTNULL				/* path IS NOT NULL */
+	APRED_ISNOTNULL,			/* path IS NOT NULL */
+	APRED_ID					/* ID() op lit, ID() IN (lits): no path */
 } ArgoPredKind;
 
 typedef struct ArgoPred
@@ -152,10 +153,22 @@ typedef struct ArgoJson
 	Jsonb	   *value;			/* after analysis */
 } ArgoJson;
 
+typedef enum ArgoSetKind
+{
+	ASET_SET,					/* p = v */
+	ASET_UNSET,					/* UNSET p */
+	ASET_INC,					/* p += n, p -= n */
+	ASET_APPEND,				/* p APPEND v */
+	ASET_ADD,					/* p ADD v: append unless an equal element is there */
+	ASET_REMOVE					/* p REMOVE v: every equal element */
+} ArgoSetKind;
+
 typedef struct ArgoSetItem
 {
+	ArgoSetKind kind;
 	ArgoPath   *path;
 	ArgoJson   *value;			/* NULL for UNSET */
+	bool		negate;			/* -= */
 } ArgoSetItem;
 
 typedef enum ArgoStmtKind
@@ -179,6 +192,9 @@ typedef struct ArgoStmt
 	ArgoLiteral *offset;
 	List	   *objects;		/* INSERT: of ArgoJson * */
 	List	   *sets;			/* UPDATE: of ArgoSetItem * */
+	bool		upsert;			/* UPSERT: insert when nothing matches */
+	bool		returning_ids;	/* INSERT … RETURNING ID */
+	bool		select_ids;		/* SELECT ID() */
 } ArgoStmt;
 
 /* ---------- parser (gram.y, scan.l) ---------- */
@@ -438,7 +454,12 @@ typedef void (*result_emit) (void *arg, Jsonb *value);
 
 extern void run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg);
 extern void run_join(ArgoQuery *q, result_emit emit, void *arg);
-extern int64 run_update(ArgoQuery *q);
+extern Jsonb *run_update(ArgoQuery *q);
+
+/* advisory locks' fourth field: SQL's own use 1 and 2 (upsert, update.c) */
+#define ARGO_UPSERT_LOCK_SPACE 0x4152
+extern Jsonb *argo_apply_set(Jsonb *doc, ArgoPath *path, Jsonb *value);
+extern Jsonb *argo_apply_changes(Jsonb *doc, List *sets);
 extern bool sortall_applies(ArgoStmt *s);
 extern bool projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg);
 extern bool sortall_run(ArgoQuery *q, result_emit emit, void *arg);
@@ -485,5 +506,6 @@ extern void argo_execute(const char *query, Jsonb **params, int nparams,
 						 result_emit emit, void *arg);
 extern List *argo_explain_query(const char *query, Jsonb **params, int nparams);
 extern Jsonb *argo_count_result(const char *key, int64 n);
+extern Jsonb *argo_counts_result(const char *key1, int64 n1, const char *key2, int64 n2);
 
 #endif							/* ARGO_H */

@@ -42,6 +42,57 @@ argo_count_result(const char *key, int64 n)
 }
 
 static void
+push_count(JsonbParseState **st, const char *key, int64 n)
+{
+	JsonbValue	k,
+				v;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) key;
+	k.val.string.len = strlen(key);
+	v.type = jbvNumeric;
+	v.val.numeric = int64_to_numeric(n);
+	pushJsonbValue(st, WJB_KEY, &k);
+	pushJsonbValue(st, WJB_VALUE, &v);
+}
+
+Jsonb *
+argo_counts_result(const char *key1, int64 n1, const char *key2, int64 n2)
+{
+	JsonbParseState *st = NULL;
+
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	push_count(&st, key1, n1);
+	push_count(&st, key2, n2);
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+/* {"inserted": n, "ids": [...]}: INSERT … RETURNING ID */
+static Jsonb *
+inserted_ids_result(const int64 *ids, int n)
+{
+	JsonbParseState *st = NULL;
+	JsonbValue	k,
+				v;
+
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	push_count(&st, "inserted", n);
+	k.type = jbvString;
+	k.val.string.val = "ids";
+	k.val.string.len = 3;
+	pushJsonbValue(&st, WJB_KEY, &k);
+	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < n; i++)
+	{
+		v.type = jbvNumeric;
+		v.val.numeric = int64_to_numeric(ids[i]);
+		pushJsonbValue(&st, WJB_ELEM, &v);
+	}
+	pushJsonbValue(&st, WJB_END_ARRAY, NULL);
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+static void
 emit_object(void *arg, int64 objid, Jsonb *obj)
 {
 	EmitTarget *t = arg;
@@ -118,6 +169,34 @@ select_objects(ArgoQuery *q, EmitTarget *target)
 	objfetch_close(f);
 }
 
+typedef struct IdsTarget
+{
+	result_emit emit;
+	void	   *arg;
+} IdsTarget;
+
+static void
+emit_id(void *arg, Datum *values, bool *nulls)
+{
+	IdsTarget  *t = arg;
+
+	t->emit(t->arg, argo_count_result("id", DatumGetInt64(values[0])));
+}
+
+/* SELECT ID(): {"id": n} per selected object, in output order. */
+static void
+select_ids(ArgoQuery *q, result_emit emit, void *arg)
+{
+	IdsTarget	t = {emit, arg};
+	ArgoQuery	whole = *q;
+	ArgoStmt	s = *q->stmt;
+
+	/* the objects SELECT * would return */
+	s.star = true;
+	whole.stmt = &s;
+	argo_stream_rows(sqlgen_select_ids(&whole), emit_id, &t);
+}
+
 static void
 run_select(ArgoQuery *q, result_emit emit, void *arg)
 {
@@ -131,6 +210,11 @@ run_select(ArgoQuery *q, result_emit emit, void *arg)
 	if (list_length(q->stmt->from) > 1)
 	{
 		run_join(q, emit, arg);
+		return;
+	}
+	if (q->stmt->select_ids)
+	{
+		select_ids(q, emit, arg);
 		return;
 	}
 	if (sortall_applies(q->stmt) && sortall_run(q, emit, arg))
@@ -159,7 +243,8 @@ run_insert(ArgoQuery *q, result_emit emit, void *arg)
 		rowbatch_add_object(batch, ids[foreach_current_index(lc)],
 							((ArgoJson *) lfirst(lc))->value);
 	rowbatch_flush(batch);
-	emit(arg, argo_count_result("inserted", n));
+	emit(arg, s->returning_ids ? inserted_ids_result(ids, n) :
+		 argo_count_result("inserted", n));
 }
 
 static int64
@@ -221,7 +306,7 @@ argo_execute(const char *query, Jsonb **params, int nparams,
 			run_delete(q, emit, arg);
 			break;
 		case ASTMT_UPDATE:
-			emit(arg, argo_count_result("updated", run_update(q)));
+			emit(arg, run_update(q));
 			break;
 	}
 	SPI_finish();

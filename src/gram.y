@@ -33,6 +33,7 @@ static ArgoPred *make_leaf(ArgoPredKind kind, ArgoPath *path, ArgoCmpOp op,
 static ArgoPred *make_in(ArgoPath *path, List *lits);
 static ArgoTarget *make_agg(ArgoAggKind agg, ArgoPath *path, int location);
 static ArgoJson *make_json(char *text, ArgoLiteral *lit, int location);
+static ArgoSetItem *make_set(ArgoSetKind kind, ArgoPath *path, ArgoJson *value);
 static ArgoCmpOp commute(ArgoCmpOp op);
 %}
 
@@ -68,19 +69,21 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %}
 
 %token <str> IDENT NUMBER STRING PARAM JSONTEXT
-%token NE LE GE
+%token NE LE GE PLUS_EQ MINUS_EQ
 
 /* keywords: keep AND first and WHERE last (see scan_bracket_is_subscript) */
 %token <str> AND ANY AS ASC AVG BETWEEN BY COUNT DELETE_P DESC EXISTS FALSE_P
 %token <str> FROM GROUP_P IN_P INNER_P INSERT INTO IS JOIN LIKE LIMIT MAX MIN
 %token <str> NOT NULL_P OBJECT_P OFFSET ON OR ORDER SELECT SET SUM TRUE_P UNSET
+%token <str> ADD_P APPEND ID_P REMOVE RETURNING UPSERT
 %token <str> UPDATE WHERE
 
-%type <stmt>	stmt select_stmt insert_stmt delete_stmt update_stmt
+%type <stmt>	stmt select_stmt insert_stmt delete_stmt update_stmt upsert_stmt
 %type <lit>		literal opt_limit opt_offset
 %type <path>	path opt_group
 %type <step>	first_step
-%type <str>		name key_name opt_alias any_keyword
+%type <str>		name key_name opt_alias any_keyword unreserved_keyword
+%type <boolean> opt_returning
 %type <pred>	pred leaf opt_where
 %type <op>		cmp_op
 %type <agg>		agg_func
@@ -104,7 +107,7 @@ top: stmt opt_semi				{ ps->result = $1; }
 
 opt_semi: ';' | %empty ;
 
-stmt: select_stmt | insert_stmt | delete_stmt | update_stmt ;
+stmt: select_stmt | insert_stmt | delete_stmt | update_stmt | upsert_stmt ;
 
 select_stmt:
 	SELECT target_list FROM from_list opt_where opt_group opt_order
@@ -115,6 +118,12 @@ select_stmt:
 			s->kind = ASTMT_SELECT;
 			s->star = ($2 == NIL);
 			s->targets = $2;
+			if (list_length($2) == 1 && linitial($2) == NULL)
+			{
+				s->star = false;
+				s->targets = NIL;
+				s->select_ids = true;
+			}
 			s->from = $4;
 			s->where = $5;
 			s->group_by = $6;
@@ -128,6 +137,7 @@ select_stmt:
 target_list:
 	'*'							{ $$ = NIL; }
 	| targets					{ $$ = $1; }
+	| ID_P '(' ')'				{ $$ = list_make1(NULL); }
 	;
 
 targets:
@@ -249,7 +259,7 @@ opt_offset:
 	;
 
 insert_stmt:
-	INSERT INTO name OBJECT_P json_list
+	INSERT INTO name OBJECT_P json_list opt_returning
 		{
 			ArgoStmt   *s = palloc0(sizeof(ArgoStmt));
 			ArgoSource *src = palloc0(sizeof(ArgoSource));
@@ -259,8 +269,14 @@ insert_stmt:
 			s->kind = ASTMT_INSERT;
 			s->from = list_make1(src);
 			s->objects = $5;
+			s->returning_ids = $6;
 			$$ = s;
 		}
+	;
+
+opt_returning:
+	RETURNING ID_P				{ $$ = true; }
+	| %empty				{ $$ = false; }
 	;
 
 json_list:
@@ -311,18 +327,36 @@ update_stmt:
 		}
 	;
 
+upsert_stmt:
+	UPSERT name SET set_list opt_unset opt_where
+		{
+			$$ = palloc0(sizeof(ArgoStmt));
+			$$->kind = ASTMT_UPDATE;
+			$$->upsert = true;
+			$$->from = list_make1(palloc0(sizeof(ArgoSource)));
+			((ArgoSource *) linitial($$->from))->coll = $2;
+			((ArgoSource *) linitial($$->from))->location = @2;
+			$$->sets = list_concat($4, $5);
+			$$->where = $6;
+		}
+	;
+
 set_list:
 	set_item					{ $$ = list_make1($1); }
 	| set_list ',' set_item		{ $$ = lappend($1, $3); }
 	;
 
 set_item:
-	path '=' json_value
+	path '=' json_value			{ $$ = make_set(ASET_SET, $1, $3); }
+	| path PLUS_EQ literal		{ $$ = make_set(ASET_INC, $1, make_json(NULL, $3, @3)); }
+	| path MINUS_EQ literal
 		{
-			$$ = palloc0(sizeof(ArgoSetItem));
-			$$->path = $1;
-			$$->value = $3;
+			$$ = make_set(ASET_INC, $1, make_json(NULL, $3, @3));
+			$$->negate = true;
 		}
+	| path APPEND json_value	{ $$ = make_set(ASET_APPEND, $1, $3); }
+	| path ADD_P json_value		{ $$ = make_set(ASET_ADD, $1, $3); }
+	| path REMOVE json_value	{ $$ = make_set(ASET_REMOVE, $1, $3); }
 	;
 
 opt_unset:
@@ -338,8 +372,7 @@ unset_list:
 unset_item:
 	path
 		{
-			$$ = palloc0(sizeof(ArgoSetItem));
-			$$->path = $1;
+			$$ = make_set(ASET_UNSET, $1, NULL);
 		}
 	;
 
@@ -376,6 +409,19 @@ leaf:
 	| EXISTS path				{ $$ = make_leaf(APRED_EXISTS, $2, ACMP_EQ, NULL, NULL); }
 	| path IS NULL_P			{ $$ = make_leaf(APRED_ISNULL, $1, ACMP_EQ, NULL, NULL); }
 	| path IS NOT NULL_P		{ $$ = make_leaf(APRED_ISNOTNULL, $1, ACMP_EQ, NULL, NULL); }
+	| ID_P '(' ')' cmp_op literal	{ $$ = make_leaf(APRED_ID, NULL, $4, $5, NULL); }
+	| ID_P '(' ')' '=' literal		{ $$ = make_leaf(APRED_ID, NULL, ACMP_EQ, $5, NULL); }
+	| ID_P '(' ')' IN_P '(' literal_list ')'
+		{
+			$$ = make_leaf(APRED_ID, NULL, ACMP_EQ, NULL, NULL);
+			$$->lits = $6;
+		}
+	| ID_P '(' ')' NOT IN_P '(' literal_list ')'
+		{
+			$$ = make_leaf(APRED_ID, NULL, ACMP_EQ, NULL, NULL);
+			$$->lits = $7;
+			$$ = make_pred(APRED_NOT, $$, NULL);
+		}
 	;
 
 /* '=' is its own token: it also assigns in SET and joins in ON. */
@@ -413,10 +459,17 @@ path:
 
 first_step:
 	IDENT						{ $$ = make_key($1); }
+	| unreserved_keyword		{ $$ = make_key($1); }
 	;
 
 name:
 	IDENT						{ $$ = $1; }
+	| unreserved_keyword		{ $$ = $1; }
+	;
+
+/* Keywords that are names too: keys had long been free to use them. */
+unreserved_keyword:
+	ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT
 	;
 
 /* After '.', a keyword can only be a key. */
@@ -430,6 +483,7 @@ any_keyword:
 	| EXISTS | FALSE_P | FROM | GROUP_P | IN_P | INNER_P | INSERT | INTO | IS
 	| JOIN | LIKE | LIMIT | MAX | MIN | NOT | NULL_P | OBJECT_P | OFFSET | ON
 	| OR | ORDER | SELECT | SET | SUM | TRUE_P | UNSET | UPDATE | WHERE
+	| ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT
 	;
 
 %%
@@ -601,6 +655,17 @@ make_json(char *text, ArgoLiteral *lit, int location)
 	j->lit = lit;
 	j->location = location;
 	return j;
+}
+
+static ArgoSetItem *
+make_set(ArgoSetKind kind, ArgoPath *path, ArgoJson *value)
+{
+	ArgoSetItem *item = palloc0(sizeof(ArgoSetItem));
+
+	item->kind = kind;
+	item->path = path;
+	item->value = value;
+	return item;
 }
 
 /* lit op path is path op' lit */

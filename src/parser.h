@@ -15,6 +15,7 @@ typedef struct ArgoScanState
 	int			tok_len;
 	int			prev_token;
 	int			prev2_token;
+	bool		path_end;		/* the last token can end a path */
 	int			json_start;
 	int			json_depth;
 } ArgoScanState;

@@ -617,6 +617,32 @@ emit_between(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 	appendStringInfoChar(&buf->sql, ')');
 }
 
+/*
+ * ID() op n, ID() [NOT] IN (…): the directory's primary key.  Every
+ * object has an id, so FALSE is the opposite comparison.
+ */
+static void
+emit_id(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
+{
+	appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE objid ", c->obj_table);
+	if (p->lits == NIL)
+	{
+		appendStringInfo(&buf->sql, "%s $%d", cmp_sql[truth ? p->op : negate_op(p->op)],
+						 sqlbuf_param(buf, INT8OID, Int64GetDatum((int64) p->lit->num)));
+		return;
+	}
+	{
+		int			n = list_length(p->lits);
+		int64	   *ids = palloc(sizeof(int64) * n);
+		ListCell   *lc;
+
+		foreach(lc, p->lits)
+			ids[foreach_current_index(lc)] = (int64) ((ArgoLiteral *) lfirst(lc))->num;
+		appendStringInfo(&buf->sql, "%s($%d)", truth ? "= ANY" : "<> ALL",
+						 sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, n)));
+	}
+}
+
 /* Ids of the objects where p has the given truth value. */
 static void
 emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
@@ -668,6 +694,9 @@ emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 				emit_present_not_null(buf, c, p->path->keystr);
 			else
 				emit_complement_of(buf, c, emit_present_not_null, p->path->keystr);
+			break;
+		case APRED_ID:
+			emit_id(buf, c, p, truth);
 			break;
 	}
 }

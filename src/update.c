@@ -11,6 +11,8 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "common/hashfn.h"
+#include "storage/lock.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -34,114 +36,6 @@ typedef struct Updater
 	int			n;
 	int64		total;
 } Updater;
-
-/* The path's steps as jsonb_set wants them: keys, and indexes as text. */
-static Datum
-path_array(List *steps, int nsteps)
-{
-	Datum	   *elems = palloc(sizeof(Datum) * Max(nsteps, 1));
-
-	for (int i = 0; i < nsteps; i++)
-	{
-		ArgoStep   *s = list_nth(steps, i);
-
-		elems[i] = s->is_index ?
-			CStringGetTextDatum(psprintf(INT64_FORMAT, s->index)) :
-			CStringGetTextDatum(s->key);
-	}
-	return PointerGetDatum(construct_array(elems, nsteps, TEXTOID, -1, false,
-										   TYPALIGN_INT));
-}
-
-/* The value at the first nsteps steps, or NULL when missing. */
-static JsonbValue *
-value_at(Jsonb *doc, List *steps, int nsteps)
-{
-	JsonbContainer *cont = &doc->root;
-	JsonbValue *v = NULL;
-
-	for (int i = 0; i < nsteps; i++)
-	{
-		ArgoStep   *s = list_nth(steps, i);
-
-		if (v != NULL && v->type != jbvBinary)
-			return NULL;
-		if (s->is_index)
-			v = JsonContainerIsArray(cont) ?
-				getIthJsonbValueFromContainer(cont, (uint32) s->index) : NULL;
-		else
-			v = JsonContainerIsObject(cont) ?
-				getKeyJsonValueFromContainer(cont, s->key, strlen(s->key), NULL) : NULL;
-		if (v == NULL)
-			return NULL;
-		if (v->type == jbvBinary)
-			cont = v->val.binary.data;
-	}
-	return v;
-}
-
-static Jsonb *
-empty_container(bool array)
-{
-	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
-											  CStringGetDatum(array ? "[]" : "{}")));
-}
-
-static Jsonb *
-set_at(Jsonb *doc, List *steps, int nsteps, Jsonb *value)
-{
-	return DatumGetJsonbP(DirectFunctionCall4(jsonb_set, JsonbPGetDatum(doc),
-											  path_array(steps, nsteps),
-											  JsonbPGetDatum(value),
-											  BoolGetDatum(true)));
-}
-
-/*
- * SET p = v: create what is missing on the way, as MongoDB's $set does;
- * a scalar in the way is an error, not silently replaced.
- */
-static Jsonb *
-apply_set(Jsonb *doc, ArgoPath *path, Jsonb *value)
-{
-	int			n = list_length(path->steps);
-
-	for (int i = 1; i < n; i++)
-	{
-		bool		want_array = ((ArgoStep *) list_nth(path->steps, i))->is_index;
-		JsonbValue *v = value_at(doc, path->steps, i);
-
-		if (v == NULL)
-			doc = set_at(doc, path->steps, i, empty_container(want_array));
-		else if (v->type != jbvBinary ||
-				 (want_array ? !JsonContainerIsArray(v->val.binary.data) :
-				  !JsonContainerIsObject(v->val.binary.data)))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot set \"%s\": a value on the way is not %s",
-							path->keystr, want_array ? "an array" : "an object")));
-	}
-	return set_at(doc, path->steps, n, value);
-}
-
-static Jsonb *
-apply_changes(Jsonb *doc, List *sets)
-{
-	ListCell   *lc;
-
-	foreach(lc, sets)
-	{
-		ArgoSetItem *item = lfirst(lc);
-
-		if (item->value)
-			doc = apply_set(doc, item->path, item->value->value);
-		else
-			doc = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_path,
-													 JsonbPGetDatum(doc),
-													 path_array(item->path->steps,
-																list_length(item->path->steps))));
-	}
-	return doc;
-}
 
 /* An object read back under its lock, copied: the rebuilder reuses its memory. */
 static void
@@ -198,7 +92,7 @@ update_batch(Updater *u, const int64 *ids, int n)
 	{
 		CHECK_FOR_INTERRUPTS();
 		rowbatch_add_object(before, u->ids[i], u->docs[i]);
-		rowbatch_add_object(after, u->ids[i], apply_changes(u->docs[i], u->q->stmt->sets));
+		rowbatch_add_object(after, u->ids[i], argo_apply_changes(u->docs[i], u->q->stmt->sets));
 	}
 	rowbatch_drop_common(before, after);
 	rowbatch_delete(before, ids, n);
@@ -208,15 +102,133 @@ update_batch(Updater *u, const int64 *ids, int n)
 	MemoryContextReset(u->cxt);
 }
 
-int64
+/* UPSERT's WHERE: path = literal terms, alone or joined by AND. */
+static List *
+upsert_terms(ArgoPred *where)
+{
+	List	   *terms = where == NULL ? NIL :
+		where->kind == APRED_AND ? where->args : list_make1(where);
+	ListCell   *lc;
+
+	foreach(lc, terms)
+	{
+		ArgoPred   *p = lfirst(lc);
+
+		if (p->kind != APRED_CMP || p->op != ACMP_EQ)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("UPSERT needs a WHERE of path = value terms joined by AND"),
+					 errhint("The object it inserts when none matches is built from them.")));
+	}
+	return terms;
+}
+
+static Jsonb *
+literal_jsonb(ArgoLiteral *lit)
+{
+	JsonbValue	v;
+
+	switch (lit->type)
+	{
+		case ALIT_STRING:
+			v.type = jbvString;
+			v.val.string.val = lit->str;
+			v.val.string.len = strlen(lit->str);
+			break;
+		case ALIT_NUMBER:
+			v.type = jbvNumeric;
+			v.val.numeric = argo_number_to_numeric(lit->num);
+			break;
+		case ALIT_BOOL:
+			v.type = jbvBool;
+			v.val.boolean = lit->b;
+			break;
+		default:
+			v.type = jbvNull;
+	}
+	return JsonbValueToJsonb(&v);
+}
+
+/*
+ * Upserts of the same terms into one collection take turns (a lock held
+ * to commit, taken before the objects are looked for), so two cannot
+ * both insert.  A transaction snapshot cannot see what the other
+ * inserted: having waited, it fails with 40001 instead.
+ */
+static void
+lock_upsert(const char *coll, List *terms)
+{
+	StringInfoData key;
+	LOCKTAG		tag;
+	ListCell   *lc;
+
+	initStringInfo(&key);
+	foreach(lc, terms)
+	{
+		ArgoPred   *p = lfirst(lc);
+		Jsonb	   *v = literal_jsonb(p->lit);
+
+		appendStringInfoString(&key, p->path->keystr);
+		appendStringInfoChar(&key, '\0');
+		appendBinaryStringInfo(&key, (char *) v, VARSIZE(v));
+	}
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId,
+						 DatumGetUInt32(hash_any((unsigned char *) coll, strlen(coll))),
+						 DatumGetUInt32(hash_any((unsigned char *) key.data, key.len)),
+						 ARGO_UPSERT_LOCK_SPACE);
+	if (LockAcquire(&tag, ExclusiveLock, false, true) != LOCKACQUIRE_NOT_AVAIL)
+		return;
+	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	if (IsolationUsesXactSnapshot())
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("could not serialize access due to a concurrent upsert of the same object")));
+}
+
+/* Nothing matched: the object of WHERE's terms, changed by the SET list. */
+static void
+upsert_insert(ArgoQuery *q, List *terms)
+{
+	ArgoCollection *c = linitial(q->colls);
+	Jsonb	   *doc = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+	RowBatch   *rows;
+	ListCell   *lc;
+
+	foreach(lc, terms)
+	{
+		ArgoPred   *p = lfirst(lc);
+
+		doc = argo_apply_set(doc, p->path, literal_jsonb(p->lit));
+	}
+	doc = argo_apply_changes(doc, q->stmt->sets);
+	if (c == NULL)
+		c = collection_open_for_insert(((ArgoSource *) linitial(q->stmt->from))->coll);
+	rows = rowbatch_create(c, true);
+	rowbatch_add_object(rows, argo_next_objids(c, 1)[0], doc);
+	rowbatch_flush(rows);
+}
+
+/* UPDATE (UPSERT): {"updated": n} ({"updated": 0, "inserted": 1}) */
+Jsonb *
 run_update(ArgoQuery *q)
 {
 	Updater		u = {q, linitial(q->colls)};
 	ArgoPred   *where = q->stmt->where;
+	List	   *terms = NIL;
 	Portal		lock;
 	int64		ids[UPDATE_BATCH];
 	int			n;
 
+	if (q->stmt->upsert)
+	{
+		terms = upsert_terms(where);
+		lock_upsert(((ArgoSource *) linitial(q->stmt->from))->coll, terms);
+		if (u.coll == NULL)
+		{
+			upsert_insert(q, terms);
+			return argo_counts_result("updated", 0, "inserted", 1);
+		}
+	}
 	u.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo update",
 								  ALLOCSET_DEFAULT_SIZES);
 	lock = objlock_open(u.coll, where);
@@ -227,5 +239,12 @@ run_update(ArgoQuery *q)
 			update_batch(&u, ids, n);
 	}
 	SPI_cursor_close(lock);
-	return u.total;
+	if (q->stmt->upsert && u.total == 0)
+	{
+		upsert_insert(q, terms);
+		return argo_counts_result("updated", 0, "inserted", 1);
+	}
+	if (q->stmt->upsert)
+		return argo_counts_result("updated", u.total, "inserted", 0);
+	return argo_count_result("updated", u.total);
 }

@@ -1,0 +1,83 @@
+-- Update operators, UPSERT and object ids, on both storage formats.
+SELECT argo_create_collection('op3', 'argo3');
+SELECT argo_create_collection('op1', 'argo1');
+
+-- INSERT … RETURNING ID gives the ids it assigned, in order
+SELECT * FROM argo_query('INSERT INTO op3 OBJECT {"k": "a", "n": 5, "tags": ["x", "y"], "d": {"f": 0.1}}, {"k": "b"} RETURNING ID');
+SELECT * FROM argo_query('INSERT INTO op1 OBJECT {"k": "a", "n": 5, "tags": ["x", "y"], "d": {"f": 0.1}}, {"k": "b"} RETURNING ID');
+
+-- read, update and delete by id
+SELECT * FROM argo_query('SELECT * FROM op3 WHERE ID() = $1', '1');
+SELECT * FROM argo_query('SELECT ID() FROM op3 ORDER BY k DESC');
+SELECT * FROM argo_query('SELECT ID() FROM op1 WHERE k = ''b''');
+SELECT * FROM argo_query('SELECT k FROM op3 WHERE ID() IN (1, 2, 99) AND NOT ID() = 1');
+SELECT * FROM argo_query('SELECT k FROM op3 WHERE ID() NOT IN (1) OR ID() >= 2');
+SELECT * FROM argo_query('SELECT count(*) FROM op3 WHERE ID() < 2');
+
+-- += and -= add as numeric; a missing path is created
+SELECT * FROM argo_query('UPDATE op3 SET n += 2, d.f += 0.2, c -= 1, e.g += $1 WHERE ID() = 1', '10');
+SELECT * FROM argo_query('UPDATE op1 SET n += 2, d.f += 0.2, c -= 1, e.g += $1 WHERE ID() = 1', '10');
+SELECT * FROM argo_query('SELECT * FROM op3 WHERE ID() = 1');
+SELECT * FROM argo_query('SELECT * FROM op1 WHERE ID() = 1');
+
+-- APPEND, ADD (if absent), REMOVE (every equal element)
+SELECT * FROM argo_query('UPDATE op3 SET tags APPEND "z", tags ADD "x", tags ADD {"o": [1]}, tags APPEND [1, 2], new APPEND 1 WHERE k = ''a''');
+SELECT * FROM argo_query('UPDATE op1 SET tags APPEND "z", tags ADD "x", tags ADD {"o": [1]}, tags APPEND [1, 2], new APPEND 1 WHERE k = ''a''');
+SELECT * FROM argo_query('SELECT tags, new FROM op3 WHERE k = ''a''');
+SELECT * FROM argo_query('SELECT tags, new FROM op1 WHERE k = ''a''');
+SELECT * FROM argo_query('UPDATE op3 SET tags APPEND "x", tags REMOVE "x", tags REMOVE {"o": [1]}, gone REMOVE 1 WHERE k = ''a''');
+SELECT * FROM argo_query('UPDATE op1 SET tags APPEND "x", tags REMOVE "x", tags REMOVE {"o": [1]}, gone REMOVE 1 WHERE k = ''a''');
+SELECT * FROM argo_query('SELECT * FROM op3 WHERE k = ''a''');
+SELECT * FROM argo_query('SELECT * FROM op1 WHERE k = ''a''');
+-- an element path into the changed array finds the shifted elements
+SELECT * FROM argo_query('SELECT k FROM op3 WHERE tags[0] = ''y'' AND tags[1] = ''z''');
+
+-- UPSERT: update what matches, or insert the object of WHERE's terms
+SELECT * FROM argo_query('UPSERT op3 SET hits += 1 WHERE k = ''c'' AND v.w = 1');
+SELECT * FROM argo_query('UPSERT op3 SET hits += 1 WHERE k = ''c'' AND v.w = 1');
+SELECT * FROM argo_query('UPSERT op3 SET hits += 1, seen = true WHERE k = ''b''');
+SELECT * FROM argo_query('SELECT * FROM op3 WHERE k IN (''b'', ''c'')');
+SELECT * FROM argo_query('UPSERT op_new SET n += 1 WHERE k = $1', '"fresh"');
+SELECT * FROM argo_query('SELECT * FROM op_new');
+SELECT argo_drop_collection('op_new');
+
+-- a key may be named like the new keywords
+SELECT * FROM argo_query('INSERT INTO op3 OBJECT {"id": 7, "append": [1], "add": 2, "remove": 3, "returning": 4, "upsert": 5}');
+SELECT * FROM argo_query('SELECT id, append[0], add, remove, returning, upsert FROM op3 WHERE id = 7 AND append[0] = 1');
+SELECT * FROM argo_query('UPDATE op3 SET append APPEND [2], id += 1, add = 3 UNSET remove WHERE upsert = 5');
+SELECT * FROM argo_query('SELECT * FROM op3 WHERE upsert = 5');
+
+-- an UPDATE rewrites only the rows that change: here the one of n
+CREATE TEMP TABLE rows_before AS
+  SELECT ctid AS at, objid, keyid FROM argo_data.op3_str
+  UNION ALL SELECT ctid, objid, keyid FROM argo_data.op3_num
+  UNION ALL SELECT ctid, objid, keyid FROM argo_data.op3_bool;
+SELECT * FROM argo_query('UPDATE op3 SET n += 1, k = ''a'', tags = $1 WHERE k = ''a''', '["y", "z", [1, 2]]');
+SELECT count(*) AS rows_written FROM (
+  SELECT ctid AS at, objid, keyid FROM argo_data.op3_str
+  UNION ALL SELECT ctid, objid, keyid FROM argo_data.op3_num
+  UNION ALL SELECT ctid, objid, keyid FROM argo_data.op3_bool
+  EXCEPT SELECT * FROM rows_before) w;
+SELECT * FROM argo_query('UPDATE op1 SET n += 1 WHERE k = ''a''');
+-- both formats agree
+SELECT (SELECT array_agg(x ORDER BY x::text) FROM argo_query('SELECT * FROM op3 WHERE k = ''a''') x)
+     = (SELECT array_agg(x ORDER BY x::text) FROM argo_query('SELECT * FROM op1 WHERE k = ''a''') x) AS same;
+
+-- errors change nothing
+SELECT * FROM argo_query('UPDATE op3 SET n += ''x''');
+SELECT * FROM argo_query('UPDATE op3 SET n -= $1', '[1]');
+SELECT * FROM argo_query('UPDATE op3 SET tags += 1 WHERE k = ''a''');
+SELECT * FROM argo_query('UPDATE op3 SET k APPEND 1 WHERE k = ''a''');
+SELECT * FROM argo_query('UPDATE op3 SET k REMOVE 1 WHERE k = ''a''');
+SELECT * FROM argo_query('UPDATE op3 SET n += 1, k APPEND 1');
+SELECT * FROM argo_query('SELECT n FROM op3 WHERE k = ''a''');
+SELECT * FROM argo_query('SELECT * FROM op3 WHERE ID() = 1.5');
+SELECT * FROM argo_query('SELECT * FROM op3 WHERE ID() IN (1, ''2'')');
+SELECT * FROM argo_query('UPSERT op3 SET a = 1 WHERE b > 1');
+SELECT * FROM argo_query('UPSERT op3 SET a = 1 WHERE b = 1 OR c = 2');
+SELECT * FROM argo_query('SELECT * FROM op3 AS a INNER JOIN op1 AS b ON (a.k = b.k) WHERE ID() = 1');
+SELECT * FROM argo_query('INSERT INTO op3 OBJECT {"a": 1} RETURNING k');
+SELECT * FROM argo_query('SELECT ID(), k FROM op3');
+
+SELECT argo_drop_collection('op3');
+SELECT argo_drop_collection('op1');

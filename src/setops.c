@@ -1,0 +1,270 @@
+/*
+ * setops.c — what UPDATE's SET list does to one object, as jsonb.
+ *
+ * p = v and UNSET p go through PostgreSQL's own jsonb_set and
+ * jsonb_delete_path; the operators an application would otherwise
+ * read-modify-write from the client (MongoDB's $inc, $push, $addToSet,
+ * $pull) read the value at p and set the result.  Numbers add as numeric,
+ * so 0.1 += 0.2 stores 0.3, as jsonb arithmetic would.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+#include "argo.h"
+
+/* The path's steps as jsonb_set wants them: keys, and indexes as text. */
+static Datum
+path_array(List *steps, int nsteps)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(nsteps, 1));
+
+	for (int i = 0; i < nsteps; i++)
+	{
+		ArgoStep   *s = list_nth(steps, i);
+
+		elems[i] = s->is_index ?
+			CStringGetTextDatum(psprintf(INT64_FORMAT, s->index)) :
+			CStringGetTextDatum(s->key);
+	}
+	return PointerGetDatum(construct_array(elems, nsteps, TEXTOID, -1, false,
+										   TYPALIGN_INT));
+}
+
+/* The value at the first nsteps steps, or NULL when missing. */
+static JsonbValue *
+value_at(Jsonb *doc, List *steps, int nsteps)
+{
+	JsonbContainer *cont = &doc->root;
+	JsonbValue *v = NULL;
+
+	for (int i = 0; i < nsteps; i++)
+	{
+		ArgoStep   *s = list_nth(steps, i);
+
+		if (v != NULL && v->type != jbvBinary)
+			return NULL;
+		if (s->is_index)
+			v = JsonContainerIsArray(cont) ?
+				getIthJsonbValueFromContainer(cont, (uint32) s->index) : NULL;
+		else
+			v = JsonContainerIsObject(cont) ?
+				getKeyJsonValueFromContainer(cont, s->key, strlen(s->key), NULL) : NULL;
+		if (v == NULL)
+			return NULL;
+		if (v->type == jbvBinary)
+			cont = v->val.binary.data;
+	}
+	return v;
+}
+
+static Jsonb *
+empty_container(bool array)
+{
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
+											  CStringGetDatum(array ? "[]" : "{}")));
+}
+
+static Jsonb *
+set_at(Jsonb *doc, List *steps, int nsteps, Jsonb *value)
+{
+	return DatumGetJsonbP(DirectFunctionCall4(jsonb_set, JsonbPGetDatum(doc),
+											  path_array(steps, nsteps),
+											  JsonbPGetDatum(value),
+											  BoolGetDatum(true)));
+}
+
+/*
+ * SET p = v: create what is missing on the way, as MongoDB's $set does;
+ * a scalar in the way is an error, not silently replaced.
+ */
+Jsonb *
+argo_apply_set(Jsonb *doc, ArgoPath *path, Jsonb *value)
+{
+	int			n = list_length(path->steps);
+
+	for (int i = 1; i < n; i++)
+	{
+		bool		want_array = ((ArgoStep *) list_nth(path->steps, i))->is_index;
+		JsonbValue *v = value_at(doc, path->steps, i);
+
+		if (v == NULL)
+			doc = set_at(doc, path->steps, i, empty_container(want_array));
+		else if (v->type != jbvBinary ||
+				 (want_array ? !JsonContainerIsArray(v->val.binary.data) :
+				  !JsonContainerIsObject(v->val.binary.data)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot set \"%s\": a value on the way is not %s",
+							path->keystr, want_array ? "an array" : "an object")));
+	}
+	return set_at(doc, path->steps, n, value);
+}
+
+static const char *
+json_type_name(JsonbValue *v)
+{
+	switch (v->type)
+	{
+		case jbvNull:
+			return "null";
+		case jbvString:
+			return "a string";
+		case jbvNumeric:
+			return "a number";
+		case jbvBool:
+			return "a boolean";
+		default:
+			return JsonContainerIsArray(v->val.binary.data) ? "an array" : "an object";
+	}
+}
+
+static Jsonb *
+numeric_jsonb(Numeric n)
+{
+	JsonbValue	v;
+
+	v.type = jbvNumeric;
+	v.val.numeric = n;
+	return JsonbValueToJsonb(&v);
+}
+
+/* p += n (p -= n): a missing p becomes n, as with MongoDB's $inc. */
+static Jsonb *
+apply_inc(Jsonb *doc, ArgoSetItem *item)
+{
+	ArgoPath   *path = item->path;
+	JsonbValue	amount;
+	Numeric		n;
+	JsonbValue *v = value_at(doc, path->steps, list_length(path->steps));
+
+	if (!JsonbExtractScalar(&item->value->value->root, &amount) ||
+		amount.type != jbvNumeric)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s needs a number", item->negate ? "-=" : "+=")));
+	n = amount.val.numeric;
+	if (item->negate)
+		n = DatumGetNumeric(DirectFunctionCall1(numeric_uminus, NumericGetDatum(n)));
+	if (v != NULL && v->type != jbvNumeric)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("cannot add to \"%s\": its value is %s, not a number",
+						path->keystr, json_type_name(v))));
+	if (v != NULL)
+		n = DatumGetNumeric(DirectFunctionCall2(numeric_add,
+												NumericGetDatum(v->val.numeric),
+												NumericGetDatum(n)));
+	return argo_apply_set(doc, path, numeric_jsonb(n));
+}
+
+static bool
+same_json(JsonbValue *elem, Jsonb *value)
+{
+	Jsonb	   *e = JsonbValueToJsonb(elem);
+
+	return compareJsonbContainers(&e->root, &value->root) == 0;
+}
+
+/* value as an element to push: a scalar, or a container as binary */
+static void
+push_json(JsonbParseState **st, Jsonb *value)
+{
+	JsonbValue	v;
+
+	if (!JsonbExtractScalar(&value->root, &v))
+	{
+		v.type = jbvBinary;
+		v.val.binary.data = &value->root;
+		v.val.binary.len = VARSIZE(value) - VARHDRSZ;
+	}
+	pushJsonbValue(st, WJB_ELEM, &v);
+}
+
+/*
+ * p APPEND v, p ADD v (unless an equal element is there), p REMOVE v
+ * (every equal element).  A missing p is [v] (REMOVE: nothing to do).
+ */
+static Jsonb *
+apply_array_op(Jsonb *doc, ArgoSetItem *item)
+{
+	ArgoPath   *path = item->path;
+	Jsonb	   *value = item->value->value;
+	JsonbValue *v = value_at(doc, path->steps, list_length(path->steps));
+	JsonbParseState *st = NULL;
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+	bool		found = false;
+
+	if (v == NULL && item->kind == ASET_REMOVE)
+		return doc;
+	if (v != NULL && (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("cannot %s \"%s\": its value is %s, not an array",
+						item->kind == ASET_REMOVE ? "remove from" : "add to",
+						path->keystr, json_type_name(v))));
+	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	if (v != NULL)
+	{
+		it = JsonbIteratorInit(v->val.binary.data);
+		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+		{
+			bool		same;
+
+			if (tok != WJB_ELEM)
+				continue;
+			CHECK_FOR_INTERRUPTS();
+			same = item->kind != ASET_APPEND && same_json(&e, value);
+			found |= same;
+			if (!(same && item->kind == ASET_REMOVE))
+				pushJsonbValue(&st, WJB_ELEM, &e);
+		}
+	}
+	if (item->kind == ASET_REMOVE && !found)
+		return doc;
+	if (item->kind == ASET_APPEND || (item->kind == ASET_ADD && !found))
+		push_json(&st, value);
+	return argo_apply_set(doc, path,
+						  JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL)));
+}
+
+Jsonb *
+argo_apply_changes(Jsonb *doc, List *sets)
+{
+	ListCell   *lc;
+
+	foreach(lc, sets)
+	{
+		ArgoSetItem *item = lfirst(lc);
+
+		switch (item->kind)
+		{
+			case ASET_SET:
+				doc = argo_apply_set(doc, item->path, item->value->value);
+				break;
+			case ASET_UNSET:
+				doc = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_path,
+														 JsonbPGetDatum(doc),
+														 path_array(item->path->steps,
+																	list_length(item->path->steps))));
+				break;
+			case ASET_INC:
+				doc = apply_inc(doc, item);
+				break;
+			case ASET_APPEND:
+			case ASET_ADD:
+			case ASET_REMOVE:
+				doc = apply_array_op(doc, item);
+				break;
+		}
+	}
+	return doc;
+}
