@@ -327,6 +327,7 @@ typedef struct SqlBuf
 	Datum	   *values;
 	char	   *nulls;
 	bool		custom_plan;	/* its best plan depends on the values */
+	bool		generic_plan;	/* … never does: plan it once */
 } SqlBuf;
 
 extern SqlBuf *sqlbuf_create(void);
@@ -421,7 +422,7 @@ extern int	rowbatch_objects(RowBatch *batch);
 extern void rowbatch_flush(RowBatch *batch);
 extern void rowbatch_hold(RowBatch *batch);
 extern void rowbatch_drop_common(RowBatch *a, RowBatch *b);
-extern void rowbatch_delete(RowBatch *b, const int64 *ids, int nids);
+extern void rowbatch_delete(RowBatch *b);
 extern int64 *argo_next_objids(ArgoCollection *coll, int n);
 extern void argo_check_object(Jsonb *obj);
 
@@ -466,10 +467,16 @@ extern bool sortall_run(ArgoQuery *q, result_emit emit, void *arg);
 extern SqlBuf *sqlgen_rows_of_ids(ArgoCollection *c, const int64 *ids, int n);
 
 /* objlock.c: per-object write locks */
-extern SqlBuf *objlock_sql(ArgoCollection *c, ArgoPred *where);
-extern Portal objlock_open(ArgoCollection *c, ArgoPred *where);
-extern int	objlock_next(Portal portal, int64 *ids, int max);
-extern int	objlock_recheck(ArgoCollection *c, ArgoPred *where, int64 *ids, int n);
+typedef struct LockedObjects
+{
+	int64	   *ids;			/* in id order */
+	int			n;
+	bool		changed;		/* some changed after the locks' snapshot */
+} LockedObjects;
+
+extern SqlBuf *objlock_sql(ArgoCollection *c, ArgoPred *where, bool touch);
+extern LockedObjects *objlock_take(ArgoCollection *c, ArgoPred *where, bool touch);
+extern void objlock_recheck(ArgoCollection *c, ArgoPred *where, LockedObjects *lo);
 extern Datum objid_array(const int64 *ids, int n);
 
 /* fetch.c: objects' rows straight from the heap */

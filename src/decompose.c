@@ -674,21 +674,16 @@ delete_pairs(RowBatch *b, SqlBuf *buf, const char *table, int from, int to)
 					 k, table, k - 1, k);
 }
 
-/*
- * Delete the batch's rows from the tables, and update the directory rows
- * of the objects (locked, ids) to themselves: see objlock.c.
- */
+/* Delete the batch's rows from the tables. */
 void
-rowbatch_delete(RowBatch *b, const int64 *ids, int nids)
+rowbatch_delete(RowBatch *b)
 {
 	ArgoCollection *c = b->coll;
 	SqlBuf	   *buf = sqlbuf_create();
 	int			rc;
 
-	sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, nids));
-	appendStringInfo(&buf->sql,
-					 "WITH t AS (UPDATE %s o SET objid = o.objid WHERE o.objid = ANY($1) RETURNING 1)",
-					 c->obj_table);
+	buf->generic_plan = true;
+	appendStringInfoString(&buf->sql, "WITH t AS (SELECT)");
 	if (c->format == ARGO_FORMAT_ARGO1)
 		delete_pairs(b, buf, c->data_table, 0, NCOLS);
 	else
@@ -697,11 +692,13 @@ rowbatch_delete(RowBatch *b, const int64 *ids, int nids)
 		delete_pairs(b, buf, c->num_table, COL_NUM, COL_NUM + 1);
 		delete_pairs(b, buf, c->bool_table, COL_BOOL, COL_BOOL + 1);
 	}
-	appendStringInfoString(&buf->sql, " SELECT count(*) FROM t");
-	rc = argo_run(buf, false);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not delete changed rows: %s",
-			 SPI_result_code_string(rc));
-	SPI_freetuptable(SPI_tuptable);
+	if (buf->nparams > 0)
+	{
+		appendStringInfoString(&buf->sql, " SELECT");
+		rc = argo_run(buf, false);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "argo: could not delete changed rows: %s",
+				 SPI_result_code_string(rc));
+	}
 	batch_reset(b);
 }

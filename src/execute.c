@@ -268,19 +268,13 @@ static void
 run_delete(ArgoQuery *q, result_emit emit, void *arg)
 {
 	ArgoCollection *c = linitial(q->colls);
-	ArgoPred   *where = q->stmt->where;
-	int64	   *ids = palloc(sizeof(int64) * DELETE_BATCH);
-	Portal		lock = objlock_open(c, where);
+	LockedObjects *lo = objlock_take(c, q->stmt->where, false);
 	int64		total = 0;
-	int			n;
 
-	while ((n = objlock_next(lock, ids, DELETE_BATCH)) > 0)
-	{
-		n = objlock_recheck(c, where, ids, n);
-		if (n > 0)
-			total += run_count_query(sqlgen_delete_ids(c, ids, n));
-	}
-	SPI_cursor_close(lock);
+	objlock_recheck(c, q->stmt->where, lo);
+	for (int i = 0; i < lo->n; i += DELETE_BATCH)
+		total += run_count_query(sqlgen_delete_ids(c, lo->ids + i,
+												   Min(DELETE_BATCH, lo->n - i)));
 	emit(arg, argo_count_result("deleted", total));
 }
 
@@ -398,13 +392,13 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 	{
 		out = add_line(out, cxt,
 					   "-- the objects to delete, locked in id order (their directory rows); then their rows are deleted by object id");
-		buf = objlock_sql(linitial(q->colls), stmt->where);
+		buf = objlock_sql(linitial(q->colls), stmt->where, false);
 	}
 	else if (stmt->kind == ASTMT_UPDATE)
 	{
 		out = add_line(out, cxt,
 					   "-- the objects to change, locked in id order (their directory rows); each is then read again, changed, and only its changed rows deleted and inserted");
-		buf = objlock_sql(linitial(q->colls), stmt->where);
+		buf = objlock_sql(linitial(q->colls), stmt->where, false);
 	}
 	else
 		ereport(ERROR,

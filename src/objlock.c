@@ -7,64 +7,101 @@
  * and statements that lock several objects take them in one order, so
  * they cannot deadlock with each other.
  *
- * Every write also updates the directory rows it locked (to themselves):
- * a new row version is what PostgreSQL's REPEATABLE READ and SERIALIZABLE
+ * An UPDATE also updates the directory rows it locked (to themselves): a
+ * new row version is what PostgreSQL's REPEATABLE READ and SERIALIZABLE
  * check, so a transaction that would overwrite a change it cannot see
- * fails with 40001 instead.  In READ COMMITTED a writer that waited reads
- * the objects again after the lock is granted and keeps only those that
- * still match its WHERE, as PostgreSQL's own UPDATE re-evaluates a row.
+ * fails with 40001 instead (a DELETE deletes them, to the same effect).
+ * The version each lock found tells whether the object changed after the
+ * statement's snapshot; in READ COMMITTED such objects are read again and
+ * kept only if they still match WHERE, as PostgreSQL's own UPDATE
+ * re-evaluates a row that changed while it waited.
  */
 #include "postgres.h"
 
+#include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/array.h"
+#include "utils/snapmgr.h"
 
 #include "argo.h"
 
-/* The ids of the objects WHERE selects, locked in id order. */
+/* Lock (and for an UPDATE, touch) the objects WHERE selects, in id order. */
 SqlBuf *
-objlock_sql(ArgoCollection *c, ArgoPred *where)
+objlock_sql(ArgoCollection *c, ArgoPred *where, bool touch)
 {
 	SqlBuf	   *buf = sqlbuf_create();
 
-	appendStringInfo(&buf->sql, "SELECT o.objid FROM %s o", c->obj_table);
+	if (touch)
+		appendStringInfo(&buf->sql,
+						 "UPDATE %s o SET objid = o.objid FROM (", c->obj_table);
+	appendStringInfo(&buf->sql, "SELECT i.objid, i.xmin AS v FROM %s i", c->obj_table);
 	if (where)
 	{
-		appendStringInfoString(&buf->sql, " WHERE o.objid IN (");
+		appendStringInfoString(&buf->sql, " WHERE i.objid IN (");
 		pred_emit_objids(buf, c, where);
 		appendStringInfoChar(&buf->sql, ')');
 	}
-	appendStringInfoString(&buf->sql, " ORDER BY o.objid FOR UPDATE OF o");
+	appendStringInfoString(&buf->sql, " ORDER BY i.objid FOR UPDATE OF i");
+	if (touch)
+		appendStringInfoString(&buf->sql,
+							   ") l WHERE o.objid = l.objid RETURNING o.objid, l.v");
 	return buf;
 }
 
-Portal
-objlock_open(ArgoCollection *c, ArgoPred *where)
+/* Whether a lock found a row version the snapshot does not see. */
+static bool
+changed_since(TransactionId xmin, Snapshot snap)
 {
-	/* not read-only: FOR UPDATE, and a snapshot taken now */
-	return argo_open_cursor(objlock_sql(c, where), false);
+	if (!TransactionIdIsNormal(xmin) || TransactionIdIsCurrentTransactionId(xmin))
+		return false;
+	return XidInMVCCSnapshot(xmin, snap);
 }
 
-/* The next locked ids, at most max; 0 at the end. */
-int
-objlock_next(Portal portal, int64 *ids, int max)
+static int
+cmp_int64(const void *a, const void *b)
 {
-	int			n;
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
 
-	SPI_cursor_fetch(portal, true, max);
-	n = (int) SPI_processed;
-	for (int i = 0; i < n; i++)
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Lock the objects WHERE selects; their ids in order.  *changed: some of
+ * them changed after the snapshot the locks were taken with.
+ */
+LockedObjects *
+objlock_take(ArgoCollection *c, ArgoPred *where, bool touch)
+{
+	SqlBuf	   *buf = objlock_sql(c, where, touch);
+	LockedObjects *lo = palloc0(sizeof(LockedObjects));
+	Snapshot	snap;
+	int			rc;
+
+	CommandCounterIncrement();
+	snap = RegisterSnapshot(GetTransactionSnapshot());
+	rc = SPI_execute_snapshot(argo_prepare(buf, 0), buf->values, buf->nulls,
+							  snap, InvalidSnapshot, false, false, 0);
+	if (rc != (touch ? SPI_OK_UPDATE_RETURNING : SPI_OK_SELECT))
+		elog(ERROR, "argo: could not lock objects: %s", SPI_result_code_string(rc));
+	lo->n = (int) SPI_processed;
+	lo->ids = palloc(sizeof(int64) * Max(lo->n, 1));
+	for (int i = 0; i < lo->n; i++)
 	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
 		bool		isnull;
 
-		ids[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
-											 SPI_tuptable->tupdesc, 1, &isnull));
+		lo->ids[i] = DatumGetInt64(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &isnull));
+		lo->changed |= changed_since(DatumGetTransactionId(SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &isnull)),
+									 snap);
 	}
 	SPI_freetuptable(SPI_tuptable);
-	return n;
+	UnregisterSnapshot(snap);
+	qsort(lo->ids, lo->n, sizeof(int64), cmp_int64);
+	return lo;
 }
 
 Datum
@@ -78,37 +115,36 @@ objid_array(const int64 *ids, int n)
 }
 
 /*
- * READ COMMITTED: of the locked objects, those that still match WHERE
- * now that every earlier writer of them has committed (a new snapshot).
- * Under a transaction snapshot nothing changed them unseen (40001 else).
- * Keeps ids in order; returns their new number.
+ * READ COMMITTED, when some locked object changed after the locks'
+ * snapshot: keep those that still match WHERE under a new snapshot,
+ * which sees every earlier writer's commit.  (Under a transaction
+ * snapshot such a change was a serialization failure already.)
  */
-int
-objlock_recheck(ArgoCollection *c, ArgoPred *where, int64 *ids, int n)
+void
+objlock_recheck(ArgoCollection *c, ArgoPred *where, LockedObjects *lo)
 {
 	SqlBuf	   *buf;
 	int			p;
-	int			kept = 0;
 	int			rc;
 
-	if (where == NULL || n == 0 || IsolationUsesXactSnapshot())
-		return n;
+	if (where == NULL || !lo->changed || lo->n == 0 || IsolationUsesXactSnapshot())
+		return;
 	buf = sqlbuf_create();
 	appendStringInfoString(&buf->sql, "SELECT DISTINCT objid FROM (");
 	pred_emit_objids(buf, c, where);
-	p = sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, n));
+	p = sqlbuf_param(buf, INT8ARRAYOID, objid_array(lo->ids, lo->n));
 	appendStringInfo(&buf->sql, ") m WHERE objid = ANY($%d) ORDER BY objid", p);
 	rc = argo_run(buf, false);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "argo: could not re-read locked objects: %s",
 			 SPI_result_code_string(rc));
-	for (uint64 i = 0; i < SPI_processed; i++)
+	lo->n = (int) SPI_processed;
+	for (int i = 0; i < lo->n; i++)
 	{
 		bool		isnull;
 
-		ids[kept++] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
-												  SPI_tuptable->tupdesc, 1, &isnull));
+		lo->ids[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+												 SPI_tuptable->tupdesc, 1, &isnull));
 	}
 	SPI_freetuptable(SPI_tuptable);
-	return kept;
 }

@@ -6,7 +6,10 @@
  * is the key.  PostgreSQL's plan cache revalidates a kept plan after DDL.
  * A generic plan (planned once, without the values) is allowed only for
  * equality lookups: for ranges, joins and aggregates the estimates without
- * values were measured to pick plans hundreds of times slower.
+ * values were measured to pick plans hundreds of times slower.  Writes by
+ * object id (generic_plan) are always planned once: PostgreSQL would
+ * otherwise keep re-planning them, their custom plans costing less on
+ * paper (it knows how long the id arrays are).
  */
 #include "postgres.h"
 
@@ -79,6 +82,8 @@ argo_prepare(SqlBuf *buf, int cursor_options)
 		reset_cache();
 	if (buf->custom_plan)
 		cursor_options |= CURSOR_OPT_CUSTOM_PLAN;
+	else if (buf->generic_plan)
+		cursor_options |= CURSOR_OPT_GENERIC_PLAN;
 	key = plan_key(buf, cursor_options);
 	e = hash_search(plans, &key, HASH_FIND, NULL);
 	if (e != NULL && e->options == cursor_options &&

@@ -332,6 +332,7 @@ sqlgen_delete_ids(ArgoCollection *c, const int64 *ids, int n)
 {
 	SqlBuf	   *buf = sqlbuf_create();
 
+	buf->generic_plan = true;
 	sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, n));
 	appendStringInfo(&buf->sql, "WITH d0 AS (DELETE FROM %s WHERE objid = ANY($1) RETURNING objid)",
 					 c->obj_table);

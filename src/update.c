@@ -95,7 +95,7 @@ update_batch(Updater *u, const int64 *ids, int n)
 		rowbatch_add_object(after, u->ids[i], argo_apply_changes(u->docs[i], u->q->stmt->sets));
 	}
 	rowbatch_drop_common(before, after);
-	rowbatch_delete(before, ids, n);
+	rowbatch_delete(before);
 	rowbatch_flush(after);
 	u->total += u->n;
 	MemoryContextSwitchTo(old);
@@ -215,9 +215,7 @@ run_update(ArgoQuery *q)
 	Updater		u = {q, linitial(q->colls)};
 	ArgoPred   *where = q->stmt->where;
 	List	   *terms = NIL;
-	Portal		lock;
-	int64		ids[UPDATE_BATCH];
-	int			n;
+	LockedObjects *lo;
 
 	if (q->stmt->upsert)
 	{
@@ -231,14 +229,10 @@ run_update(ArgoQuery *q)
 	}
 	u.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo update",
 								  ALLOCSET_DEFAULT_SIZES);
-	lock = objlock_open(u.coll, where);
-	while ((n = objlock_next(lock, ids, UPDATE_BATCH)) > 0)
-	{
-		n = objlock_recheck(u.coll, where, ids, n);
-		if (n > 0)
-			update_batch(&u, ids, n);
-	}
-	SPI_cursor_close(lock);
+	lo = objlock_take(u.coll, where, true);
+	objlock_recheck(u.coll, where, lo);
+	for (int i = 0; i < lo->n; i += UPDATE_BATCH)
+		update_batch(&u, lo->ids + i, Min(UPDATE_BATCH, lo->n - i));
 	if (q->stmt->upsert && u.total == 0)
 	{
 		upsert_insert(q, terms);
