@@ -81,3 +81,17 @@ SELECT * FROM argo_query('SELECT ID(), k FROM op3');
 
 SELECT argo_drop_collection('op3');
 SELECT argo_drop_collection('op1');
+
+-- IN $n: the values as one JSON array parameter (an application's list)
+SELECT argo_create_collection('opin', 'argo3');
+SELECT * FROM argo_query('INSERT INTO opin OBJECT {"u": 1, "f": [2, 3]}, {"u": 2}, {"u": 3}, {"u": "3"}, {"v": 0}');
+SELECT * FROM argo_query('SELECT u FROM opin WHERE u IN $1', '[2, 3, "x"]');
+SELECT * FROM argo_query('SELECT u FROM opin WHERE u NOT IN $1', '[1, "3"]');
+SELECT * FROM argo_query('SELECT u FROM opin WHERE u IN $1', '[]');
+SELECT count(*) FROM argo_query('SELECT * FROM opin WHERE u NOT IN $1', '[]');
+SELECT * FROM argo_query('SELECT u FROM opin WHERE ID() IN $1 OR ID() NOT IN $2', '[2, 1]', '[1, 2, 3, 4]');
+SELECT * FROM argo_query('SELECT u FROM opin WHERE u IN $1', '[[1]]');
+SELECT * FROM argo_query('SELECT u FROM opin WHERE u IN $1', '5');
+SELECT * FROM argo_query('SELECT u FROM opin WHERE u IN $1', '[null]');
+SELECT * FROM argo_query('SELECT u FROM opin WHERE ID() IN $1', '[1.5]');
+SELECT argo_drop_collection('opin');

@@ -65,6 +65,34 @@ param_value(AnalyzeState *as, int paramno, int location)
 	return as->params[paramno - 1];
 }
 
+/* A JSON scalar as a literal; false for an object or array. */
+static bool
+literal_from_scalar(ArgoLiteral *lit, JsonbValue *v)
+{
+	switch (v->type)
+	{
+		case jbvString:
+			lit->type = ALIT_STRING;
+			lit->str = pnstrdup(v->val.string.val, v->val.string.len);
+			break;
+		case jbvNumeric:
+			lit->type = ALIT_NUMBER;
+			lit->num = argo_number_from_numeric(v->val.numeric, false);
+			lit->str = NULL;
+			break;
+		case jbvBool:
+			lit->type = ALIT_BOOL;
+			lit->b = v->val.boolean;
+			break;
+		case jbvNull:
+			lit->type = ALIT_NULL;
+			break;
+		default:
+			return false;
+	}
+	return true;
+}
+
 /* A parameter in a literal's place takes the literal's form. */
 static void
 bind_literal(AnalyzeState *as, ArgoLiteral *lit)
@@ -81,27 +109,10 @@ bind_literal(AnalyzeState *as, ArgoLiteral *lit)
 					   "a parameter used as a literal must be a JSON string, number, boolean or null",
 					   NULL);
 	JsonbExtractScalar(&j->root, &v);
-	switch (v.type)
-	{
-		case jbvString:
-			lit->type = ALIT_STRING;
-			lit->str = pnstrdup(v.val.string.val, v.val.string.len);
-			break;
-		case jbvNumeric:
-			lit->type = ALIT_NUMBER;
-			lit->num = argo_number_from_numeric(v.val.numeric, false);
-			lit->str = NULL;
-			break;
-		case jbvBool:
-			lit->type = ALIT_BOOL;
-			lit->b = v.val.boolean;
-			break;
-		default:
-			lit->type = ALIT_NULL;
-	}
+	literal_from_scalar(lit, &v);
 }
 
-static Jsonb *
+Jsonb *
 literal_to_jsonb(ArgoLiteral *lit)
 {
 	JsonbValue	v;
@@ -260,6 +271,38 @@ check_ids(AnalyzeState *as, ArgoPred *p)
 	}
 }
 
+/* IN $n: the JSON array's elements become the list's literals. */
+static void
+expand_list_param(AnalyzeState *as, ArgoPred *p)
+{
+	ArgoLiteral *param = p->list_param;
+	Jsonb	   *j = param_value(as, param->paramno, param->location);
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	if (!JB_ROOT_IS_ARRAY(j) || JB_ROOT_IS_SCALAR(j))
+		semantic_error(as, param->location, ERRCODE_DATATYPE_MISMATCH,
+					   "IN $n needs a JSON array of values", NULL);
+	p->lits = NIL;
+	it = JsonbIteratorInit(&j->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		ArgoLiteral *lit;
+
+		if (tok != WJB_ELEM)
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		lit = palloc0(sizeof(ArgoLiteral));
+		lit->location = param->location;
+		if (!literal_from_scalar(lit, &v))
+			semantic_error(as, param->location, ERRCODE_DATATYPE_MISMATCH,
+						   "IN $n needs an array of strings, numbers and booleans", NULL);
+		p->lits = lappend(p->lits, lit);
+	}
+	p->list_param = NULL;
+}
+
 static void
 analyze_pred(AnalyzeState *as, ArgoPred *p)
 {
@@ -268,6 +311,8 @@ analyze_pred(AnalyzeState *as, ArgoPred *p)
 	check_stack_depth();
 	if (p == NULL)
 		return;
+	if (p->list_param)
+		expand_list_param(as, p);
 	analyze_pred(as, p->left);
 	foreach(lc, p->args)
 		analyze_pred(as, lfirst(lc));

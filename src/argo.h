@@ -102,6 +102,7 @@ typedef struct ArgoPred
 	ArgoLiteral *lit;
 	ArgoLiteral *lit2;
 	List	   *lits;			/* IN: of ArgoLiteral * */
+	ArgoLiteral *list_param;	/* IN $n: a JSON array, becomes lits */
 } ArgoPred;
 
 /* A AND B (or OR): one n-ary node, however long the chain. */
@@ -352,6 +353,7 @@ typedef struct ArgoQuery
 	const char *text;
 } ArgoQuery;
 
+extern Jsonb *literal_to_jsonb(ArgoLiteral *lit);
 extern ArgoQuery *argo_analyze(ArgoStmt *stmt, const char *text,
 							   Jsonb **params, int nparams);
 

@@ -398,7 +398,7 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 	{
 		out = add_line(out, cxt,
 					   "-- the objects to change, locked in id order (their directory rows); each is then read again, changed, and only its changed rows deleted and inserted");
-		buf = objlock_sql(linitial(q->colls), stmt->where, false);
+		buf = objlock_sql(linitial(q->colls), stmt->where, true);
 	}
 	else
 		ereport(ERROR,

@@ -31,6 +31,7 @@ static ArgoPred *make_pred(ArgoPredKind kind, ArgoPred *l, ArgoPred *r);
 static ArgoPred *make_leaf(ArgoPredKind kind, ArgoPath *path, ArgoCmpOp op,
 						   ArgoLiteral *lit, ArgoLiteral *lit2);
 static ArgoPred *make_in(ArgoPath *path, List *lits);
+static ArgoPred *make_in_param(ArgoPred *p, ArgoLiteral *param);
 static ArgoTarget *make_agg(ArgoAggKind agg, ArgoPath *path, int location);
 static ArgoJson *make_json(char *text, ArgoLiteral *lit, int location);
 static ArgoSetItem *make_set(ArgoSetKind kind, ArgoPath *path, ArgoJson *value);
@@ -404,6 +405,12 @@ leaf:
 		}
 	| path IN_P '(' literal_list ')'		{ $$ = make_in($1, $4); }
 	| path NOT IN_P '(' literal_list ')'	{ $$ = make_pred(APRED_NOT, make_in($1, $5), NULL); }
+	| path IN_P PARAM			{ $$ = make_in_param(make_in($1, NIL), make_param(ps, $3, @3)); }
+	| path NOT IN_P PARAM
+		{
+			$$ = make_pred(APRED_NOT,
+						   make_in_param(make_in($1, NIL), make_param(ps, $4, @4)), NULL);
+		}
 	| literal cmp_op ANY path	{ $$ = make_leaf(APRED_ANY, $4, $2, $1, NULL); }
 	| literal '=' ANY path		{ $$ = make_leaf(APRED_ANY, $4, ACMP_EQ, $1, NULL); }
 	| EXISTS path				{ $$ = make_leaf(APRED_EXISTS, $2, ACMP_EQ, NULL, NULL); }
@@ -420,6 +427,17 @@ leaf:
 		{
 			$$ = make_leaf(APRED_ID, NULL, ACMP_EQ, NULL, NULL);
 			$$->lits = $7;
+			$$ = make_pred(APRED_NOT, $$, NULL);
+		}
+	| ID_P '(' ')' IN_P PARAM
+		{
+			$$ = make_in_param(make_leaf(APRED_ID, NULL, ACMP_EQ, NULL, NULL),
+							   make_param(ps, $5, @5));
+		}
+	| ID_P '(' ')' NOT IN_P PARAM
+		{
+			$$ = make_in_param(make_leaf(APRED_ID, NULL, ACMP_EQ, NULL, NULL),
+							   make_param(ps, $6, @6));
 			$$ = make_pred(APRED_NOT, $$, NULL);
 		}
 	;
@@ -632,6 +650,14 @@ make_in(ArgoPath *path, List *lits)
 	ArgoPred   *p = make_leaf(APRED_IN, path, ACMP_EQ, NULL, NULL);
 
 	p->lits = lits;
+	return p;
+}
+
+/* IN $n: the parameter is a JSON array of the values, bound later. */
+static ArgoPred *
+make_in_param(ArgoPred *p, ArgoLiteral *param)
+{
+	p->list_param = param;
 	return p;
 }
 

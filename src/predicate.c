@@ -565,6 +565,16 @@ emit_in(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 	static const Oid array_types[] = {TEXTARRAYOID, FLOAT8ARRAYOID, BOOLARRAYOID};
 	bool		first = true;
 
+	/* IN of an empty array ($n = []): FALSE for every object */
+	if (p->lits == NIL)
+	{
+		if (truth)
+			appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE false", c->obj_table);
+		else
+			sql_all_objids(buf, c);
+		return;
+	}
+
 	for (int i = 0; i < lengthof(types); i++)
 	{
 		int			n;

@@ -123,32 +123,6 @@ upsert_terms(ArgoPred *where)
 	return terms;
 }
 
-static Jsonb *
-literal_jsonb(ArgoLiteral *lit)
-{
-	JsonbValue	v;
-
-	switch (lit->type)
-	{
-		case ALIT_STRING:
-			v.type = jbvString;
-			v.val.string.val = lit->str;
-			v.val.string.len = strlen(lit->str);
-			break;
-		case ALIT_NUMBER:
-			v.type = jbvNumeric;
-			v.val.numeric = argo_number_to_numeric(lit->num);
-			break;
-		case ALIT_BOOL:
-			v.type = jbvBool;
-			v.val.boolean = lit->b;
-			break;
-		default:
-			v.type = jbvNull;
-	}
-	return JsonbValueToJsonb(&v);
-}
-
 /*
  * Upserts of the same terms into one collection take turns (a lock held
  * to commit, taken before the objects are looked for), so two cannot
@@ -166,7 +140,7 @@ lock_upsert(const char *coll, List *terms)
 	foreach(lc, terms)
 	{
 		ArgoPred   *p = lfirst(lc);
-		Jsonb	   *v = literal_jsonb(p->lit);
+		Jsonb	   *v = literal_to_jsonb(p->lit);
 
 		appendStringInfoString(&key, p->path->keystr);
 		appendStringInfoChar(&key, '\0');
@@ -198,7 +172,7 @@ upsert_insert(ArgoQuery *q, List *terms)
 	{
 		ArgoPred   *p = lfirst(lc);
 
-		doc = argo_apply_set(doc, p->path, literal_jsonb(p->lit));
+		doc = argo_apply_set(doc, p->path, literal_to_jsonb(p->lit));
 	}
 	doc = argo_apply_changes(doc, q->stmt->sets);
 	if (c == NULL)
