@@ -44,7 +44,14 @@ FROM (VALUES ('ord3'), ('ord1')) cs(c),
              ('SELECT i FROM COLL WHERE i > 150 ORDER BY k'),
              ('SELECT * FROM COLL ORDER BY nothing'),
              ('SELECT * FROM COLL ORDER BY nothing DESC'),
-             ('SELECT * FROM COLL ORDER BY g DESC')) qs(q),
+             ('SELECT * FROM COLL ORDER BY g DESC'),
+             -- WHERE bounding the ORDER BY path only: a range scan
+             ('SELECT * FROM COLL WHERE k >= ''w1'' ORDER BY k'),
+             ('SELECT i, k FROM COLL WHERE k > 0 AND k <= 3 ORDER BY k DESC'),
+             ('SELECT * FROM COLL WHERE k BETWEEN ''w'' AND ''y'' ORDER BY k DESC'),
+             ('SELECT k FROM COLL WHERE k < ''xxxx'' ORDER BY k'),
+             ('SELECT * FROM COLL WHERE k = true ORDER BY k'),
+             ('SELECT * FROM COLL WHERE k > -10 AND k < ''z'' ORDER BY k')) qs(q),
      (VALUES (1, 0), (5, 0), (10, 3), (40, 20), (300, 0), (7, 195), (0, 0)) ls(l, o)
 GROUP BY c, q ORDER BY c, q;
 

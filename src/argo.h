@@ -360,6 +360,7 @@ extern ArgoQuery *argo_analyze(ArgoStmt *stmt, const char *text,
 /* ---------- SQL generation (predicate.c, sqlgen.c) ---------- */
 
 extern void pred_emit_objids(SqlBuf *buf, ArgoCollection *coll, ArgoPred *pred);
+extern void sql_value_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op);
 extern void sql_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_all_objids(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,

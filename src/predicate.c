@@ -109,8 +109,8 @@ add_literal(SqlBuf *buf, ArgoLiteral *lit)
  * which the longer value's order implies (byte order, COLLATE "C"), so the
  * (keyid, left(valstr, N)) index can find the rows.
  */
-static void
-add_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op)
+void
+sql_value_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op)
 {
 	const char *col = value_column(lit->type);
 
@@ -257,7 +257,7 @@ emit_any(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 	{
 		appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE keyid = ANY($%d) AND ",
 						 typed_table(c, p->lit->type), elems);
-		add_comparison(buf, p->lit, commuted[p->op]);
+		sql_value_comparison(buf, p->lit, commuted[p->op]);
 		return;
 	}
 	appendStringInfoString(&buf->sql, "SELECT objid FROM ");
@@ -266,7 +266,7 @@ emit_any(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 					 sql_keys_param(buf, keydict_in_array(d, p->path->keystr)),
 					 sql_key_param(buf, c, psprintf("%s" ARGO_MARK_EMPTY_ARRAY, p->path->keystr)),
 					 elems, col, elems);
-	add_comparison(buf, p->lit, commuted[p->op]);
+	sql_value_comparison(buf, p->lit, commuted[p->op]);
 	appendStringInfoString(&buf->sql, ", false))");
 }
 
@@ -615,9 +615,9 @@ emit_between(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 	begin_leaf(buf, c, p->lit->type, p->path->keystr);
 	if (truth)
 	{
-		add_comparison(buf, p->lit, ACMP_GE);
+		sql_value_comparison(buf, p->lit, ACMP_GE);
 		appendStringInfoString(&buf->sql, " AND ");
-		add_comparison(buf, p->lit2, ACMP_LE);
+		sql_value_comparison(buf, p->lit2, ACMP_LE);
 		return;
 	}
 	appendStringInfo(&buf->sql, "(%s < ", value_column(p->lit->type));
@@ -670,7 +670,7 @@ emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 			break;
 		case APRED_CMP:
 			begin_leaf(buf, c, p->lit->type, p->path->keystr);
-			add_comparison(buf, p->lit, truth ? p->op : negate_op(p->op));
+			sql_value_comparison(buf, p->lit, truth ? p->op : negate_op(p->op));
 			break;
 		case APRED_LIKE:
 			buf->custom_plan = true;

@@ -7,6 +7,11 @@
  * objects lacking a scalar there) then merges a few rows.  Objects
  * lacking a scalar are looked for only when needed: with ASC, only if the
  * typed rows are too few (a one-time filter); with DESC they come first.
+ *
+ * When WHERE only bounds the ORDER BY path itself (p >= x ORDER BY p
+ * LIMIT n: a short range scan), the bounds go into that one type's index
+ * scan: the first n rows from x on, instead of every object from x on
+ * found first and then filtered.
  */
 #include "postgres.h"
 
@@ -33,10 +38,70 @@ emit_candidate_filter(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s,
 	}
 }
 
+/*
+ * WHERE's terms when every one is a comparison (not !=) or BETWEEN on
+ * the ORDER BY path with literals of one type: only values of that type
+ * can satisfy it.  NIL otherwise.
+ */
+static List *
+order_path_bounds(ArgoStmt *s)
+{
+	ArgoPath   *op = ((ArgoOrder *) linitial(s->order_by))->path;
+	List	   *terms;
+	ListCell   *lc;
+	ArgoLitType type = ALIT_NULL;
+
+	if (s->where == NULL)
+		return NIL;
+	terms = s->where->kind == APRED_AND ? s->where->args : list_make1(s->where);
+	foreach(lc, terms)
+	{
+		ArgoPred   *p = lfirst(lc);
+
+		if (!((p->kind == APRED_CMP && p->op != ACMP_NE) ||
+			  (p->kind == APRED_BETWEEN && p->lit->type == p->lit2->type)) ||
+			strcmp(p->path->keystr, op->keystr) != 0 ||
+			(type != ALIT_NULL && p->lit->type != type))
+			return NIL;
+		type = p->lit->type;
+	}
+	return terms;
+}
+
+/* The typed branch a bounded path's literals pick: 0 number, 1 string, 2 boolean. */
+static int
+bounds_branch(List *bounds)
+{
+	ArgoLitType t = ((ArgoPred *) linitial(bounds))->lit->type;
+
+	return t == ALIT_NUMBER ? 0 : t == ALIT_STRING ? 1 : 2;
+}
+
+static void
+emit_bounds(SqlBuf *buf, List *bounds)
+{
+	ListCell   *lc;
+
+	foreach(lc, bounds)
+	{
+		ArgoPred   *p = lfirst(lc);
+
+		appendStringInfoString(&buf->sql, " AND ");
+		if (p->kind == APRED_BETWEEN)
+		{
+			sql_value_comparison(buf, p->lit, ACMP_GE);
+			appendStringInfoString(&buf->sql, " AND ");
+			sql_value_comparison(buf, p->lit2, ACMP_LE);
+		}
+		else
+			sql_value_comparison(buf, p->lit, p->op);
+	}
+}
+
 /* One type's rows at the path, in index order, the first lim of them. */
 static void
 emit_typed_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int t,
-				  int k, int lim)
+				  int k, int lim, List *bounds)
 {
 	static const char *const cols[] = {
 		"valnum, NULL::text, NULL::boolean",
@@ -57,14 +122,31 @@ emit_typed_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int t,
 	appendStringInfo(&buf->sql,
 					 "(SELECT x.objid, %d AS t, %s FROM %s x WHERE x.keyid = $%d AND %s",
 					 t, cols[t], table, k, present);
-	emit_candidate_filter(buf, c, s, "x");
-	if (t == 1)					/* the index holds the prefix; it orders alike */
-		appendStringInfo(&buf->sql, " ORDER BY left(valstr, %d)%s, valstr%s",
-						 ARGO_STR_PREFIX_CHARS, dir, dir);
+	if (bounds != NIL)
+	{
+		ArgoStmt	unfiltered = *s;
+
+		emit_bounds(buf, bounds);
+		unfiltered.where = NULL;
+		emit_candidate_filter(buf, c, &unfiltered, "x");
+	}
 	else
-		appendStringInfo(&buf->sql, " ORDER BY %s%s",
-						 t == 0 ? "valnum" : "valbool", dir);
-	appendStringInfo(&buf->sql, ", x.objid LIMIT $%d)", lim);
+		emit_candidate_filter(buf, c, s, "x");
+	/*
+	 * Numbers and strings: exactly the (keyid, value) index's order, and
+	 * the rows tying with the last, for the final sort by value and id to
+	 * cut; a sort here would let PostgreSQL prefer reading the whole
+	 * range.  (The string index holds the prefix: it orders alike.)
+	 * Booleans tie by the million: sorted by id here.
+	 */
+	if (t == 1)
+		appendStringInfo(&buf->sql, " ORDER BY left(valstr, %d)%s FETCH FIRST $%d ROWS WITH TIES)",
+						 ARGO_STR_PREFIX_CHARS, dir, lim);
+	else if (t == 0)
+		appendStringInfo(&buf->sql, " ORDER BY valnum%s FETCH FIRST $%d ROWS WITH TIES)",
+						 dir, lim);
+	else
+		appendStringInfo(&buf->sql, " ORDER BY valbool%s, x.objid LIMIT $%d)", dir, lim);
 }
 
 /* Objects (passing the filters) with no scalar at the path. */
@@ -109,6 +191,7 @@ topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 	ArgoOrder  *ob = linitial(s->order_by);
 	const char *dir = ob->desc ? " DESC" : "";
 	int64		want = (int64) s->limit->num + (s->offset ? (int64) s->offset->num : 0);
+	List	   *bounds = order_path_bounds(s);
 	int			k;
 	int			lim;
 	char	   *keys;
@@ -116,6 +199,25 @@ topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 	buf->custom_plan = true;
 	k = sql_key_param(buf, c, ob->path->keystr);
 	lim = sqlbuf_param(buf, INT8OID, Int64GetDatum(want));
+	keys = psprintf("u.t%s, u.n%s, u.s%s, u.v%s, u.objid", dir, dir, dir, dir);
+	if (bounds != NIL)
+	{
+		/*
+		 * Only the bounded type's rows can satisfy WHERE.  Planned once,
+		 * without the values: the planner, misled by a key's values and
+		 * another's sharing one histogram, would otherwise read every row
+		 * from the bound on to sort them (a bitmap scan) rather than the
+		 * first few in index order.
+		 */
+		appendStringInfoString(&buf->sql, "SELECT u.objid, row_number() OVER (ORDER BY ");
+		appendStringInfo(&buf->sql, "%s) AS ord FROM ", keys);
+		emit_typed_branch(buf, c, s, bounds_branch(bounds), k, lim, bounds);
+		appendStringInfo(&buf->sql, " u(objid, t, n, s, v) ORDER BY %s", keys);
+		sql_limit_offset(buf, s);
+		buf->custom_plan = false;
+		buf->generic_plan = true;
+		return;
+	}
 	appendStringInfoString(&buf->sql, "WITH ");
 	if (s->where)
 	{
@@ -128,9 +230,8 @@ topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 	{
 		if (t > 0)
 			appendStringInfoString(&buf->sql, " UNION ALL ");
-		emit_typed_branch(buf, c, s, t, k, lim);
+		emit_typed_branch(buf, c, s, t, k, lim, NIL);
 	}
-	keys = psprintf("u.t%s, u.n%s, u.s%s, u.v%s, u.objid", dir, dir, dir, dir);
 	appendStringInfo(&buf->sql,
 					 ") SELECT u.objid, row_number() OVER (ORDER BY %s) AS ord FROM (SELECT * FROM t UNION ALL ",
 					 keys);

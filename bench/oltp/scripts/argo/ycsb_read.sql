@@ -1,0 +1,2 @@
+--@zipf
+SELECT * FROM argo_query('SELECT * FROM {ycsb} WHERE key = $1', ycsb_key(:k));

@@ -1,0 +1,3 @@
+--@zipf
+\set k :n - 1 - :r
+SELECT * FROM argo_query('SELECT * FROM {ycsb} WHERE key = $1', ycsb_key(:k));

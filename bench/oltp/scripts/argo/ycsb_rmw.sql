@@ -1,0 +1,7 @@
+--@zipf
+\set f random(0, 9)
+\set v random(1, 1000000000)
+BEGIN;
+SELECT * FROM argo_query('SELECT * FROM {ycsb} WHERE key = $1', ycsb_key(:k));
+SELECT * FROM argo_query('UPDATE {ycsb} SET field' || :f || ' = $1 WHERE key = $2', ycsb_value(:v), ycsb_key(:k));
+END;

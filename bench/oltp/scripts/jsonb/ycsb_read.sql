@@ -1,0 +1,2 @@
+--@zipf
+SELECT doc FROM {ycsb} WHERE @eq(key, ycsb_key(:k));
