@@ -37,6 +37,12 @@ SEEDS = [
     "SELECT * FROM fz AS x INNER JOIN fz AS y ON x.b.c = y.b.c INNER JOIN fz AS z ON (y.a = z.a)",
     'UPDATE fz SET b.c = "y", d[5] = {"k": [1]} UNSET e WHERE a = 1',
     "UPDATE fz UNSET nothing.here WHERE EXISTS a",
+    'UPDATE fz SET a += 1, n -= 2.5, d APPEND {"k": 1}, d ADD "x", d REMOVE 1 WHERE ID() = 1',
+    "UPSERT fz SET n += 1, t ADD $1 WHERE a = $2 AND b.c = 'x'",
+    "INSERT INTO fz OBJECT {\"id\": 1, \"append\": [2]} RETURNING ID",
+    "SELECT ID() FROM fz WHERE id IN $1 OR ID() NOT IN $2 ORDER BY append[0] LIMIT 3",
+    "SELECT * FROM fz WHERE a >= $1 AND a < 10 ORDER BY a DESC LIMIT 2",
+    "DELETE FROM fz WHERE ID() IN (1, 2) AND remove IS NULL",
 ]
 
 HOSTILE = [
@@ -52,7 +58,8 @@ TOKENS = ["SELECT", "*", "FROM", "fz", "WHERE", "AND", "OR", "NOT", "(", ")",
           "NULL", "true", "false", "1", "2.5", "'s'", '"s"', "a", "b.c", "d[0]",
           ".", "[", "]", ",", "$1", "$2", "INSERT", "INTO", "OBJECT", "{}",
           "DELETE", "GROUP", "BY", "ORDER", "LIMIT", "OFFSET", "COUNT", "AS",
-          "INNER", "JOIN", "ON", "UPDATE", "SET", "UNSET", "`k`"]
+          "INNER", "JOIN", "ON", "UPDATE", "SET", "UNSET", "`k`", "+=", "-=",
+          "APPEND", "ADD", "REMOVE", "UPSERT", "RETURNING", "ID", "ID()", "[1, 2]"]
 
 # SQLSTATE classes that mean a bug rather than a rejected input.
 BAD_STATES = {"XX000", "XX001", "XX002"}
@@ -138,6 +145,13 @@ def fixed_cases():
         ("SELECT * FROM fz WHERE a = $0", ['1']),
         ("SELECT * FROM fz WHERE a = $99", ['1']),
         ("UPDATE fz SET a[99999999] = 1 WHERE a = $1", ['1']),
+        ("UPDATE fz SET a += $1", ['1e308']),
+        ("UPDATE fz SET a += $1", ['"x"']),
+        ("UPDATE fz SET d APPEND $1", ['[' * 5000 + ']' * 5000]),
+        ("SELECT * FROM fz WHERE ID() = $1", ['9223372036854775807']),
+        ("SELECT * FROM fz WHERE ID() IN $1", ['[1e300, -1]']),
+        ("SELECT * FROM fz WHERE a IN $1", ['[' + ", ".join(str(i) for i in range(100000)) + ']']),
+        ("UPSERT fz SET a = 1 WHERE " + " AND ".join("k%d = %d" % (i, i) for i in range(2000)), []),
     ]
 
 
