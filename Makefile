@@ -19,6 +19,7 @@ OBJS = \
 	src/keydict.o \
 	src/keypath.o \
 	src/load.o \
+	src/lookup.o \
 	src/numbers.o \
 	src/objlock.o \
 	src/plancache.o \

@@ -95,3 +95,29 @@ SELECT * FROM argo_query('SELECT u FROM opin WHERE u IN $1', '5');
 SELECT * FROM argo_query('SELECT u FROM opin WHERE u IN $1', '[null]');
 SELECT * FROM argo_query('SELECT u FROM opin WHERE ID() IN $1', '[1.5]');
 SELECT argo_drop_collection('opin');
+
+-- point reads and writes found from C (one equality, or ID() = n) must
+-- match what SQL finds: strings sharing their indexed 256-character
+-- prefix, multibyte strings, -0 and 0, booleans (Argo/1 has no boolean
+-- index and uses SQL), a missing key, projections
+CREATE TABLE pt_docs AS
+SELECT i, jsonb_build_object('i', i, 's', repeat('é', 256) || (i % 3), 'n', CASE WHEN i = 1 THEN -0.0 ELSE i % 2 END,
+                             'b', i % 2 = 0) AS doc
+FROM generate_series(1, 6) i;
+SELECT argo_create_collection('pt1', 'argo1');
+SELECT argo_load('pt3', 'SELECT doc FROM pt_docs ORDER BY i');
+SELECT argo_load('pt1', 'SELECT doc FROM pt_docs ORDER BY i');
+SELECT c, q, (SELECT array_agg(x->'i' ORDER BY x->'i') FROM argo_query(replace(q, 'COLL', c), p) x) AS found
+FROM (VALUES ('pt3'), ('pt1')) cs(c),
+     (VALUES ('SELECT * FROM COLL WHERE s = $1', to_jsonb(repeat('é', 256) || '1')),
+             ('SELECT i FROM COLL WHERE s = $1', to_jsonb(repeat('é', 256))),
+             ('SELECT i, s FROM COLL WHERE n = $1', '0'::jsonb),
+             ('SELECT * FROM COLL WHERE b = $1', 'true'::jsonb),
+             ('SELECT * FROM COLL WHERE nothing = $1', '1'::jsonb),
+             ('SELECT i FROM COLL WHERE ID() = $1', '4'::jsonb),
+             ('SELECT i FROM COLL WHERE ID() = $1', '40'::jsonb)) qs(q, p)
+ORDER BY c, q, p::text;
+SELECT * FROM argo_query('UPDATE pt3 SET t += 1 WHERE s = $1', to_jsonb(repeat('é', 256) || '2'));
+SELECT * FROM argo_query('DELETE FROM pt3 WHERE n = $1', '1');
+SELECT x->'i' AS i, x->'t' AS t FROM argo_query('SELECT * FROM pt3') x;
+SELECT argo_drop_collection('pt3'), argo_drop_collection('pt1');

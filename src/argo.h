@@ -18,6 +18,8 @@
 #include "utils/jsonb.h"
 #include "executor/spi.h"
 #include "utils/portal.h"
+#include "utils/rel.h"
+#include "utils/snapshot.h"
 
 /* Schema holding every collection's tables and sequence. */
 #define ARGO_SCHEMA "argo_data"
@@ -490,6 +492,13 @@ extern ObjFetch *objfetch_open(ArgoCollection *c, List *keys, bool projection,
 extern void objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb);
 extern void objfetch_close(ObjFetch *f);
 extern bool objfetch_streams(ObjFetch *f);
+extern Relation argo_open_table(ArgoCollection *c, const char *suffix);
+extern void argo_check_select(Relation rel);
+extern bool argo_readable_directly(Relation rel);
+
+/* lookup.c: point reads straight from an index */
+extern ArgoPred *lookup_pred(ArgoPred *where);
+extern int64 *lookup_ids(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n);
 
 /* stream.c */
 extern void argo_rebuild_from_cursor(Portal portal, Rebuilder *rb);

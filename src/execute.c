@@ -14,6 +14,7 @@
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
+#include "utils/snapmgr.h"
 
 #include "argo.h"
 
@@ -145,6 +146,32 @@ select_fetcher(ArgoQuery *q)
 }
 
 /*
+ * WHERE path = lit or ID() = n, without ORDER BY or LIMIT: the objects
+ * found from C (lookup.c), no SQL at all.  False if SQL must find them.
+ */
+static bool
+select_by_lookup(ArgoQuery *q, ObjFetch *f, EmitTarget *target)
+{
+	ArgoStmt   *s = q->stmt;
+	ArgoCollection *c = linitial(q->colls);
+	ArgoPred   *p = lookup_pred(s->where);
+	Rebuilder  *rb;
+	int64	   *ids;
+	int			n;
+
+	if (p == NULL || s->order_by || s->limit || s->offset)
+		return false;
+	ids = lookup_ids(c, p, GetActiveSnapshot(), &n);
+	if (ids == NULL)
+		return false;
+	rb = rebuilder_create(keydict_of(c), emit_object, target);
+	for (int i = 0; i < n; i++)
+		objfetch_object(f, ids[i], rb);
+	rebuilder_finish(rb);
+	return true;
+}
+
+/*
  * SQL picks the objects; their rows come straight from the heap where
  * the tables allow it, else from SQL too.
  */
@@ -165,7 +192,8 @@ select_objects(ArgoQuery *q, EmitTarget *target)
 								rebuilder_create(d, emit_object, target));
 		return;
 	}
-	argo_fetch_objects(sqlgen_select_ids(q), f, rebuilder_create(d, emit_object, target));
+	if (!select_by_lookup(q, f, target))
+		argo_fetch_objects(sqlgen_select_ids(q), f, rebuilder_create(d, emit_object, target));
 	objfetch_close(f);
 }
 

@@ -83,8 +83,8 @@ struct ObjFetch
 };
 
 /* Lock, then look again (RangeVarGetRelid): a table dropped meanwhile is 42P01. */
-static Relation
-open_table(ArgoCollection *c, const char *suffix)
+Relation
+argo_open_table(ArgoCollection *c, const char *suffix)
 {
 	RangeVar   *rv = makeRangeVar(ARGO_SCHEMA, psprintf("%s_%s", c->name, suffix), -1);
 	Oid			relid = RangeVarGetRelid(rv, AccessShareLock, true);
@@ -97,8 +97,8 @@ open_table(ArgoCollection *c, const char *suffix)
 }
 
 /* SQL would check SELECT; a denial is SQL's error, 42501. */
-static void
-check_select(Relation rel)
+void
+argo_check_select(Relation rel)
 {
 	AclResult	acl = pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_SELECT);
 
@@ -107,8 +107,8 @@ check_select(Relation rel)
 }
 
 /* A plain heap table, without row-level security: what C may read as SQL would. */
-static bool
-readable_directly(Relation rel)
+bool
+argo_readable_directly(Relation rel)
 {
 	return rel->rd_rel->relkind == RELKIND_RELATION &&
 		rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
@@ -145,8 +145,8 @@ table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 	AttrNumber	keyatt = attnameAttNum(rel, "keyid", false);
 	Oid			index;
 
-	check_select(rel);
-	index = readable_directly(rel) && objatt > 0 && keyatt > 0 ?
+	argo_check_select(rel);
+	index = argo_readable_directly(rel) && objatt > 0 && keyatt > 0 ?
 		objid_index(rel, objatt) : InvalidOid;
 	if (!OidIsValid(index))
 	{
@@ -200,13 +200,13 @@ objfetch_open(ArgoCollection *c, List *keys, bool projection, bool stream)
 	if (projection && f->keys == NULL)
 		f->keys = bms_make_singleton(0);	/* no key: no row */
 	/* SQL's SELECT * reads the directory too */
-	obj = open_table(c, "obj");
-	check_select(obj);
+	obj = argo_open_table(c, "obj");
+	argo_check_select(obj);
 	table_close(obj, NoLock);
 	f->snap = RegisterSnapshot(GetActiveSnapshot());
 	for (int i = 0; i < (c->format == ARGO_FORMAT_ARGO1 ? 1 : 3); i++)
 	{
-		Relation	rel = open_table(c, c->format == ARGO_FORMAT_ARGO1 ? "data" : argo3[i]);
+		Relation	rel = argo_open_table(c, c->format == ARGO_FORMAT_ARGO1 ? "data" : argo3[i]);
 
 		if (!table_begin(f, &f->tables[f->ntables], rel,
 						 c->format == ARGO_FORMAT_ARGO1 ? VAL_ANY : (ValKind) i))

@@ -28,9 +28,12 @@
 
 #include "argo.h"
 
-/* Lock (and for an UPDATE, touch) the objects WHERE selects, in id order. */
-SqlBuf *
-objlock_sql(ArgoCollection *c, ArgoPred *where, bool touch)
+/*
+ * Lock (and for an UPDATE, touch) in id order the objects WHERE selects,
+ * or, when ids is not NULL, those of the n ids already found.
+ */
+static SqlBuf *
+lock_sql(ArgoCollection *c, ArgoPred *where, bool touch, const int64 *ids, int n)
 {
 	SqlBuf	   *buf = sqlbuf_create();
 
@@ -38,7 +41,13 @@ objlock_sql(ArgoCollection *c, ArgoPred *where, bool touch)
 		appendStringInfo(&buf->sql,
 						 "UPDATE %s o SET objid = o.objid FROM (", c->obj_table);
 	appendStringInfo(&buf->sql, "SELECT i.objid, i.xmin AS v FROM %s i", c->obj_table);
-	if (where)
+	if (ids != NULL)
+	{
+		buf->generic_plan = true;
+		appendStringInfo(&buf->sql, " WHERE i.objid = ANY($%d)",
+						 sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, n)));
+	}
+	else if (where)
 	{
 		appendStringInfoString(&buf->sql, " WHERE i.objid IN (");
 		pred_emit_objids(buf, c, where);
@@ -49,6 +58,12 @@ objlock_sql(ArgoCollection *c, ArgoPred *where, bool touch)
 		appendStringInfoString(&buf->sql,
 							   ") l WHERE o.objid = l.objid RETURNING o.objid, l.v");
 	return buf;
+}
+
+SqlBuf *
+objlock_sql(ArgoCollection *c, ArgoPred *where, bool touch)
+{
+	return lock_sql(c, where, touch, NULL, 0);
 }
 
 /* Whether a lock found a row version the snapshot does not see. */
@@ -76,13 +91,26 @@ cmp_int64(const void *a, const void *b)
 LockedObjects *
 objlock_take(ArgoCollection *c, ArgoPred *where, bool touch)
 {
-	SqlBuf	   *buf = objlock_sql(c, where, touch);
 	LockedObjects *lo = palloc0(sizeof(LockedObjects));
+	ArgoPred   *point = lookup_pred(where);
+	int64	   *ids = NULL;
+	int			n = 0;
+	SqlBuf	   *buf;
 	Snapshot	snap;
 	int			rc;
 
 	CommandCounterIncrement();
 	snap = RegisterSnapshot(GetTransactionSnapshot());
+	/* a point write finds its object from C, with the locks' snapshot */
+	if (point != NULL)
+		ids = lookup_ids(c, point, snap, &n);
+	if (ids != NULL && n == 0)
+	{
+		UnregisterSnapshot(snap);
+		lo->ids = ids;
+		return lo;
+	}
+	buf = lock_sql(c, where, touch, ids, n);
 	rc = SPI_execute_snapshot(argo_prepare(buf, 0), buf->values, buf->nulls,
 							  snap, InvalidSnapshot, false, false, 0);
 	if (rc != (touch ? SPI_OK_UPDATE_RETURNING : SPI_OK_SELECT))
