@@ -411,6 +411,7 @@ extern bool topn_applies(ArgoStmt *s);
 extern void topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s);
 extern SqlBuf *sqlgen_select_rows(ArgoQuery *q);
 extern SqlBuf *sqlgen_select_ids(ArgoQuery *q);
+extern SqlBuf *sqlgen_order_ids(ArgoQuery *q, const int64 *ids, int n);
 extern SqlBuf *sqlgen_ranked_ids(ArgoQuery *q);
 extern SqlBuf *sqlgen_delete_ids(ArgoCollection *c, const int64 *ids, int n);
 extern SqlBuf *sqlgen_aggregate(ArgoQuery *q);

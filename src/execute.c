@@ -145,9 +145,13 @@ select_fetcher(ArgoQuery *q)
 						 !s->star, everything);
 }
 
+/* Found by an equality, at most this many objects are sorted as a set. */
+#define LOOKUP_SORT_MAX 1000
+
 /*
- * WHERE path = lit or ID() = n, without ORDER BY or LIMIT: the objects
- * found from C (lookup.c), no SQL at all.  False if SQL must find them.
+ * WHERE path = lit or ID() = n: the objects found from C (lookup.c), no
+ * SQL at all; with ORDER BY or LIMIT, when they are few, SQL only sorts
+ * them.  False if SQL must find them.
  */
 static bool
 select_by_lookup(ArgoQuery *q, ObjFetch *f, EmitTarget *target)
@@ -159,12 +163,19 @@ select_by_lookup(ArgoQuery *q, ObjFetch *f, EmitTarget *target)
 	int64	   *ids;
 	int			n;
 
-	if (p == NULL || s->order_by || s->limit || s->offset)
+	if (p == NULL)
 		return false;
 	ids = lookup_ids(c, p, GetActiveSnapshot(), &n);
 	if (ids == NULL)
 		return false;
 	rb = rebuilder_create(keydict_of(c), emit_object, target);
+	if (s->order_by || s->limit || s->offset)
+	{
+		if (n > LOOKUP_SORT_MAX)
+			return false;
+		argo_fetch_objects(sqlgen_order_ids(q, ids, n), f, rb);
+		return true;
+	}
 	for (int i = 0; i < n; i++)
 		objfetch_object(f, ids[i], rb);
 	rebuilder_finish(rb);

@@ -172,7 +172,7 @@ emit_table_rows(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, const char *cond)
  * m also numbers them (ord).
  */
 static void
-emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
+emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, Datum ids)
 {
 	StringInfoData keys;
 	ListCell   *lc;
@@ -183,7 +183,11 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 	if (s->order_by)
 		appendStringInfoString(&buf->sql, ", row_number() OVER (ORDER BY @KEYS@) AS ord");
 	appendStringInfoString(&buf->sql, " FROM (");
-	sql_base_objids(buf, c, s->where);
+	if (ids != (Datum) 0)
+		appendStringInfo(&buf->sql, "SELECT unnest($%d::int8[]) AS objid",
+						 sqlbuf_param(buf, INT8ARRAYOID, ids));
+	else
+		sql_base_objids(buf, c, s->where);
 	appendStringInfoString(&buf->sql, ") o");
 	foreach(lc, s->order_by)
 	{
@@ -234,7 +238,7 @@ emit_selected(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 	if (topn_applies(s))
 		topn_emit_ids(buf, c, s);
 	else if (select_is_ordered(s))
-		emit_ordered_ids(buf, c, s);
+		emit_ordered_ids(buf, c, s, (Datum) 0);
 	else
 		pred_emit_objids(buf, c, s->where);
 	appendStringInfoString(&buf->sql, ") ");
@@ -361,5 +365,23 @@ sqlgen_rows_of_ids(ArgoCollection *c, const int64 *ids, int n)
 					 c->obj_table, p);
 	sql_rows_of_table(buf, c);
 	appendStringInfo(&buf->sql, " r WHERE objid = ANY($%d) ORDER BY 1, 2 NULLS FIRST", p);
+	return buf;
+}
+
+/*
+ * The ids of a SELECT whose WHERE found these few objects already
+ * (lookup.c), ordered and limited as the statement says: a sort of n
+ * objects, where the plan for ORDER BY … LIMIT reads the value indexes
+ * in order for the first matches.
+ */
+SqlBuf *
+sqlgen_order_ids(ArgoQuery *q, const int64 *ids, int n)
+{
+	ArgoStmt   *s = q->stmt;
+	SqlBuf	   *buf = sqlbuf_create();
+
+	appendStringInfoString(&buf->sql, "WITH m AS MATERIALIZED (");
+	emit_ordered_ids(buf, linitial(q->colls), s, objid_array(ids, n));
+	appendStringInfo(&buf->sql, ") %s", selected_in_order(s));
 	return buf;
 }

@@ -366,7 +366,7 @@ def plot(path, ycsb, bg, batches, systems):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    panels = list(ycsb) + list(bg) + ["batch insert"]
+    panels = list(ycsb) + list(bg) + (["batch insert"] if batches else [])
     cols = 4
     rows = (len(panels) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows))
@@ -404,6 +404,7 @@ def main():
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "results"))
+    ap.add_argument("--parts", default="ycsb,bg,batch", help="which workloads to time")
     ap.add_argument("--check-only", action="store_true",
                     help="only the deterministic write check (as CI runs it)")
     args = ap.parse_args()
@@ -432,14 +433,19 @@ def main():
         for s in systems:
             log("loading %s ..." % s)
             loads[s] = load(cur, s, tables[s], args.records, args.members, args.resources_per_member)
+        # every system's tables vacuumed alike: no autovacuum of a fresh
+        # load in the middle of a timed run
+        cur.execute("VACUUM ANALYZE")
         cur.execute("CHECKPOINT")
+    parts = args.parts.split(",")
     log("YCSB ...")
-    ycsb = run_ycsb(tables, tmp, systems, args.records, args.clients, args.time, args.seed)
+    ycsb = run_ycsb(tables, tmp, systems, args.records, args.clients, args.time, args.seed) \
+        if "ycsb" in parts else {}
     log("BG ...")
     bg = run_bg(tables, tmp, systems, args.members, args.resources_per_member,
-                args.bg_clients, args.time, args.seed)
+                args.bg_clients, args.time, args.seed) if "bg" in parts else {}
     log("batches ...")
-    batches = run_batches(tables, tmp, systems, args.seed)
+    batches = run_batches(tables, tmp, systems, args.seed) if "batch" in parts else {}
     with conn.cursor() as cur:
         for s in systems:
             drop(cur, s, tables[s])
