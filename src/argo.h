@@ -484,6 +484,7 @@ extern SqlBuf *objlock_sql(ArgoCollection *c, ArgoPred *where, bool touch);
 extern LockedObjects *objlock_take(ArgoCollection *c, ArgoPred *where, bool touch);
 extern void objlock_recheck(ArgoCollection *c, ArgoPred *where, LockedObjects *lo);
 extern Datum objid_array(const int64 *ids, int n);
+extern void objid_sort(int64 *ids, int n);
 
 /* fetch.c: objects' rows straight from the heap */
 typedef struct ObjFetch ObjFetch;

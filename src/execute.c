@@ -24,24 +24,6 @@ typedef struct EmitTarget
 	void	   *arg;
 } EmitTarget;
 
-Jsonb *
-argo_count_result(const char *key, int64 n)
-{
-	JsonbParseState *st = NULL;
-	JsonbValue	k,
-				v;
-
-	k.type = jbvString;
-	k.val.string.val = (char *) key;
-	k.val.string.len = strlen(key);
-	v.type = jbvNumeric;
-	v.val.numeric = int64_to_numeric(n);
-	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-	pushJsonbValue(&st, WJB_KEY, &k);
-	pushJsonbValue(&st, WJB_VALUE, &v);
-	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
-}
-
 static void
 push_count(JsonbParseState **st, const char *key, int64 n)
 {
@@ -55,6 +37,16 @@ push_count(JsonbParseState **st, const char *key, int64 n)
 	v.val.numeric = int64_to_numeric(n);
 	pushJsonbValue(st, WJB_KEY, &k);
 	pushJsonbValue(st, WJB_VALUE, &v);
+}
+
+Jsonb *
+argo_count_result(const char *key, int64 n)
+{
+	JsonbParseState *st = NULL;
+
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	push_count(&st, key, n);
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
 }
 
 Jsonb *

@@ -222,15 +222,6 @@ lookup_id(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
 	return ok;
 }
 
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64		x = *(const int64 *) a;
-	int64		y = *(const int64 *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Ids, in order, of the objects where p (from lookup_pred) is TRUE under
  * snap; NULL when SQL must find them.
@@ -244,7 +235,7 @@ lookup_ids(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n)
 		return NULL;
 	add_id(&l, 0);				/* never NULL, even when empty */
 	l.n--;
-	qsort(l.ids, l.n, sizeof(int64), cmp_int64);
+	objid_sort(l.ids, l.n);
 	*n = l.n;
 	return l.ids;
 }

@@ -84,6 +84,12 @@ cmp_int64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void
+objid_sort(int64 *ids, int n)
+{
+	qsort(ids, n, sizeof(int64), cmp_int64);
+}
+
 /*
  * Lock the objects WHERE selects; their ids in order.  *changed: some of
  * them changed after the snapshot the locks were taken with.
@@ -128,7 +134,7 @@ objlock_take(ArgoCollection *c, ArgoPred *where, bool touch)
 	}
 	SPI_freetuptable(SPI_tuptable);
 	UnregisterSnapshot(snap);
-	qsort(lo->ids, lo->n, sizeof(int64), cmp_int64);
+	objid_sort(lo->ids, lo->n);
 	return lo;
 }
 
