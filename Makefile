@@ -3,6 +3,7 @@
 
 MODULE_big = argo
 OBJS = \
+	src/allobjects.o \
 	src/argo.o \
 	src/bulkinsert.o \
 	src/aggregate.o \
@@ -21,6 +22,7 @@ OBJS = \
 	src/load.o \
 	src/lookup.o \
 	src/numbers.o \
+	src/objfn.o \
 	src/objlock.o \
 	src/plancache.o \
 	src/predicate.o \
@@ -30,16 +32,15 @@ OBJS = \
 	src/scan.o \
 	src/setops.o \
 	src/sqlbuf.o \
-	src/sortall.o \
 	src/sqlgen.o \
 	src/stream.o \
 	src/topn.o \
 	src/update.o
 
 EXTENSION = argo
-EXTVERSION = 0.2
+EXTVERSION = 0.3
 DATA_built = argo--$(EXTVERSION).sql
-DATA = src/argo--0.1--0.2.sql
+DATA = src/argo--0.1--0.2.sql src/argo--0.2--0.3.sql
 
 TESTS = $(sort $(wildcard sql/*.sql))
 REGRESS = $(patsubst sql/%.sql,%,$(TESTS))

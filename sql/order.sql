@@ -55,15 +55,15 @@ FROM (VALUES ('ord3'), ('ord1')) cs(c),
      (VALUES (1, 0), (5, 0), (10, 3), (40, 20), (300, 0), (7, 195), (0, 0)) ls(l, o)
 GROUP BY c, q ORDER BY c, q;
 
--- every object sorted without LIMIT is rebuilt in id order and sorted by
--- rank: the same sequence as the probing plan (forced by a WHERE true of
+-- every object sorted without LIMIT is rebuilt per directory row and sorted by
+-- its keys in SQL: the same sequence as the probing plan (forced by a WHERE true of
 -- every object)
 SELECT c, d, (SELECT array_agg(x) FROM argo_query(format('SELECT * FROM %s ORDER BY k %s, g', c, d)) x) =
              (SELECT array_agg(x) FROM argo_query(format('SELECT * FROM %s WHERE EXISTS i OR NOT EXISTS i ORDER BY k %s, g', c, d)) x)
        AS same_order
 FROM (VALUES ('ord3'), ('ord1')) cs(c), (VALUES (''), ('DESC')) ds(d);
 SELECT count(*) > 0 AS says_sorted_stream
-FROM argo_explain('SELECT * FROM ord3 ORDER BY k') e WHERE e LIKE '-- every object rebuilt in id order%';
+FROM argo_explain('SELECT * FROM ord3 ORDER BY k') e WHERE e LIKE '-- every object: argo_object()%';
 
 -- the fast path is what runs: the plan reads the (keyid, value) index
 SELECT count(*) > 0 AS uses_value_index

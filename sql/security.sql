@@ -22,6 +22,7 @@ SELECT argo_drop_collection('secret');
 -- creating a collection needs CREATE on schema argo_data
 SELECT * FROM argo_query('INSERT INTO mine OBJECT {"a": 1}');
 SELECT argo_count('secret');
+SELECT argo_object('secret', 1);
 -- the listing still works, without counting what one may not read
 SELECT name, format, objects FROM argo_collections WHERE name = 'secret';
 RESET ROLE;
@@ -52,6 +53,8 @@ CREATE POLICY small_pins ON argo_data.secret_num FOR SELECT USING (valnum < 100)
 SET ROLE argo_reader;
 SELECT x FROM argo_query('SELECT * FROM secret') x;
 SELECT x FROM argo_query('SELECT pin FROM secret') x;
+-- argo_object reads through SQL too
+SELECT argo_object('secret', objid) FROM argo_data.secret_obj ORDER BY objid;
 SELECT count(*) AS direct_fetch FROM argo_explain('SELECT * FROM secret') e WHERE e LIKE '%objid index%';
 SELECT x FROM argo_query('SELECT a.note, b.pin FROM secret AS a INNER JOIN secret AS b ON (a.pin = b.pin)') x;
 RESET ROLE;

@@ -273,6 +273,7 @@ typedef struct ArgoCollection
 extern void collection_check_name(const char *name);
 extern ArgoCollection *collection_lookup(const char *name, bool missing_ok,
 										 int lockmode);
+extern char *argo_function(const char *fn);
 extern ArgoCollection *collection_create(const char *name, ArgoFormat format,
 										 bool if_not_exists);
 extern ArgoCollection *collection_open_for_insert(const char *name);
@@ -412,7 +413,7 @@ extern void topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s);
 extern SqlBuf *sqlgen_select_rows(ArgoQuery *q);
 extern SqlBuf *sqlgen_select_ids(ArgoQuery *q);
 extern SqlBuf *sqlgen_order_ids(ArgoQuery *q, const int64 *ids, int n);
-extern SqlBuf *sqlgen_ranked_ids(ArgoQuery *q);
+extern SqlBuf *sqlgen_all_objects(ArgoQuery *q);
 extern SqlBuf *sqlgen_delete_ids(ArgoCollection *c, const int64 *ids, int n);
 extern SqlBuf *sqlgen_aggregate(ArgoQuery *q);
 extern SqlBuf *sqlgen_aggregate_direct(ArgoQuery *q);
@@ -467,9 +468,10 @@ extern Jsonb *run_update(ArgoQuery *q);
 #define ARGO_UPSERT_LOCK_SPACE 0x4152
 extern Jsonb *argo_apply_set(Jsonb *doc, ArgoPath *path, Jsonb *value);
 extern Jsonb *argo_apply_changes(Jsonb *doc, List *sets);
-extern bool sortall_applies(ArgoStmt *s);
+extern bool allobjects_applies(ArgoStmt *s);
+extern bool allobjects_readable(ArgoQuery *q);
 extern bool projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg);
-extern bool sortall_run(ArgoQuery *q, result_emit emit, void *arg);
+extern bool allobjects_run(ArgoQuery *q, result_emit emit, void *arg);
 extern SqlBuf *sqlgen_rows_of_ids(ArgoCollection *c, const int64 *ids, int n);
 
 /* objlock.c: per-object write locks */
@@ -494,6 +496,7 @@ extern ObjFetch *objfetch_open(ArgoCollection *c, List *keys, bool projection,
 extern void objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb);
 extern void objfetch_close(ObjFetch *f);
 extern bool objfetch_streams(ObjFetch *f);
+extern Snapshot objfetch_snapshot(ObjFetch *f);
 extern Relation argo_open_table(ArgoCollection *c, const char *suffix);
 extern void argo_check_select(Relation rel);
 extern bool argo_readable_directly(Relation rel);
@@ -501,6 +504,7 @@ extern bool argo_readable_directly(Relation rel);
 /* lookup.c: point reads straight from an index */
 extern ArgoPred *lookup_pred(ArgoPred *where);
 extern int64 *lookup_ids(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n);
+extern bool lookup_directory(ArgoCollection *c, int64 id, Snapshot snap, bool *found);
 
 /* stream.c */
 extern void argo_rebuild_from_cursor(Portal portal, Rebuilder *rb);

@@ -64,6 +64,15 @@ RETURNS bigint
 AS 'MODULE_PATHNAME', 'argo_count'
 LANGUAGE C STABLE STRICT SECURITY INVOKER;
 
+CREATE FUNCTION argo_object(collection text, id bigint)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'argo_object'
+LANGUAGE C STABLE STRICT PARALLEL SAFE SECURITY INVOKER
+COST 100;
+
+COMMENT ON FUNCTION argo_object(text, bigint) IS
+'The object with this id, or NULL; read-only and parallel safe, so that large reads can rebuild objects in parallel workers';
+
 CREATE FUNCTION argo_keys(collection text)
 RETURNS TABLE (path text, types text[], objects bigint)
 AS 'MODULE_PATHNAME', 'argo_keys'

@@ -11,7 +11,14 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_extension.h"
+#include "commands/extension.h"
+#include "utils/fmgroids.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
@@ -84,6 +91,33 @@ static char *
 qualified(const char *coll, const char *suffix)
 {
 	return quote_qualified_identifier(ARGO_SCHEMA, table_name(coll, suffix));
+}
+
+/*
+ * One of the extension's own functions, schema-qualified for generated
+ * SQL: the caller's search_path must not choose another.
+ */
+char *
+argo_function(const char *fn)
+{
+	Oid			ext = get_extension_oid("argo", false);
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			nsp;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(ext));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "argo: extension %u not found", ext);
+	nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return psprintf("%s.%s", quote_identifier(get_namespace_name(nsp)),
+					quote_identifier(fn));
 }
 
 static bool

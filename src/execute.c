@@ -248,7 +248,7 @@ run_select(ArgoQuery *q, result_emit emit, void *arg)
 		select_ids(q, emit, arg);
 		return;
 	}
-	if (sortall_applies(q->stmt) && sortall_run(q, emit, arg))
+	if (allobjects_applies(q->stmt) && allobjects_run(q, emit, arg))
 		return;
 	select_objects(q, &target);
 }
@@ -401,13 +401,11 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 		buf = sqlgen_aggregate(q);
 	else if (stmt->kind == ASTMT_SELECT && list_length(stmt->from) > 1)
 		buf = explain_join(q, &out, cxt);
-	else if (stmt->kind == ASTMT_SELECT && sortall_applies(stmt) &&
-			 (fetch = objfetch_open(linitial(q->colls), NIL, false, true)) != NULL)
+	else if (stmt->kind == ASTMT_SELECT && allobjects_applies(stmt) && allobjects_readable(q))
 	{
 		out = add_line(out, cxt,
-					   "-- every object rebuilt in id order (objid index stream), then sorted by its rank: ORDER BY over the whole collection without LIMIT");
-		objfetch_close(fetch);
-		buf = sqlgen_ranked_ids(q);
+					   "-- every object: argo_object() rebuilds each directory row's object, reading the objid indexes forward beside the directory; PostgreSQL may share the directory out among parallel workers");
+		buf = sqlgen_all_objects(q);
 	}
 	else if (stmt->kind == ASTMT_SELECT && (fetch = select_fetcher(q)) != NULL)
 	{

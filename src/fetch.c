@@ -5,11 +5,12 @@
  * Generated SQL picks the objects (which ids, in which order); their rows
  * are then fetched here, one index probe per value table and object,
  * instead of a LATERAL subquery per object through SPI and the executor.
- * When the objects come in id order and are most of the collection
- * (every object, no WHERE), each table's objid index is instead read
- * once from end to end beside them, as a merge join would: no descent
- * per object, and the heap, written in id order, is read nearly in
- * order.
+ * When the objects come in increasing id order (every object, or a
+ * parallel worker's share of them), each table's objid index is instead
+ * read forward beside them, as a merge join would: no descent per
+ * object, and the heap, written in id order, is read nearly in order.
+ * Such a stream descends again where the ids asked for jump ahead (the
+ * rows between would be read only to be skipped) or go back.
  * It reads exactly what SQL would: the statement's snapshot, SELECT
  * privilege checked with SQL's own error (42501).  Where SQL would do
  * more than read — row-level security, a table that is not a plain heap
@@ -63,7 +64,9 @@ typedef struct TableScan
 	/* streaming: the row in the slot, not yet taken, and its object */
 	bool		pending;
 	bool		done;
+	bool		positioned;		/* false: the next object descends */
 	int64		pending_objid;
+	int64		asked;			/* the last object asked for */
 } TableScan;
 
 struct ObjFetch
@@ -161,11 +164,9 @@ table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 	t->valatt[1] = attnameAttNum(rel, "valnum", false);
 	t->valatt[2] = attnameAttNum(rel, "valbool", false);
 	t->index = index_open(index, AccessShareLock);
-	t->scan = index_beginscan(rel, t->index, f->snap, f->stream ? 0 : 1, 0);
+	t->scan = index_beginscan(rel, t->index, f->snap, 1, 0);
 	t->slot = table_slot_create(rel, NULL);
-	t->pending = t->done = false;
-	if (f->stream)
-		index_rescan(t->scan, NULL, 0, NULL, 0);
+	t->pending = t->done = t->positioned = false;
 	return true;
 }
 
@@ -282,15 +283,33 @@ probe_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 	}
 }
 
+/* Start t's stream over at the first row of objid or later. */
+static void
+stream_seek(TableScan *t, int64 objid)
+{
+	ScanKeyData key;
+
+	ScanKeyInit(&key, 1, BTGreaterEqualStrategyNumber, F_INT8GE, Int64GetDatum(objid));
+	index_rescan(t->scan, &key, 1, NULL, 0);
+	t->pending = t->done = false;
+	t->positioned = true;
+}
+
 /*
- * Take t's rows of objid from its whole-index scan, which is at or
- * before them; the first row of a later object stays in the slot.
+ * Take t's rows of objid from its forward scan; the first row of a later
+ * object stays in the slot.  The scan descends again where objid is
+ * before the last object asked for, or past the next row's object by
+ * more than one: rows in between belong to objects not asked for.
  */
 static void
 stream_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 {
 	bool		isnull;
 
+	if (!t->positioned || objid < t->asked ||
+		(t->pending && t->pending_objid < objid - 1))
+		stream_seek(t, objid);
+	t->asked = objid;
 	for (;;)
 	{
 		int32		keyid;
@@ -343,4 +362,10 @@ bool
 objfetch_streams(ObjFetch *f)
 {
 	return f->stream;
+}
+
+Snapshot
+objfetch_snapshot(ObjFetch *f)
+{
+	return f->snap;
 }

@@ -191,9 +191,12 @@ lookup_value(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
 	return irel != NULL;
 }
 
-/* ID() = n: whether the directory holds n. */
-static bool
-lookup_id(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
+/*
+ * Whether the directory holds id under snap, in *found; false when SQL
+ * must say (the directory cannot be read directly).
+ */
+bool
+lookup_directory(ArgoCollection *c, int64 id, Snapshot snap, bool *found)
 {
 	Relation	rel = argo_open_table(c, "obj");
 	Oid			pk;
@@ -208,18 +211,30 @@ lookup_id(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
 		ScanKeyData key;
 		IndexScanDesc scan = index_beginscan(rel, irel, snap, 1, 0);
 		TupleTableSlot *slot = table_slot_create(rel, NULL);
-		int64		id = (int64) p->lit->num;
 
 		ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(id));
 		index_rescan(scan, &key, 1, NULL, 0);
-		if (index_getnext_slot(scan, ForwardScanDirection, slot))
-			add_id(out, id);
+		*found = index_getnext_slot(scan, ForwardScanDirection, slot);
 		index_endscan(scan);
 		ExecDropSingleTupleTableSlot(slot);
 		index_close(irel, NoLock);
 	}
 	table_close(rel, NoLock);
 	return ok;
+}
+
+/* ID() = n: whether the directory holds n. */
+static bool
+lookup_id(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
+{
+	int64		id = (int64) p->lit->num;
+	bool		found;
+
+	if (!lookup_directory(c, id, snap, &found))
+		return false;
+	if (found)
+		add_id(out, id);
+	return true;
 }
 
 /*

@@ -167,6 +167,27 @@ emit_table_rows(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, const char *cond)
 }
 
 /*
+ * The joins that bring o.objid's ORDER BY values, and into keys the sort
+ * keys over them, ending with o.objid (ties in id order).
+ */
+static void
+emit_order_joins(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, StringInfo keys)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->order_by)
+	{
+		ArgoOrder  *ob = lfirst(lc);
+		char	   *alias = psprintf("k%d", foreach_current_index(lc));
+		ValueCols	v = sql_value_join(buf, c, "o.objid", ob->path->keystr, alias);
+
+		sql_order_keys(keys, &v, ob->desc);
+		appendStringInfoString(keys, ", ");
+	}
+	appendStringInfoString(keys, "o.objid");
+}
+
+/*
  * m: the selected objects in output order, limited before anything is
  * fetched, so LIMIT rebuilds only the objects it returns.  With ORDER BY,
  * m also numbers them (ord).
@@ -175,7 +196,6 @@ static void
 emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, Datum ids)
 {
 	StringInfoData keys;
-	ListCell   *lc;
 
 	buf->custom_plan = true;
 	initStringInfo(&keys);
@@ -189,16 +209,7 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, Datum ids)
 	else
 		sql_base_objids(buf, c, s->where);
 	appendStringInfoString(&buf->sql, ") o");
-	foreach(lc, s->order_by)
-	{
-		ArgoOrder  *ob = lfirst(lc);
-		char	   *alias = psprintf("k%d", foreach_current_index(lc));
-		ValueCols	v = sql_value_join(buf, c, "o.objid", ob->path->keystr, alias);
-
-		sql_order_keys(&keys, &v, ob->desc);
-		appendStringInfoString(&keys, ", ");
-	}
-	appendStringInfoString(&keys, "o.objid");
+	emit_order_joins(buf, c, s, &keys);
 	/* an object with none of the projected paths is not returned */
 	if (!s->star)
 	{
@@ -212,6 +223,29 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, Datum ids)
 	sql_limit_offset(buf, s);
 	if (s->order_by)
 		sqlbuf_replace(buf, "@KEYS@", keys.data);
+}
+
+/*
+ * Every object, rebuilt by argo_object() per directory row (objfn.c), in
+ * id order or sorted as ORDER BY says.  PostgreSQL may share the
+ * directory out among parallel workers, each rebuilding and sorting its
+ * objects, and merge their results.
+ */
+SqlBuf *
+sqlgen_all_objects(ArgoQuery *q)
+{
+	ArgoCollection *c = linitial(q->colls);
+	SqlBuf	   *buf = sqlbuf_create();
+	StringInfoData keys;
+
+	initStringInfo(&keys);
+	appendStringInfo(&buf->sql, "SELECT %s($%d, o.objid) FROM %s o",
+					 argo_function("argo_object"),
+					 sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)),
+					 c->obj_table);
+	emit_order_joins(buf, c, q->stmt, &keys);
+	appendStringInfo(&buf->sql, " ORDER BY %s", keys.data);
+	return buf;
 }
 
 /* The statement orders or limits its objects. */
@@ -302,21 +336,6 @@ sqlgen_select_ids(ArgoQuery *q)
 	emit_selected(buf, c, s);
 	/* the fetcher reads the first column; a second (ord) is ignored */
 	appendStringInfoString(&buf->sql, selected_in_order(s));
-	return buf;
-}
-
-/*
- * Every selected object once, in id order, with its rank in output order
- * (for sortall.c, which rebuilds them in id order and then sorts).
- */
-SqlBuf *
-sqlgen_ranked_ids(ArgoQuery *q)
-{
-	SqlBuf	   *buf = sqlbuf_create();
-
-	Assert(q->stmt->order_by != NIL);
-	emit_selected(buf, linitial(q->colls), q->stmt);
-	appendStringInfoString(&buf->sql, "SELECT objid, ord FROM m ORDER BY objid");
 	return buf;
 }
 

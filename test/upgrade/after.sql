@@ -51,3 +51,11 @@ BEGIN
   END IF;
 END $$;
 RESET ROLE;
+-- 0.3's argo_object reads upgraded collections as argo_query does
+DO $$
+BEGIN
+  IF (SELECT array_agg(argo_object('up1', objid) ORDER BY objid) FROM argo_data.up1_obj) IS DISTINCT FROM
+     (SELECT array_agg(x) FROM argo_query('SELECT * FROM up1') x) THEN
+    RAISE EXCEPTION 'argo_object differs from argo_query on an upgraded collection';
+  END IF;
+END $$;
