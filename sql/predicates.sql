@@ -122,3 +122,22 @@ SELECT x FROM argo_query('select id from p3 where age = 58 -- a comment
   ;') x;
 -- but keys are case sensitive
 SELECT x FROM argo_query('SELECT id FROM p3 WHERE AGE = 58') x;
+
+-- IN lists: a few values (at most a tenth of the collection's objects)
+-- are probed one by one, more are joined whole; the same objects either way
+SELECT count(*) FROM generate_series(0, 299) i,
+  LATERAL argo_query('INSERT INTO inl OBJECT $1',
+    jsonb_build_object('n', i, 's', 'v' || i, 'l', repeat('x', 300) || i)) x;
+SELECT k, n,
+       (SELECT count(*) FROM argo_explain(format('SELECT n FROM inl WHERE %s IN $1', k), v) e
+         WHERE e LIKE '%CROSS JOIN LATERAL%') > 0 AS probed,
+       (SELECT array_agg((x->>'n')::int ORDER BY (x->>'n')::int)
+          FROM argo_query(format('SELECT n FROM inl WHERE %s IN $1', k), v) x) =
+       (SELECT array_agg(i * 3 ORDER BY i) FROM generate_series(0, n - 1) g(i) WHERE i * 3 < 300) AS right_objects
+FROM (VALUES (5), (200)) ns(n), (VALUES ('n'), ('s'), ('l')) ks(k),
+     LATERAL (SELECT jsonb_agg(CASE k WHEN 'n' THEN to_jsonb(i * 3)
+                                      WHEN 's' THEN to_jsonb('v' || i * 3)
+                                      ELSE to_jsonb(repeat('x', 300) || i * 3) END) AS v
+              FROM generate_series(0, n - 1) i) vs
+ORDER BY k, n;
+SELECT argo_drop_collection('inl');

@@ -518,6 +518,7 @@ extern SqlBuf *sqlgen_join_ids(ArgoQuery *q);
 extern SqlBuf *sqlgen_join_tuples(ArgoQuery *q);
 extern ObjFetch **join_fetchers(ArgoQuery *q);
 extern int64 joinset_threshold(ArgoQuery *q);
+extern double directory_objects(ArgoCollection *c);
 extern void joinset_fetch(ArgoQuery *q, int64 **ids, int64 n, int64 first,
 						  rebuild_emit emit, void *arg);
 

@@ -128,13 +128,16 @@ select_fetcher(ArgoQuery *q)
 {
 	ArgoStmt   *s = q->stmt;
 	ArgoCollection *c = linitial(q->colls);
-	bool		everything = !s->where && !s->order_by && !s->limit && !s->offset;
 
 	if (projects_everything(s))
 		return NULL;
-	/* every object, in id order: read the tables beside the directory */
+	/*
+	 * Without ORDER BY the objects come in id order: read the tables
+	 * forward beside them, descending only where the ids jump (dense
+	 * ranges of ids then cost no descent at all)
+	 */
 	return objfetch_open(c, s->star ? NIL : projection_keys(c, s->targets, 0),
-						 !s->star, everything);
+						 !s->star, s->order_by == NIL);
 }
 
 /* Found by an equality, at most this many objects are sorted as a set. */
@@ -410,7 +413,7 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 	else if (stmt->kind == ASTMT_SELECT && (fetch = select_fetcher(q)) != NULL)
 	{
 		out = add_line(out, cxt, objfetch_streams(fetch) ?
-					   "-- object ids in id order; the objid indexes are then read beside them, each once (objid index stream)" :
+					   "-- object ids in id order; the objid indexes are then read forward beside them, descending again only where the ids jump (objid index stream)" :
 					   "-- object ids in output order; each object's rows are then read by objid index probes");
 		objfetch_close(fetch);
 		buf = sqlgen_select_ids(q);

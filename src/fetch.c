@@ -9,8 +9,8 @@
  * parallel worker's share of them), each table's objid index is instead
  * read forward beside them, as a merge join would: no descent per
  * object, and the heap, written in id order, is read nearly in order.
- * Such a stream descends again where the ids asked for jump ahead (the
- * rows between would be read only to be skipped) or go back.
+ * Where the ids asked for jump ahead (the rows between would be read only
+ * to be skipped) or go back, the object is probed instead.
  * It reads exactly what SQL would: the statement's snapshot, SELECT
  * privilege checked with SQL's own error (42501).  Where SQL would do
  * more than read — row-level security, a table that is not a plain heap
@@ -64,8 +64,9 @@ typedef struct TableScan
 	/* streaming: the row in the slot, not yet taken, and its object */
 	bool		pending;
 	bool		done;
-	bool		positioned;		/* false: the next object descends */
+	bool		positioned;		/* a forward scan is under way */
 	int64		pending_objid;
+	bool		asked_any;
 	int64		asked;			/* the last object asked for */
 } TableScan;
 
@@ -166,7 +167,7 @@ table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 	t->index = index_open(index, AccessShareLock);
 	t->scan = index_beginscan(rel, t->index, f->snap, 1, 0);
 	t->slot = table_slot_create(rel, NULL);
-	t->pending = t->done = t->positioned = false;
+	t->pending = t->done = t->positioned = t->asked_any = false;
 	return true;
 }
 
@@ -297,19 +298,13 @@ stream_seek(TableScan *t, int64 objid)
 
 /*
  * Take t's rows of objid from its forward scan; the first row of a later
- * object stays in the slot.  The scan descends again where objid is
- * before the last object asked for, or past the next row's object by
- * more than one: rows in between belong to objects not asked for.
+ * object stays in the slot.
  */
 static void
-stream_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
+stream_rows(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 {
 	bool		isnull;
 
-	if (!t->positioned || objid < t->asked ||
-		(t->pending && t->pending_objid < objid - 1))
-		stream_seek(t, objid);
-	t->asked = objid;
 	for (;;)
 	{
 		int32		keyid;
@@ -333,6 +328,35 @@ stream_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 		keyid = DatumGetInt32(slot_getattr(t->slot, t->keyatt, &isnull));
 		if (f->keys == NULL || bms_is_member(keyid, f->keys))
 			take_row(f, t, objid, keyid, rb);
+	}
+}
+
+/*
+ * Objects asked for in increasing id order: a forward scan beside them
+ * while they come densely (the next id, or the one after), a probe where
+ * they jump or go back.  A probe stops at the object's last row; a
+ * stream must read the next object's first row to know it has passed,
+ * which a lone object would pay for in every table.  So a run of objects
+ * costs one probe and one descent for the stream, whatever its length.
+ */
+static void
+stream_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
+{
+	bool		next = t->asked_any && objid > t->asked && objid - t->asked <= 2;
+
+	t->asked_any = true;
+	t->asked = objid;
+	if (next && t->positioned && !(t->pending && t->pending_objid < objid - 1))
+		stream_rows(f, t, objid, rb);
+	else if (next)
+	{
+		stream_seek(t, objid);
+		stream_rows(f, t, objid, rb);
+	}
+	else
+	{
+		t->positioned = false;
+		probe_table(f, t, objid, rb);
 	}
 }
 

@@ -31,7 +31,7 @@
 #define DIRECTORY_ROWS_PER_PAGE (BLCKSZ / 36)
 
 /* Objects in c, as its directory's size says (never less than its rows). */
-static double
+double
 directory_objects(ArgoCollection *c)
 {
 	RangeVar   *rv = makeRangeVar(ARGO_SCHEMA, psprintf("%s_obj", c->name), -1);
