@@ -16,6 +16,7 @@ OBJS = \
 	src/fetch.o \
 	src/gram.o \
 	src/join.o \
+	src/jsonbwrite.o \
 	src/joinset.o \
 	src/keydict.o \
 	src/keypath.o \

@@ -437,6 +437,16 @@ extern void argo_check_object(Jsonb *obj);
 
 typedef struct Rebuilder Rebuilder;
 
+/* One row of an object being rebuilt, its key parsed. */
+typedef struct RRow
+{
+	KeySeg	   *segs;
+	int			nsegs;			/* 0: the object itself, which may be {} */
+	JsonbValue	val;			/* jbvNull for null, {} and [] too */
+} RRow;
+
+extern Jsonb *jsonb_write_object(RRow *rows, int nrows, int64 objid);
+
 /* Receives each rebuilt object; returns false to stop. */
 typedef void (*rebuild_emit) (void *arg, int64 objid, Jsonb *obj);
 

@@ -3,8 +3,9 @@
  *
  * Rows arrive ordered by object id.  An object's rows are gathered, sorted
  * by their parsed keys (so array elements come in index order, not in the
- * text order where "a[10]" sorts before "a[2]") and streamed into jsonb's
- * builder in one pass, opening and closing containers as the keys change.
+ * text order where "a[10]" sorts before "a[2]", and object keys in
+ * jsonb's own order) and written into jsonb's binary form in one pass
+ * (jsonbwrite.c).
  * Each object is built in a memory context reset before the next one.
  */
 #include "postgres.h"
@@ -14,13 +15,6 @@
 #include "utils/memutils.h"
 
 #include "argo.h"
-
-typedef struct RRow
-{
-	KeySeg	   *segs;
-	int			nsegs;			/* 0: the object itself, which may be {} */
-	JsonbValue	val;			/* jbvNull for null, {} and [] too */
-} RRow;
 
 struct Rebuilder
 {
@@ -122,108 +116,12 @@ sort_rows(RRow *rows, int n)
 	pfree(tmp);
 }
 
-static void
-corrupt_object(int64 objid)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("rows of object " INT64_FORMAT " do not form a JSON object",
-					objid)));
-}
-
-/* Write the step of a child into its parent: a key, or nothing for an element. */
-static void
-push_step(JsonbParseState **st, KeySeg *seg, bool parent_is_array, int64 objid)
-{
-	JsonbValue	k;
-
-	if (parent_is_array != (seg->kind == KSEG_INDEX))
-		corrupt_object(objid);
-	if (parent_is_array)
-		return;
-	k.type = jbvString;
-	k.val.string.val = (char *) seg->key;
-	k.val.string.len = seg->keylen;
-	pushJsonbValue(st, WJB_KEY, &k);
-}
-
-static void
-push_value(JsonbParseState **st, RRow *r, KeySeg *last, bool in_array)
-{
-	if (last && last->kind == KSEG_EMPTY_OBJECT)
-	{
-		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
-		pushJsonbValue(st, WJB_END_OBJECT, NULL);
-	}
-	else if (last && last->kind == KSEG_EMPTY_ARRAY)
-	{
-		pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
-		pushJsonbValue(st, WJB_END_ARRAY, NULL);
-	}
-	else
-		pushJsonbValue(st, in_array ? WJB_ELEM : WJB_VALUE, &r->val);
-}
-
-/*
- * Emit the gathered rows as one jsonb.  open[] holds the steps of the
- * containers currently open below the root; is_arr[] their kinds.
- */
+/* Emit the gathered rows as one jsonb, written directly (jsonbwrite.c). */
 static void
 build_object(Rebuilder *rb)
 {
-	JsonbParseState *st = NULL;
-	KeySeg	  **open = palloc(sizeof(KeySeg *) * 8);
-	bool	   *is_arr = palloc(sizeof(bool) * 9);
-	int			maxopen = 8;
-	int			nopen = 0;
-	JsonbValue *res;
-
 	sort_rows(rb->rows, rb->nrows);
-	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-	is_arr[0] = false;			/* is_arr[i]: container at depth i (0 = root) */
-	for (int i = 0; i < rb->nrows; i++)
-	{
-		RRow	   *r = &rb->rows[i];
-		bool		marker;
-		int			m;			/* steps to the value */
-		int			common = 0;
-
-		if (r->nsegs == 0)
-			continue;			/* an empty root: nothing to add */
-		marker = (r->segs[r->nsegs - 1].kind == KSEG_EMPTY_OBJECT ||
-				  r->segs[r->nsegs - 1].kind == KSEG_EMPTY_ARRAY);
-		m = marker ? r->nsegs - 1 : r->nsegs;
-		if (m == 0)
-			corrupt_object(rb->objid);
-
-		while (common < nopen && common < m - 1 &&
-			   keyseg_cmp(open[common], &r->segs[common]) == 0 &&
-			   is_arr[common + 1] == (r->segs[common + 1].kind == KSEG_INDEX))
-			common++;
-		for (; nopen > common; nopen--)
-			pushJsonbValue(&st, is_arr[nopen] ? WJB_END_ARRAY : WJB_END_OBJECT, NULL);
-		for (; nopen < m - 1; nopen++)
-		{
-			bool		arr = (r->segs[nopen + 1].kind == KSEG_INDEX);
-
-			if (nopen + 1 >= maxopen)
-			{
-				maxopen *= 2;
-				open = repalloc(open, sizeof(KeySeg *) * maxopen);
-				is_arr = repalloc(is_arr, sizeof(bool) * (maxopen + 1));
-			}
-			push_step(&st, &r->segs[nopen], is_arr[nopen], rb->objid);
-			pushJsonbValue(&st, arr ? WJB_BEGIN_ARRAY : WJB_BEGIN_OBJECT, NULL);
-			open[nopen] = &r->segs[nopen];
-			is_arr[nopen + 1] = arr;
-		}
-		push_step(&st, &r->segs[m - 1], is_arr[nopen], rb->objid);
-		push_value(&st, r, marker ? &r->segs[m] : NULL, is_arr[nopen]);
-	}
-	for (; nopen > 0; nopen--)
-		pushJsonbValue(&st, is_arr[nopen] ? WJB_END_ARRAY : WJB_END_OBJECT, NULL);
-	res = pushJsonbValue(&st, WJB_END_OBJECT, NULL);
-	rb->emit(rb->arg, rb->objid, JsonbValueToJsonb(res));
+	rb->emit(rb->arg, rb->objid, jsonb_write_object(rb->rows, rb->nrows, rb->objid));
 }
 
 static void
