@@ -346,18 +346,15 @@ stream_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 
 	t->asked_any = true;
 	t->asked = objid;
-	if (next && t->positioned && !(t->pending && t->pending_objid < objid - 1))
-		stream_rows(f, t, objid, rb);
-	else if (next)
-	{
-		stream_seek(t, objid);
-		stream_rows(f, t, objid, rb);
-	}
-	else
+	if (!next)
 	{
 		t->positioned = false;
 		probe_table(f, t, objid, rb);
+		return;
 	}
+	if (!t->positioned)
+		stream_seek(t, objid);
+	stream_rows(f, t, objid, rb);
 }
 
 /*
