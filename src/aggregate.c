@@ -46,7 +46,7 @@ emit_target(SqlBuf *buf, StringInfo cols, ArgoQuery *q, ArgoTarget *t, int i)
 		case AAGG_NONE:
 			return;				/* the group path: already selected */
 		case AAGG_COUNT_STAR:
-			appendStringInfoString(cols, ", count(*)");
+			appendStringInfoString(cols, ", pg_catalog.count(*)");
 			return;
 		case AAGG_COUNT:
 			/* objects having the path at all: null, {} and [] count */
@@ -55,9 +55,9 @@ emit_target(SqlBuf *buf, StringInfo cols, ArgoQuery *q, ArgoTarget *t, int i)
 			sql_rows_of_table(buf, c);
 			appendStringInfoString(&buf->sql, " r WHERE ");
 			sql_subtree_match(buf, c, "keyid", t->path->keystr);
-			appendStringInfo(&buf->sql, ") %s ON %s.objid = %s", alias, alias,
+			appendStringInfo(&buf->sql, ") %s ON %s.objid OPERATOR(pg_catalog.=) %s", alias, alias,
 							 objid_of(q, t->path));
-			appendStringInfo(cols, ", count(%s.objid)", alias);
+			appendStringInfo(cols, ", pg_catalog.count(%s.objid)", alias);
 			return;
 		default:
 			break;
@@ -65,14 +65,14 @@ emit_target(SqlBuf *buf, StringInfo cols, ArgoQuery *q, ArgoTarget *t, int i)
 	v = sql_value_join(buf, coll_of_path(q, t->path), objid_of(q, t->path),
 					   t->path->keystr, alias);
 	if (t->agg == AAGG_SUM)
-		appendStringInfo(cols, ", sum(%s)", v.num);
+		appendStringInfo(cols, ", pg_catalog.sum(%s)", v.num);
 	else if (t->agg == AAGG_AVG)
-		appendStringInfo(cols, ", avg(%s)", v.num);
+		appendStringInfo(cols, ", pg_catalog.avg(%s)", v.num);
 	else if (t->agg == AAGG_MIN)
-		appendStringInfo(cols, ", min(%s), min(%s), bool_and(%s)",
+		appendStringInfo(cols, ", pg_catalog.min(%s), pg_catalog.min(%s), pg_catalog.bool_and(%s)",
 						 v.num, v.str, v.boolean);
 	else
-		appendStringInfo(cols, ", max(%s), max(%s), bool_or(%s)",
+		appendStringInfo(cols, ", pg_catalog.max(%s), pg_catalog.max(%s), pg_catalog.bool_or(%s)",
 						 v.num, v.str, v.boolean);
 }
 
@@ -105,7 +105,7 @@ sqlgen_aggregate(ArgoQuery *q)
 	ArgoStmt   *s = q->stmt;
 	SqlBuf	   *buf = sqlgen_aggregate_direct(q);
 	StringInfoData cols;
-	ValueCols	g = {"NULL::float8", "NULL::text", "NULL::boolean"};
+	ValueCols	g = {"NULL::pg_catalog.float8", "NULL::pg_catalog.text", "NULL::boolean"};
 	ListCell   *lc;
 
 	if (buf != NULL)

@@ -35,21 +35,21 @@ typed(ArgoCollection *c, int t, const char **table, const char **col)
 static void
 emit_extreme(StringInfo sql, ArgoCollection *c, int t, int k, bool max)
 {
-	const char *fn = max ? "max" : "min";
+	const char *fn = max ? "pg_catalog.max" : "pg_catalog.min";
 	const char *table;
 	const char *col;
 
 	typed(c, t, &table, &col);
 	if (t == 0)
-		appendStringInfo(sql, ", (SELECT %s(valnum) FROM %s WHERE keyid = $%d)", fn, table, k);
+		appendStringInfo(sql, ", (SELECT %s(valnum) FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d)", fn, table, k);
 	else if (t == 1)
 		appendStringInfo(sql,
-						 ", (SELECT %s(valstr) FROM %s WHERE keyid = $%d AND left(valstr, %d) = "
-						 "(SELECT %s(left(valstr, %d)) FROM %s WHERE keyid = $%d))",
+						 ", (SELECT %s(valstr) FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d AND pg_catalog.left(valstr, %d) OPERATOR(pg_catalog.=) "
+						 "(SELECT %s(pg_catalog.left(valstr, %d)) FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d))",
 						 fn, table, k, ARGO_STR_PREFIX_CHARS, fn, ARGO_STR_PREFIX_CHARS, table, k);
 	else
 		appendStringInfo(sql,
-						 ", (SELECT valbool FROM %s WHERE keyid = $%d AND valbool IS NOT NULL ORDER BY valbool%s LIMIT 1)",
+						 ", (SELECT valbool FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d AND valbool IS NOT NULL ORDER BY valbool%s LIMIT 1)",
 						 table, k, max ? " DESC" : "");
 }
 
@@ -65,10 +65,10 @@ emit_target(SqlBuf *buf, ArgoCollection *c, ArgoTarget *t)
 	switch (t->agg)
 	{
 		case AAGG_COUNT_STAR:
-			appendStringInfo(sql, ", (SELECT count(*) FROM %s)", c->obj_table);
+			appendStringInfo(sql, ", (SELECT pg_catalog.count(*) FROM %s)", c->obj_table);
 			return;
 		case AAGG_COUNT:
-			appendStringInfoString(sql, ", (SELECT count(DISTINCT objid) FROM ");
+			appendStringInfoString(sql, ", (SELECT pg_catalog.count(DISTINCT objid) FROM ");
 			sql_rows_of_table(buf, c);
 			appendStringInfoString(sql, " r WHERE ");
 			sql_subtree_match(buf, c, "keyid", t->path->keystr);
@@ -77,8 +77,8 @@ emit_target(SqlBuf *buf, ArgoCollection *c, ArgoTarget *t)
 		case AAGG_SUM:
 		case AAGG_AVG:
 			typed(c, 0, &table, &col);
-			appendStringInfo(sql, ", (SELECT %s(valnum) FROM %s WHERE keyid = $%d)",
-							 t->agg == AAGG_SUM ? "sum" : "avg", table,
+			appendStringInfo(sql, ", (SELECT %s(valnum) FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d)",
+							 t->agg == AAGG_SUM ? "pg_catalog.sum" : "pg_catalog.avg", table,
 							 sql_key_param(buf, c, t->path->keystr));
 			return;
 		case AAGG_MIN:
@@ -107,8 +107,8 @@ emit_grouped_counts(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 	appendStringInfoString(sql, "WITH grp AS MATERIALIZED (");
 	/* Argo/1: one pass over the key's rows, whatever their types */
 	if (c->format == ARGO_FORMAT_ARGO1)
-		appendStringInfo(sql, "SELECT valnum AS gn, valstr AS gs, valbool AS gb, count(*) AS cnt FROM %s "
-						 "WHERE keyid = $%d AND num_nonnulls(valnum, valstr, valbool) = 1 GROUP BY 1, 2, 3",
+		appendStringInfo(sql, "SELECT valnum AS gn, valstr AS gs, valbool AS gb, pg_catalog.count(*) AS cnt FROM %s "
+						 "WHERE keyid OPERATOR(pg_catalog.=) $%d AND pg_catalog.num_nonnulls(valnum, valstr, valbool) OPERATOR(pg_catalog.=) 1 GROUP BY 1, 2, 3",
 						 c->data_table, k);
 	for (int t = 0; t < 3 && c->format == ARGO_FORMAT_ARGO3; t++)
 	{
@@ -116,9 +116,9 @@ emit_grouped_counts(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 		const char *col;
 
 		typed(c, t, &table, &col);
-		appendStringInfo(sql, "%sSELECT %s AS gn, %s AS gs, %s AS gb, count(*) AS cnt FROM %s WHERE keyid = $%d AND %s IS NOT NULL GROUP BY %s",
+		appendStringInfo(sql, "%sSELECT %s AS gn, %s AS gs, %s AS gb, pg_catalog.count(*) AS cnt FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d AND %s IS NOT NULL GROUP BY %s",
 						 t ? " UNION ALL " : "",
-						 t == 0 ? col : "NULL::float8", t == 1 ? col : "NULL::text",
+						 t == 0 ? col : "NULL::pg_catalog.float8", t == 1 ? col : "NULL::pg_catalog.text",
 						 t == 2 ? col : "NULL::boolean", table, k, col, col);
 	}
 	appendStringInfoString(sql, ") SELECT gn, gs, gb");
@@ -129,7 +129,7 @@ emit_grouped_counts(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 	}
 	appendStringInfo(sql,
 					 " FROM (SELECT * FROM grp UNION ALL SELECT NULL, NULL, NULL, n FROM "
-					 "(SELECT ((SELECT count(*) FROM %s) - (SELECT coalesce(sum(cnt), 0) FROM grp))::bigint AS n OFFSET 0) x WHERE n > 0) g",
+					 "(SELECT ((SELECT pg_catalog.count(*) FROM %s) OPERATOR(pg_catalog.-) (SELECT coalesce(pg_catalog.sum(cnt), 0) FROM grp))::bigint AS n OFFSET 0) x WHERE n OPERATOR(pg_catalog.>) 0) g",
 					 c->obj_table);
 	if (s->order_by)
 	{
@@ -176,7 +176,7 @@ sqlgen_aggregate_direct(ArgoQuery *q)
 		emit_grouped_counts(buf, c, s);
 	else
 	{
-		appendStringInfoString(&buf->sql, "SELECT NULL::float8, NULL::text, NULL::boolean");
+		appendStringInfoString(&buf->sql, "SELECT NULL::pg_catalog.float8, NULL::pg_catalog.text, NULL::boolean");
 		foreach(lc, s->targets)
 			emit_target(buf, c, lfirst(lc));
 	}

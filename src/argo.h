@@ -291,7 +291,7 @@ extern ArgoFormat format_from_name(const char *fmt);
  */
 #define ARGO_KEY_STATS_COLUMNS \
 	"rows_str bigint, distinct_str bigint, rows_num bigint, distinct_num bigint, " \
-	"rows_bool bigint, distinct_bool bigint, rows_null bigint, analyzed_at timestamptz"
+	"rows_bool bigint, distinct_bool bigint, rows_null bigint, analyzed_at pg_catalog.timestamptz"
 
 /* A key as the dictionary knows it, parsed once per backend. */
 typedef struct ArgoKey

@@ -231,12 +231,12 @@ index_ddl(ArgoCollection *c)
 
 	if (c->format == ARGO_FORMAT_ARGO1)
 	{
-		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, left(valstr, %d))", c->data_table, n));
+		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, pg_catalog.left(valstr, %d))", c->data_table, n));
 		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, valnum)", c->data_table));
 		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid, keyid)", c->data_table));
 		return ddl;
 	}
-	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, left(valstr, %d))", c->str_table, n));
+	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, pg_catalog.left(valstr, %d))", c->str_table, n));
 	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, valnum)", c->num_table));
 	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, valbool)", c->bool_table));
 	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid)", c->str_table));
@@ -260,8 +260,8 @@ collection_drop_indexes(ArgoCollection *c)
 {
 	const char *tables = c->format == ARGO_FORMAT_ARGO1 ? c->data_table :
 		psprintf("%s, %s, %s", c->str_table, c->num_table, c->bool_table);
-	char	   *sql = psprintf("SELECT i.indexrelid::regclass::text FROM pg_index i "
-							   "WHERE i.indrelid IN (SELECT unnest(string_to_array($1, ', ')::regclass[]))");
+	char	   *sql = psprintf("SELECT i.indexrelid::pg_catalog.regclass::pg_catalog.text FROM pg_index i "
+							   "WHERE i.indrelid IN (SELECT pg_catalog.unnest(pg_catalog.string_to_array($1, ', ')::pg_catalog.regclass[]))");
 	Oid			type = TEXTOID;
 	Datum		arg = CStringGetTextDatum(tables);
 	List	   *names = NIL;
@@ -299,7 +299,7 @@ create_common_tables(ArgoCollection *c)
 	char	   *kseq = qualified(c->name, "kseq");
 
 	run_ddl(psprintf("CREATE SEQUENCE %s AS integer", kseq));
-	run_ddl(psprintf("CREATE TABLE %s (keyid integer PRIMARY KEY DEFAULT nextval('%s'::regclass), keystr text COLLATE \"C\" NOT NULL UNIQUE, "
+	run_ddl(psprintf("CREATE TABLE %s (keyid integer PRIMARY KEY DEFAULT pg_catalog.nextval('%s'::pg_catalog.regclass), keystr pg_catalog.text COLLATE pg_catalog.\"C\" NOT NULL UNIQUE, "
 					 ARGO_KEY_STATS_COLUMNS ")",
 					 c->keys_table, kseq));
 	run_ddl(psprintf("ALTER SEQUENCE %s OWNED BY %s.keyid", kseq, c->keys_table));
@@ -310,7 +310,7 @@ static void
 create_argo3_tables(ArgoCollection *c)
 {
 	create_common_tables(c);
-	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valstr text COLLATE \"C\" NOT NULL)", c->str_table));
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valstr pg_catalog.text COLLATE pg_catalog.\"C\" NOT NULL)", c->str_table));
 	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valnum double precision NOT NULL)", c->num_table));
 	/* also holds null, {} and [] (valbool NULL) */
 	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valbool boolean)", c->bool_table));
@@ -321,8 +321,8 @@ static void
 create_argo1_tables(ArgoCollection *c)
 {
 	create_common_tables(c);
-	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valstr text COLLATE \"C\", valnum double precision, valbool boolean, "
-					 "CHECK (num_nonnulls(valstr, valnum, valbool) <= 1))", c->data_table));
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valstr pg_catalog.text COLLATE pg_catalog.\"C\", valnum double precision, valbool boolean, "
+					 "CHECK (pg_catalog.num_nonnulls(valstr, valnum, valbool) OPERATOR(pg_catalog.<=) 1))", c->data_table));
 	collection_create_indexes(c);
 }
 

@@ -357,9 +357,9 @@ write_rows(const char *table, int natts, ArgoRows *rows, const Oid *types)
 		sqlbuf_param(buf, get_array_type(types[i]),
 					 build_array(rows->cols[i], rows->nulls[i], rows->n, types[i]));
 	}
-	appendStringInfo(&buf->sql, "INSERT INTO %s (%s) SELECT * FROM unnest(", table, cols.data);
+	appendStringInfo(&buf->sql, "INSERT INTO %s (%s) SELECT * FROM ROWS FROM (", table, cols.data);
 	for (int i = 0; i < rows->ncols; i++)
-		appendStringInfo(&buf->sql, "%s$%d", i ? ", " : "", i + 1);
+		appendStringInfo(&buf->sql, "%spg_catalog.unnest($%d)", i ? ", " : "", i + 1);
 	appendStringInfoChar(&buf->sql, ')');
 	rc = argo_run(buf, false);
 	if (rc != SPI_OK_INSERT)
@@ -476,7 +476,7 @@ argo_next_objids(ArgoCollection *coll, int n)
 	SqlBuf	   *buf = sqlbuf_create();
 	int			rc;
 
-	appendStringInfo(&buf->sql, "SELECT nextval('%s'::regclass) FROM generate_series(1, $1)",
+	appendStringInfo(&buf->sql, "SELECT pg_catalog.nextval('%s'::pg_catalog.regclass) FROM pg_catalog.generate_series(1, $1)",
 					 coll->seq);
 	sqlbuf_param(buf, INT4OID, Int32GetDatum(n));
 	rc = argo_run(buf, false);
@@ -670,7 +670,7 @@ delete_pairs(RowBatch *b, SqlBuf *buf, const char *table, int from, int to)
 	if (k == 0)
 		return;
 	appendStringInfo(&buf->sql,
-					 ", d%d AS (DELETE FROM %s x USING unnest($%d, $%d) AS d(o, k) WHERE x.objid = d.o AND x.keyid = d.k)",
+					 ", d%d AS (DELETE FROM %s x USING ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS d(o, k) WHERE x.objid OPERATOR(pg_catalog.=) d.o AND x.keyid OPERATOR(pg_catalog.=) d.k)",
 					 k, table, k - 1, k);
 }
 

@@ -84,7 +84,7 @@ static void
 emit_filter_ref(JoinCtx *jc, const char *col, int k)
 {
 	if (list_nth(jc->filters, k) != NULL)
-		appendStringInfo(&jc->buf->sql, " AND %s IN (SELECT objid FROM f%d)", col, k);
+		appendStringInfo(&jc->buf->sql, " AND %s OPERATOR(pg_catalog.=) ANY (SELECT objid FROM f%d)", col, k);
 }
 
 /* Pairs (o<a>, o<b>) whose values at the two paths are equal and alike. */
@@ -108,16 +108,16 @@ emit_pairs(JoinCtx *jc, ArgoSource *src, int b)
 		if (t > 0)
 			appendStringInfoString(&jc->buf->sql, " UNION ALL ");
 		appendStringInfo(&jc->buf->sql,
-						 "SELECT x.objid AS o%d, y.objid AS o%d FROM %s x JOIN %s y ON x.%s = y.%s",
+						 "SELECT x.objid AS o%d, y.objid AS o%d FROM %s x JOIN %s y ON x.%s OPERATOR(pg_catalog.=) y.%s",
 						 a, b, ta, tb, cols[t], cols[t]);
 		/* equal strings have equal indexed prefixes: lets the index join */
 		if (t == 0)
 			appendStringInfo(&jc->buf->sql,
-							 " AND left(x.valstr, %d) = left(y.valstr, %d)",
+							 " AND pg_catalog.left(x.valstr, %d) OPERATOR(pg_catalog.=) pg_catalog.left(y.valstr, %d)",
 							 ARGO_STR_PREFIX_CHARS, ARGO_STR_PREFIX_CHARS);
-		appendStringInfo(&jc->buf->sql, " WHERE x.keyid = $%d",
+		appendStringInfo(&jc->buf->sql, " WHERE x.keyid OPERATOR(pg_catalog.=) $%d",
 						 sql_key_param(jc->buf, ca, lp->keystr));
-		appendStringInfo(&jc->buf->sql, " AND y.keyid = $%d",
+		appendStringInfo(&jc->buf->sql, " AND y.keyid OPERATOR(pg_catalog.=) $%d",
 						 sql_key_param(jc->buf, cb, rp->keystr));
 		emit_filter_ref(jc, "x.objid", a);
 		emit_filter_ref(jc, "y.objid", b);
@@ -160,9 +160,9 @@ emit_tuple_truth(JoinCtx *jc, ArgoPred *p)
 				ArgoPred	neg = {APRED_NOT, p};
 				char	   *o = psprintf("p%d.o%d", jc->pair_of[k], k);
 
-				appendStringInfo(sql, "(CASE WHEN %s IN (", o);
+				appendStringInfo(sql, "(CASE WHEN %s OPERATOR(pg_catalog.=) ANY (", o);
 				pred_emit_objids(jc->buf, coll_of(jc, k), p);
-				appendStringInfo(sql, ") THEN true WHEN %s IN (", o);
+				appendStringInfo(sql, ") THEN true WHEN %s OPERATOR(pg_catalog.=) ANY (", o);
 				pred_emit_objids(jc->buf, coll_of(jc, k), &neg);
 				appendStringInfoString(sql, ") THEN false END)");
 			}
@@ -210,7 +210,7 @@ emit_tuples(JoinCtx *jc)
 	for (int k = 0; k < jc->nsources; k++)
 		appendStringInfo(sql, "%sp%d.o%d AS o%d", k ? ", " : "", jc->pair_of[k], k, k);
 	if (!jc->unordered)
-		appendStringInfoString(sql, ", row_number() OVER (ORDER BY @KEYS@) AS ord");
+		appendStringInfoString(sql, ", pg_catalog.row_number() OVER (ORDER BY @KEYS@) AS ord");
 	appendStringInfoString(sql, " FROM ");
 	for (int i = 1; i < jc->nsources; i++)
 	{
@@ -221,7 +221,7 @@ emit_tuples(JoinCtx *jc)
 		emit_pairs(jc, src, i);
 		appendStringInfo(sql, ") p%d", i);
 		if (i > 1)
-			appendStringInfo(sql, " ON p%d.o%d = p%d.o%d", i, a, jc->pair_of[a], a);
+			appendStringInfo(sql, " ON p%d.o%d OPERATOR(pg_catalog.=) p%d.o%d", i, a, jc->pair_of[a], a);
 	}
 	if (!jc->unordered)
 		keys = order_keys(jc);
@@ -341,10 +341,10 @@ sqlgen_join(ArgoQuery *q)
 	for (int k = 0; k < jc.nsources; k++)
 	{
 		appendStringInfo(sql,
-						 "%s SELECT j.ord * %d + %d AS id, r.keystr, r.valstr, r.valnum, r.valbool FROM j CROSS JOIN LATERAL (SELECT r.*, kd.keystr FROM ",
+						 "%s SELECT j.ord OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d AS id, r.keystr, r.valstr, r.valnum, r.valbool FROM j CROSS JOIN LATERAL (SELECT r.*, kd.keystr FROM ",
 						 k ? " UNION ALL" : "", jc.nsources + 1, k);
 		sql_rows_of_table(jc.buf, coll_of(&jc, k));
-		appendStringInfo(sql, " r JOIN %s kd ON kd.keyid = r.keyid WHERE r.objid = j.o%d",
+		appendStringInfo(sql, " r JOIN %s kd ON kd.keyid OPERATOR(pg_catalog.=) r.keyid WHERE r.objid OPERATOR(pg_catalog.=) j.o%d",
 						 coll_of(&jc, k)->keys_table, k);
 		emit_part_filter(&jc, k);
 		appendStringInfoString(sql, " OFFSET 0) r");
@@ -352,7 +352,7 @@ sqlgen_join(ArgoQuery *q)
 	/* a marker per tuple, so tuples whose parts all project to {} appear */
 	if (!s->star)
 		appendStringInfo(sql,
-						 " UNION ALL SELECT j.ord * %d + %d, NULL, NULL, NULL, NULL FROM j",
+						 " UNION ALL SELECT j.ord OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d, NULL, NULL, NULL, NULL FROM j",
 						 jc.nsources + 1, jc.nsources);
 	appendStringInfoString(sql, " ORDER BY 1");
 	return jc.buf;

@@ -91,15 +91,15 @@ emit_part(SqlBuf *buf, ArgoQuery *q, int k, int ids, int64 first)
 		appendStringInfoString(&buf->sql, " UNION ALL ");
 	if (s->star)
 		appendStringInfo(&buf->sql,
-						 "SELECT (t.ord + " INT64_FORMAT ") * %d + %d AS id, NULL::integer AS keyid, NULL::text AS valstr, NULL::float8 AS valnum, NULL::boolean AS valbool "
-						 "FROM unnest($%d) WITH ORDINALITY AS t(objid, ord) UNION ALL ",
+						 "SELECT (t.ord OPERATOR(pg_catalog.+) " INT64_FORMAT ") OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d AS id, NULL::integer AS keyid, NULL::pg_catalog.text AS valstr, NULL::pg_catalog.float8 AS valnum, NULL::boolean AS valbool "
+						 "FROM pg_catalog.unnest($%d) WITH ORDINALITY AS t(objid, ord) UNION ALL ",
 						 first - 1, n, k, ids);
 	appendStringInfo(&buf->sql,
-					 "SELECT (t.ord + " INT64_FORMAT ") * %d + %d, r.keyid, r.valstr, r.valnum, r.valbool "
-					 "FROM unnest($%d) WITH ORDINALITY AS t(objid, ord) JOIN ",
+					 "SELECT (t.ord OPERATOR(pg_catalog.+) " INT64_FORMAT ") OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d, r.keyid, r.valstr, r.valnum, r.valbool "
+					 "FROM pg_catalog.unnest($%d) WITH ORDINALITY AS t(objid, ord) JOIN ",
 					 first - 1, n, k, ids);
 	sql_rows_of_table(buf, c);
-	appendStringInfoString(&buf->sql, " r ON r.objid = t.objid");
+	appendStringInfoString(&buf->sql, " r ON r.objid OPERATOR(pg_catalog.=) t.objid");
 	if (!s->star)
 	{
 		appendStringInfoString(&buf->sql, " WHERE ");
@@ -148,7 +148,7 @@ joinset_fetch(ArgoQuery *q, int64 **ids, int64 n, int64 first,
 		emit_part(buf, q, k, p, first);
 	}
 	appendStringInfo(&buf->sql,
-					 " UNION ALL SELECT (g + " INT64_FORMAT ") * %d + %d, NULL, NULL, NULL, NULL FROM generate_series(1, $%d) AS g ORDER BY 1",
+					 " UNION ALL SELECT (g OPERATOR(pg_catalog.+) " INT64_FORMAT ") OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d, NULL, NULL, NULL, NULL FROM pg_catalog.generate_series(1, $%d) AS g ORDER BY 1",
 					 first - 1, nparts + 1, nparts,
 					 sqlbuf_param(buf, INT8OID, Int64GetDatum(n)));
 	/* the arrays' lengths differ from call to call: plan with them */

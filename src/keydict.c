@@ -527,7 +527,7 @@ insert_missing(ArgoCollection *c, char **missing, int n)
 	for (int i = 0; i < n; i++)
 		elems[i] = CStringGetTextDatum(missing[i]);
 	arr = PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
-	sql = psprintf("INSERT INTO %s (keystr) SELECT unnest($1) ON CONFLICT (keystr) DO NOTHING",
+	sql = psprintf("INSERT INTO %s (keystr) SELECT pg_catalog.unnest($1) ON CONFLICT (keystr) DO NOTHING",
 				   c->keys_table);
 	if (SPI_execute_with_args(sql, 1, &type, &arr, NULL, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "argo: could not add keys to collection \"%s\"", c->name);

@@ -235,7 +235,7 @@ argo_count(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
 	/* the directory's primary key: an index-only scan */
-	appendStringInfoString(&buf->sql, "SELECT count(*) FROM (");
+	appendStringInfoString(&buf->sql, "SELECT pg_catalog.count(*) FROM (");
 	sql_all_objids(buf, collection_lookup(coll, false, AccessShareLock));
 	appendStringInfoString(&buf->sql, ") o");
 	if (SPI_execute(buf->sql.data, true, 0) != SPI_OK_SELECT)

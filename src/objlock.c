@@ -44,19 +44,19 @@ lock_sql(ArgoCollection *c, ArgoPred *where, bool touch, const int64 *ids, int n
 	if (ids != NULL)
 	{
 		buf->generic_plan = true;
-		appendStringInfo(&buf->sql, " WHERE i.objid = ANY($%d)",
+		appendStringInfo(&buf->sql, " WHERE i.objid OPERATOR(pg_catalog.=) ANY($%d)",
 						 sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, n)));
 	}
 	else if (where)
 	{
-		appendStringInfoString(&buf->sql, " WHERE i.objid IN (");
+		appendStringInfoString(&buf->sql, " WHERE i.objid OPERATOR(pg_catalog.=) ANY (");
 		pred_emit_objids(buf, c, where);
 		appendStringInfoChar(&buf->sql, ')');
 	}
 	appendStringInfoString(&buf->sql, " ORDER BY i.objid FOR UPDATE OF i");
 	if (touch)
 		appendStringInfoString(&buf->sql,
-							   ") l WHERE o.objid = l.objid RETURNING o.objid, l.v");
+							   ") l WHERE o.objid OPERATOR(pg_catalog.=) l.objid RETURNING o.objid, l.v");
 	return buf;
 }
 
@@ -167,7 +167,7 @@ objlock_recheck(ArgoCollection *c, ArgoPred *where, LockedObjects *lo)
 	appendStringInfoString(&buf->sql, "SELECT DISTINCT objid FROM (");
 	pred_emit_objids(buf, c, where);
 	p = sqlbuf_param(buf, INT8ARRAYOID, objid_array(lo->ids, lo->n));
-	appendStringInfo(&buf->sql, ") m WHERE objid = ANY($%d) ORDER BY objid", p);
+	appendStringInfo(&buf->sql, ") m WHERE objid OPERATOR(pg_catalog.=) ANY($%d) ORDER BY objid", p);
 	rc = argo_run(buf, false);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "argo: could not re-read locked objects: %s",

@@ -20,7 +20,10 @@
 
 static void emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth);
 
-static const char *const cmp_sql[] = {"=", "<>", "<", "<=", ">", ">="};
+static const char *const cmp_sql[] = {
+	"OPERATOR(pg_catalog.=)", "OPERATOR(pg_catalog.<>)", "OPERATOR(pg_catalog.<)",
+	"OPERATOR(pg_catalog.<=)", "OPERATOR(pg_catalog.>)", "OPERATOR(pg_catalog.>=)"
+};
 
 static bool
 is_chain(ArgoPred *p, ArgoPredKind kind)
@@ -91,7 +94,7 @@ add_literal(SqlBuf *buf, ArgoLiteral *lit)
 	{
 		case ALIT_STRING:
 			sqlbuf_add_text(buf, lit->str);
-			appendStringInfoString(&buf->sql, "::text");
+			appendStringInfoString(&buf->sql, "::pg_catalog.text");
 			break;
 		case ALIT_NUMBER:
 			sqlbuf_add_param(buf, FLOAT8OID, Float8GetDatum(lit->num));
@@ -119,9 +122,12 @@ sql_value_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op)
 
 	if (lit->type == ALIT_STRING && op != ACMP_NE)
 	{
-		static const char *const prefix_op[] = {"=", NULL, "<=", "<=", ">=", ">="};
+		static const char *const prefix_op[] = {
+		"OPERATOR(pg_catalog.=)", NULL, "OPERATOR(pg_catalog.<=)",
+		"OPERATOR(pg_catalog.<=)", "OPERATOR(pg_catalog.>=)", "OPERATOR(pg_catalog.>=)"
+	};
 
-		appendStringInfo(&buf->sql, "left(valstr, %d) %s left(",
+		appendStringInfo(&buf->sql, "pg_catalog.left(valstr, %d) %s pg_catalog.left(",
 						 ARGO_STR_PREFIX_CHARS, prefix_op[op]);
 		add_literal(buf, lit);
 		appendStringInfo(&buf->sql, ", %d) AND ", ARGO_STR_PREFIX_CHARS);
@@ -152,7 +158,7 @@ sql_keys_param(SqlBuf *buf, List *keys)
 static void
 begin_leaf(SqlBuf *buf, ArgoCollection *c, ArgoLitType t, const char *keystr)
 {
-	appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE keyid = $%d AND ",
+	appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d AND ",
 					 typed_table(c, t), sql_key_param(buf, c, keystr));
 }
 
@@ -166,7 +172,7 @@ sql_rows_of_table(SqlBuf *buf, ArgoCollection *c)
 		return;
 	}
 	appendStringInfo(&buf->sql,
-					 "(SELECT objid, keyid, valstr, NULL::float8 AS valnum, NULL::boolean AS valbool FROM %s"
+					 "(SELECT objid, keyid, valstr, NULL::pg_catalog.float8 AS valnum, NULL::boolean AS valbool FROM %s"
 					 " UNION ALL SELECT objid, keyid, NULL, valnum, NULL FROM %s"
 					 " UNION ALL SELECT objid, keyid, NULL, NULL, valbool FROM %s)",
 					 c->str_table, c->num_table, c->bool_table);
@@ -188,7 +194,7 @@ void
 sql_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
 				  const char *keystr)
 {
-	appendStringInfo(&buf->sql, "%s = ANY($%d)", col,
+	appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", col,
 					 sql_keys_param(buf, keydict_subtree(keydict_of(c), keystr)));
 }
 
@@ -206,7 +212,7 @@ emit_isnull(SqlBuf *buf, ArgoCollection *c, const char *keystr)
 {
 	begin_leaf(buf, c, ALIT_BOOL, keystr);
 	if (c->format == ARGO_FORMAT_ARGO1)
-		appendStringInfoString(&buf->sql, "num_nonnulls(valstr, valnum, valbool) = 0");
+		appendStringInfoString(&buf->sql, "pg_catalog.num_nonnulls(valstr, valnum, valbool) OPERATOR(pg_catalog.=) 0");
 	else
 		appendStringInfoString(&buf->sql, "valbool IS NULL");
 }
@@ -255,14 +261,14 @@ emit_any(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 
 	if (truth)
 	{
-		appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE keyid = ANY($%d) AND ",
+		appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE keyid OPERATOR(pg_catalog.=) ANY($%d) AND ",
 						 typed_table(c, p->lit->type), elems);
 		sql_value_comparison(buf, p->lit, commuted[p->op]);
 		return;
 	}
 	appendStringInfoString(&buf->sql, "SELECT objid FROM ");
 	sql_rows_of_table(buf, c);
-	appendStringInfo(&buf->sql, " r WHERE keyid = ANY($%d) GROUP BY objid HAVING bool_and(keyid = $%d OR (keyid = ANY($%d) AND %s IS NOT NULL)) AND NOT bool_or(coalesce(keyid = ANY($%d) AND ",
+	appendStringInfo(&buf->sql, " r WHERE keyid OPERATOR(pg_catalog.=) ANY($%d) GROUP BY objid HAVING pg_catalog.bool_and(keyid OPERATOR(pg_catalog.=) $%d OR (keyid OPERATOR(pg_catalog.=) ANY($%d) AND %s IS NOT NULL)) AND NOT pg_catalog.bool_or(coalesce(keyid OPERATOR(pg_catalog.=) ANY($%d) AND ",
 					 sql_keys_param(buf, keydict_in_array(d, p->path->keystr)),
 					 sql_key_param(buf, c, psprintf("%s" ARGO_MARK_EMPTY_ARRAY, p->path->keystr)),
 					 elems, col, elems);
@@ -387,7 +393,10 @@ static void
 emit_comparison_batch(SqlBuf *buf, ArgoCollection *c, List *terms,
 					  List *positions, ArgoLitType t, ArgoCmpOp op)
 {
-	static const char *const prefix_op[] = {"=", NULL, "<=", "<=", ">=", ">="};
+	static const char *const prefix_op[] = {
+		"OPERATOR(pg_catalog.=)", NULL, "OPERATOR(pg_catalog.<=)",
+		"OPERATOR(pg_catalog.<=)", "OPERATOR(pg_catalog.>=)", "OPERATOR(pg_catalog.>=)"
+	};
 	static const Oid elem_types[] = {TEXTOID, FLOAT8OID, BOOLOID};
 	int			n = list_length(terms);
 	int			ti = t == ALIT_STRING ? 0 : t == ALIT_NUMBER ? 1 : 2;
@@ -421,10 +430,10 @@ emit_comparison_batch(SqlBuf *buf, ArgoCollection *c, List *terms,
 	pp = sqlbuf_param(buf, INT4ARRAYOID,
 					  PointerGetDatum(construct_array(pos, n, INT4OID, 4, true, TYPALIGN_INT)));
 	appendStringInfo(&buf->sql,
-					 "SELECT x.objid, t.term FROM unnest($%d, $%d, $%d) AS t(k, v, term) JOIN %s x ON x.keyid = t.k AND ",
+					 "SELECT x.objid, t.term FROM ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS t(k, v, term) JOIN %s x ON x.keyid OPERATOR(pg_catalog.=) t.k AND ",
 					 kp, vp, pp, typed_table(c, t));
 	if (t == ALIT_STRING && op != ACMP_NE)
-		appendStringInfo(&buf->sql, "left(x.valstr, %d) %s left(t.v, %d) AND ",
+		appendStringInfo(&buf->sql, "pg_catalog.left(x.valstr, %d) %s pg_catalog.left(t.v, %d) AND ",
 						 ARGO_STR_PREFIX_CHARS, prefix_op[op], ARGO_STR_PREFIX_CHARS);
 	appendStringInfo(&buf->sql, "x.%s %s t.v", value_column(t), cmp_sql[op]);
 }
@@ -498,7 +507,7 @@ emit_long_chain(SqlBuf *buf, ArgoCollection *c, List *args, bool intersect,
 		}
 	appendStringInfoString(&buf->sql, ")) terms GROUP BY objid");
 	if (intersect)
-		appendStringInfo(&buf->sql, " HAVING count(DISTINCT term) = %d",
+		appendStringInfo(&buf->sql, " HAVING pg_catalog.count(DISTINCT term) OPERATOR(pg_catalog.=) %d",
 						 list_length(args));
 }
 
@@ -603,17 +612,17 @@ emit_in(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 			bool		probe = n <= directory_objects(c) / IN_PROBE_FRACTION;
 
 			appendStringInfo(&buf->sql,
-							 probe ? "(SELECT t.objid FROM unnest($%d) AS v(x) CROSS JOIN LATERAL (SELECT t.objid FROM %s t WHERE t.keyid = $%d AND t.%s = v.x" :
-							 "(SELECT t.objid FROM unnest($%d) AS v(x) JOIN %s t ON t.keyid = $%d AND t.%s = v.x",
+							 probe ? "(SELECT t.objid FROM pg_catalog.unnest($%d) AS v(x) CROSS JOIN LATERAL (SELECT t.objid FROM %s t WHERE t.keyid OPERATOR(pg_catalog.=) $%d AND t.%s OPERATOR(pg_catalog.=) v.x" :
+							 "(SELECT t.objid FROM pg_catalog.unnest($%d) AS v(x) JOIN %s t ON t.keyid OPERATOR(pg_catalog.=) $%d AND t.%s OPERATOR(pg_catalog.=) v.x",
 							 arr, typed_table(c, types[i]), key, col);
 			if (types[i] == ALIT_STRING)
-				appendStringInfo(&buf->sql, " AND left(t.valstr, %d) = left(v.x, %d)",
+				appendStringInfo(&buf->sql, " AND pg_catalog.left(t.valstr, %d) OPERATOR(pg_catalog.=) pg_catalog.left(v.x, %d)",
 								 ARGO_STR_PREFIX_CHARS, ARGO_STR_PREFIX_CHARS);
 			appendStringInfoString(&buf->sql, probe ? " OFFSET 0) t)" : ")");
 		}
 		else
 			appendStringInfo(&buf->sql,
-							 "(SELECT t.objid FROM %s t WHERE t.keyid = $%d AND t.%s IS NOT NULL AND NOT EXISTS (SELECT FROM unnest($%d) AS v(x) WHERE v.x = t.%s))",
+							 "(SELECT t.objid FROM %s t WHERE t.keyid OPERATOR(pg_catalog.=) $%d AND t.%s IS NOT NULL AND NOT EXISTS (SELECT FROM pg_catalog.unnest($%d) AS v(x) WHERE v.x OPERATOR(pg_catalog.=) t.%s))",
 							 typed_table(c, types[i]), key, col, arr, col);
 	}
 	Assert(!first);
@@ -631,9 +640,9 @@ emit_between(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 		sql_value_comparison(buf, p->lit2, ACMP_LE);
 		return;
 	}
-	appendStringInfo(&buf->sql, "(%s < ", value_column(p->lit->type));
+	appendStringInfo(&buf->sql, "(%s OPERATOR(pg_catalog.<) ", value_column(p->lit->type));
 	add_literal(buf, p->lit);
-	appendStringInfo(&buf->sql, " OR %s > ", value_column(p->lit->type));
+	appendStringInfo(&buf->sql, " OR %s OPERATOR(pg_catalog.>) ", value_column(p->lit->type));
 	add_literal(buf, p->lit2);
 	appendStringInfoChar(&buf->sql, ')');
 }
@@ -659,7 +668,7 @@ emit_id(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 
 		foreach(lc, p->lits)
 			ids[foreach_current_index(lc)] = (int64) ((ArgoLiteral *) lfirst(lc))->num;
-		appendStringInfo(&buf->sql, "%s($%d)", truth ? "= ANY" : "<> ALL",
+		appendStringInfo(&buf->sql, "%s($%d)", truth ? "OPERATOR(pg_catalog.=) ANY" : "OPERATOR(pg_catalog.<>) ALL",
 						 sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, n)));
 	}
 }
@@ -686,7 +695,7 @@ emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 		case APRED_LIKE:
 			buf->custom_plan = true;
 			begin_leaf(buf, c, ALIT_STRING, p->path->keystr);
-			appendStringInfo(&buf->sql, "valstr %s ", truth ? "LIKE" : "NOT LIKE");
+			appendStringInfo(&buf->sql, "valstr %s ", truth ? "OPERATOR(pg_catalog.~~)" : "OPERATOR(pg_catalog.!~~)");
 			add_literal(buf, p->lit);
 			break;
 		case APRED_BETWEEN:

@@ -69,14 +69,14 @@ static void
 open_stream(RowStream *s, ArgoCollection *c, Datum keys)
 {
 	static const char *const cols[] = {
-		"valstr, NULL::float8, NULL::boolean",
-		"NULL::text, valnum, NULL::boolean",
-		"NULL::text, NULL::float8, valbool",
+		"valstr, NULL::pg_catalog.float8, NULL::boolean",
+		"NULL::pg_catalog.text, valnum, NULL::boolean",
+		"NULL::pg_catalog.text, NULL::pg_catalog.float8, valbool",
 		"valstr, valnum, valbool"
 	};
 	SqlBuf	   *buf = sqlbuf_create();
 
-	appendStringInfo(&buf->sql, "SELECT objid, keyid, %s FROM %s WHERE keyid = ANY($%d)",
+	appendStringInfo(&buf->sql, "SELECT objid, keyid, %s FROM %s WHERE keyid OPERATOR(pg_catalog.=) ANY($%d)",
 					 cols[s->type], s->table, sqlbuf_param(buf, INT4ARRAYOID, keys));
 	s->portal = argo_open_cursor(buf, true);
 }

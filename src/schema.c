@@ -158,10 +158,10 @@ schema_query(ArgoCollection *c, KeyMap *m)
 	sqlbuf_param(buf, TEXTARRAYOID, text_array(m->paths, NULL, m->n));
 	sqlbuf_param(buf, TEXTARRAYOID, text_array(m->types, m->type_nulls, m->n));
 	appendStringInfoString(&buf->sql,
-						   "SELECT k.path, array_agg(DISTINCT coalesce(k.type, r.t) ORDER BY coalesce(k.type, r.t)), count(DISTINCT r.objid)"
-						   " FROM unnest($1, $2, $3) k(keyid, path, type) JOIN (");
+						   "SELECT k.path, pg_catalog.array_agg(DISTINCT coalesce(k.type, r.t) ORDER BY coalesce(k.type, r.t)), pg_catalog.count(DISTINCT r.objid)"
+						   " FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), pg_catalog.unnest($3)) k(keyid, path, type) JOIN (");
 	typed_rows(buf, c);
-	appendStringInfoString(&buf->sql, ") r ON r.keyid = k.keyid GROUP BY k.path ORDER BY k.path COLLATE \"C\"");
+	appendStringInfoString(&buf->sql, ") r ON r.keyid OPERATOR(pg_catalog.=) k.keyid GROUP BY k.path ORDER BY k.path COLLATE pg_catalog.\"C\"");
 	return buf;
 }
 
@@ -232,18 +232,18 @@ key_counts(StringInfo sql, ArgoCollection *c)
 	if (c->format == ARGO_FORMAT_ARGO1)
 	{
 		appendStringInfo(sql,
-						 "SELECT keyid, count(valstr) AS rs, count(DISTINCT valstr) AS ds, count(valnum) AS rn, count(DISTINCT valnum) AS dn,"
-						 " count(valbool) AS rb, count(DISTINCT valbool) AS db, count(*) FILTER (WHERE num_nonnulls(valstr, valnum, valbool) = 0) AS z"
+						 "SELECT keyid, pg_catalog.count(valstr) AS rs, pg_catalog.count(DISTINCT valstr) AS ds, pg_catalog.count(valnum) AS rn, pg_catalog.count(DISTINCT valnum) AS dn,"
+						 " pg_catalog.count(valbool) AS rb, pg_catalog.count(DISTINCT valbool) AS db, pg_catalog.count(*) FILTER (WHERE pg_catalog.num_nonnulls(valstr, valnum, valbool) OPERATOR(pg_catalog.=) 0) AS z"
 						 " FROM %s GROUP BY keyid",
 						 c->data_table);
 		return;
 	}
 	appendStringInfo(sql,
-					 "SELECT keyid, sum(rs)::bigint AS rs, sum(ds)::bigint AS ds, sum(rn)::bigint AS rn, sum(dn)::bigint AS dn,"
-					 " sum(rb)::bigint AS rb, sum(db)::bigint AS db, sum(z)::bigint AS z FROM ("
-					 "SELECT keyid, count(*) AS rs, count(DISTINCT valstr) AS ds, 0 AS rn, 0 AS dn, 0 AS rb, 0 AS db, 0 AS z FROM %s GROUP BY keyid"
-					 " UNION ALL SELECT keyid, 0, 0, count(*), count(DISTINCT valnum), 0, 0, 0 FROM %s GROUP BY keyid"
-					 " UNION ALL SELECT keyid, 0, 0, 0, 0, count(valbool), count(DISTINCT valbool), count(*) - count(valbool) FROM %s GROUP BY keyid"
+					 "SELECT keyid, pg_catalog.sum(rs)::bigint AS rs, pg_catalog.sum(ds)::bigint AS ds, pg_catalog.sum(rn)::bigint AS rn, pg_catalog.sum(dn)::bigint AS dn,"
+					 " pg_catalog.sum(rb)::bigint AS rb, pg_catalog.sum(db)::bigint AS db, pg_catalog.sum(z)::bigint AS z FROM ("
+					 "SELECT keyid, pg_catalog.count(*) AS rs, pg_catalog.count(DISTINCT valstr) AS ds, 0 AS rn, 0 AS dn, 0 AS rb, 0 AS db, 0 AS z FROM %s GROUP BY keyid"
+					 " UNION ALL SELECT keyid, 0, 0, pg_catalog.count(*), pg_catalog.count(DISTINCT valnum), 0, 0, 0 FROM %s GROUP BY keyid"
+					 " UNION ALL SELECT keyid, 0, 0, 0, 0, pg_catalog.count(valbool), pg_catalog.count(DISTINCT valbool), pg_catalog.count(*) OPERATOR(pg_catalog.-) pg_catalog.count(valbool) FROM %s GROUP BY keyid"
 					 ") u GROUP BY keyid",
 					 c->str_table, c->num_table, c->bool_table);
 }
@@ -268,8 +268,8 @@ argo_analyze_collection(PG_FUNCTION_ARGS)
 					 ") UPDATE %s k SET rows_str = coalesce(s.rs, 0), distinct_str = coalesce(s.ds, 0),"
 					 " rows_num = coalesce(s.rn, 0), distinct_num = coalesce(s.dn, 0),"
 					 " rows_bool = coalesce(s.rb, 0), distinct_bool = coalesce(s.db, 0),"
-					 " rows_null = coalesce(s.z, 0), analyzed_at = now()"
-					 " FROM %s k2 LEFT JOIN s ON s.keyid = k2.keyid WHERE k.keyid = k2.keyid",
+					 " rows_null = coalesce(s.z, 0), analyzed_at = pg_catalog.now()"
+					 " FROM %s k2 LEFT JOIN s ON s.keyid OPERATOR(pg_catalog.=) k2.keyid WHERE k.keyid OPERATOR(pg_catalog.=) k2.keyid",
 					 c->keys_table, c->keys_table);
 	if (SPI_execute(sql.data, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "argo: could not count the keys of collection \"%s\"", name);

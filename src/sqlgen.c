@@ -40,7 +40,7 @@ sql_value_join(SqlBuf *buf, ArgoCollection *c, const char *objid_expr,
 	if (c->format == ARGO_FORMAT_ARGO1)
 	{
 		appendStringInfo(&buf->sql,
-						 " LEFT JOIN %s %s ON %s.objid = %s AND %s.keyid = $%d",
+						 " LEFT JOIN %s %s ON %s.objid OPERATOR(pg_catalog.=) %s AND %s.keyid OPERATOR(pg_catalog.=) $%d",
 						 c->data_table, alias, alias, objid_expr, alias, k);
 		v.num = psprintf("%s.valnum", alias);
 		v.str = psprintf("%s.valstr", alias);
@@ -48,9 +48,9 @@ sql_value_join(SqlBuf *buf, ArgoCollection *c, const char *objid_expr,
 		return v;
 	}
 	appendStringInfo(&buf->sql,
-					 " LEFT JOIN %s %sn ON %sn.objid = %s AND %sn.keyid = $%d"
-					 " LEFT JOIN %s %ss ON %ss.objid = %s AND %ss.keyid = $%d"
-					 " LEFT JOIN %s %sb ON %sb.objid = %s AND %sb.keyid = $%d AND %sb.valbool IS NOT NULL",
+					 " LEFT JOIN %s %sn ON %sn.objid OPERATOR(pg_catalog.=) %s AND %sn.keyid OPERATOR(pg_catalog.=) $%d"
+					 " LEFT JOIN %s %ss ON %ss.objid OPERATOR(pg_catalog.=) %s AND %ss.keyid OPERATOR(pg_catalog.=) $%d"
+					 " LEFT JOIN %s %sb ON %sb.objid OPERATOR(pg_catalog.=) %s AND %sb.keyid OPERATOR(pg_catalog.=) $%d AND %sb.valbool IS NOT NULL",
 					 c->num_table, alias, alias, objid_expr, alias, k,
 					 c->str_table, alias, alias, objid_expr, alias, k,
 					 c->bool_table, alias, alias, objid_expr, alias, k, alias);
@@ -112,7 +112,7 @@ void
 sql_projection_filter(SqlBuf *buf, ArgoCollection *c, const char *col,
 					  List *targets, int source)
 {
-	appendStringInfo(&buf->sql, "%s = ANY($%d)", col,
+	appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", col,
 					 sql_keys_param(buf, projection_keys(c, targets, source)));
 }
 
@@ -122,7 +122,7 @@ emit_row_filter(SqlBuf *buf, const char *cond, int keys)
 {
 	appendStringInfo(&buf->sql, " WHERE %s", cond ? cond : "true");
 	if (keys > 0)
-		appendStringInfo(&buf->sql, " AND keyid = ANY($%d)", keys);
+		appendStringInfo(&buf->sql, " AND keyid OPERATOR(pg_catalog.=) ANY($%d)", keys);
 }
 
 /*
@@ -139,7 +139,7 @@ emit_table_rows(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, const char *cond)
 	if (s->star)
 	{
 		appendStringInfo(&buf->sql,
-						 "SELECT objid, NULL::integer AS keyid, NULL::text AS valstr, NULL::float8 AS valnum, NULL::boolean AS valbool FROM %s",
+						 "SELECT objid, NULL::integer AS keyid, NULL::pg_catalog.text AS valstr, NULL::pg_catalog.float8 AS valnum, NULL::boolean AS valbool FROM %s",
 						 c->obj_table);
 		emit_row_filter(buf, cond, keys);
 		appendStringInfoString(&buf->sql, " UNION ALL ");
@@ -153,7 +153,7 @@ emit_table_rows(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, const char *cond)
 		return;
 	}
 	appendStringInfo(&buf->sql,
-					 "SELECT objid, keyid, valstr, NULL::float8 AS valnum, NULL::boolean AS valbool FROM %s",
+					 "SELECT objid, keyid, valstr, NULL::pg_catalog.float8 AS valnum, NULL::boolean AS valbool FROM %s",
 					 c->str_table);
 	emit_row_filter(buf, cond, keys);
 	appendStringInfo(&buf->sql,
@@ -201,10 +201,10 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, Datum ids)
 	initStringInfo(&keys);
 	appendStringInfoString(&buf->sql, "SELECT o.objid");
 	if (s->order_by)
-		appendStringInfoString(&buf->sql, ", row_number() OVER (ORDER BY @KEYS@) AS ord");
+		appendStringInfoString(&buf->sql, ", pg_catalog.row_number() OVER (ORDER BY @KEYS@) AS ord");
 	appendStringInfoString(&buf->sql, " FROM (");
 	if (ids != (Datum) 0)
-		appendStringInfo(&buf->sql, "SELECT unnest($%d::int8[]) AS objid",
+		appendStringInfo(&buf->sql, "SELECT pg_catalog.unnest($%d::pg_catalog.int8[]) AS objid",
 						 sqlbuf_param(buf, INT8ARRAYOID, ids));
 	else
 		sql_base_objids(buf, c, s->where);
@@ -213,7 +213,7 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, Datum ids)
 	/* an object with none of the projected paths is not returned */
 	if (!s->star)
 	{
-		appendStringInfoString(&buf->sql, " WHERE o.objid IN (SELECT objid FROM ");
+		appendStringInfoString(&buf->sql, " WHERE o.objid OPERATOR(pg_catalog.=) ANY (SELECT objid FROM ");
 		sql_rows_of_table(buf, c);
 		appendStringInfoString(&buf->sql, " r WHERE ");
 		sql_projection_filter(buf, c, "r.keyid", s->targets, 0);
@@ -308,7 +308,7 @@ sqlgen_select_rows(ArgoQuery *q)
 	appendStringInfo(&buf->sql,
 					 "SELECT r.objid, r.keyid, r.valstr, r.valnum, r.valbool FROM (%s) k CROSS JOIN LATERAL (",
 					 selected_in_order(s));
-	emit_table_rows(buf, c, s, "objid = k.objid");
+	emit_table_rows(buf, c, s, "objid OPERATOR(pg_catalog.=) k.objid");
 	appendStringInfo(&buf->sql, " OFFSET 0) r ORDER BY %s",
 					 s->order_by ? "k.ord" : "k.objid");
 	return buf;
@@ -342,7 +342,7 @@ sqlgen_select_ids(ArgoQuery *q)
 static void
 emit_delete_from(SqlBuf *buf, const char *name, const char *table)
 {
-	appendStringInfo(&buf->sql, ", %s AS (DELETE FROM %s WHERE objid = ANY($1))",
+	appendStringInfo(&buf->sql, ", %s AS (DELETE FROM %s WHERE objid OPERATOR(pg_catalog.=) ANY($1))",
 					 name, table);
 }
 
@@ -357,7 +357,7 @@ sqlgen_delete_ids(ArgoCollection *c, const int64 *ids, int n)
 
 	buf->generic_plan = true;
 	sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, n));
-	appendStringInfo(&buf->sql, "WITH d0 AS (DELETE FROM %s WHERE objid = ANY($1) RETURNING objid)",
+	appendStringInfo(&buf->sql, "WITH d0 AS (DELETE FROM %s WHERE objid OPERATOR(pg_catalog.=) ANY($1) RETURNING objid)",
 					 c->obj_table);
 	if (c->format == ARGO_FORMAT_ARGO1)
 		emit_delete_from(buf, "d1", c->data_table);
@@ -367,7 +367,7 @@ sqlgen_delete_ids(ArgoCollection *c, const int64 *ids, int n)
 		emit_delete_from(buf, "d2", c->num_table);
 		emit_delete_from(buf, "d3", c->bool_table);
 	}
-	appendStringInfoString(&buf->sql, " SELECT count(*) FROM d0");
+	appendStringInfoString(&buf->sql, " SELECT pg_catalog.count(*) FROM d0");
 	return buf;
 }
 
@@ -379,11 +379,11 @@ sqlgen_rows_of_ids(ArgoCollection *c, const int64 *ids, int n)
 	int			p = sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, n));
 
 	appendStringInfo(&buf->sql,
-					 "SELECT objid, NULL::int4 AS keyid, NULL::text AS valstr, NULL::float8 AS valnum, NULL::boolean AS valbool FROM %s WHERE objid = ANY($%d)"
+					 "SELECT objid, NULL::pg_catalog.int4 AS keyid, NULL::pg_catalog.text AS valstr, NULL::pg_catalog.float8 AS valnum, NULL::boolean AS valbool FROM %s WHERE objid OPERATOR(pg_catalog.=) ANY($%d)"
 					 " UNION ALL SELECT objid, keyid, valstr, valnum, valbool FROM ",
 					 c->obj_table, p);
 	sql_rows_of_table(buf, c);
-	appendStringInfo(&buf->sql, " r WHERE objid = ANY($%d) ORDER BY 1, 2 NULLS FIRST", p);
+	appendStringInfo(&buf->sql, " r WHERE objid OPERATOR(pg_catalog.=) ANY($%d) ORDER BY 1, 2 NULLS FIRST", p);
 	return buf;
 }
 

@@ -26,13 +26,13 @@ emit_candidate_filter(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s,
 					  const char *alias)
 {
 	if (s->where)
-		appendStringInfo(&buf->sql, " AND %s.objid IN (SELECT objid FROM b)", alias);
+		appendStringInfo(&buf->sql, " AND %s.objid OPERATOR(pg_catalog.=) ANY (SELECT objid FROM b)", alias);
 	/* an object with none of the projected paths is not returned */
 	if (!s->star)
 	{
 		appendStringInfoString(&buf->sql, " AND EXISTS (SELECT 1 FROM ");
 		sql_rows_of_table(buf, c);
-		appendStringInfo(&buf->sql, " r WHERE r.objid = %s.objid AND ", alias);
+		appendStringInfo(&buf->sql, " r WHERE r.objid OPERATOR(pg_catalog.=) %s.objid AND ", alias);
 		sql_projection_filter(buf, c, "r.keyid", s->targets, 0);
 		appendStringInfoChar(&buf->sql, ')');
 	}
@@ -104,9 +104,9 @@ emit_typed_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int t,
 				  int k, int lim, List *bounds)
 {
 	static const char *const cols[] = {
-		"valnum, NULL::text, NULL::boolean",
-		"NULL::float8, valstr, NULL::boolean",
-		"NULL::float8, NULL::text, valbool"
+		"valnum, NULL::pg_catalog.text, NULL::boolean",
+		"NULL::pg_catalog.float8, valstr, NULL::boolean",
+		"NULL::pg_catalog.float8, NULL::pg_catalog.text, valbool"
 	};
 	ArgoOrder  *ob = linitial(s->order_by);
 	const char *dir = ob->desc ? " DESC" : "";
@@ -120,7 +120,7 @@ emit_typed_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int t,
 	present = t == 0 ? "valnum IS NOT NULL" : t == 1 ? "valstr IS NOT NULL" :
 		"valbool IS NOT NULL";
 	appendStringInfo(&buf->sql,
-					 "(SELECT x.objid, %d AS t, %s FROM %s x WHERE x.keyid = $%d AND %s",
+					 "(SELECT x.objid, %d AS t, %s FROM %s x WHERE x.keyid OPERATOR(pg_catalog.=) $%d AND %s",
 					 t, cols[t], table, k, present);
 	if (bounds != NIL)
 	{
@@ -140,7 +140,7 @@ emit_typed_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int t,
 	 * Booleans tie by the million: sorted by id here.
 	 */
 	if (t == 1)
-		appendStringInfo(&buf->sql, " ORDER BY left(valstr, %d)%s FETCH FIRST $%d ROWS WITH TIES)",
+		appendStringInfo(&buf->sql, " ORDER BY pg_catalog.left(valstr, %d)%s FETCH FIRST $%d ROWS WITH TIES)",
 						 ARGO_STR_PREFIX_CHARS, dir, lim);
 	else if (t == 0)
 		appendStringInfo(&buf->sql, " ORDER BY valnum%s FETCH FIRST $%d ROWS WITH TIES)",
@@ -155,23 +155,23 @@ emit_lacking_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int k, int lim)
 {
 	ArgoOrder  *ob = linitial(s->order_by);
 
-	appendStringInfoString(&buf->sql, "(SELECT o.objid, 3, NULL::float8, NULL::text, NULL::boolean FROM (");
+	appendStringInfoString(&buf->sql, "(SELECT o.objid, 3, NULL::pg_catalog.float8, NULL::pg_catalog.text, NULL::boolean FROM (");
 	if (s->where)
 		appendStringInfoString(&buf->sql, "SELECT objid FROM b");
 	else
 		sql_all_objids(buf, c);
 	appendStringInfoString(&buf->sql, ") o WHERE true");
 	if (!ob->desc)
-		appendStringInfo(&buf->sql, " AND (SELECT count(*) FROM t) < $%d", lim);
+		appendStringInfo(&buf->sql, " AND (SELECT pg_catalog.count(*) FROM t) OPERATOR(pg_catalog.<) $%d", lim);
 	if (c->format == ARGO_FORMAT_ARGO1)
 		appendStringInfo(&buf->sql,
-						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keyid = $%d AND num_nonnulls(x.valstr, x.valnum, x.valbool) > 0)",
+						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid OPERATOR(pg_catalog.=) o.objid AND x.keyid OPERATOR(pg_catalog.=) $%d AND pg_catalog.num_nonnulls(x.valstr, x.valnum, x.valbool) OPERATOR(pg_catalog.>) 0)",
 						 c->data_table, k);
 	else
 		appendStringInfo(&buf->sql,
-						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keyid = $%d)"
-						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keyid = $%d)"
-						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid = o.objid AND x.keyid = $%d AND x.valbool IS NOT NULL)",
+						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid OPERATOR(pg_catalog.=) o.objid AND x.keyid OPERATOR(pg_catalog.=) $%d)"
+						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid OPERATOR(pg_catalog.=) o.objid AND x.keyid OPERATOR(pg_catalog.=) $%d)"
+						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid OPERATOR(pg_catalog.=) o.objid AND x.keyid OPERATOR(pg_catalog.=) $%d AND x.valbool IS NOT NULL)",
 						 c->num_table, k, c->str_table, k, c->bool_table, k);
 	emit_candidate_filter(buf, c, s, "o");
 	appendStringInfo(&buf->sql, " ORDER BY o.objid LIMIT $%d)", lim);
@@ -209,7 +209,7 @@ topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 		 * from the bound on to sort them (a bitmap scan) rather than the
 		 * first few in index order.
 		 */
-		appendStringInfoString(&buf->sql, "SELECT u.objid, row_number() OVER (ORDER BY ");
+		appendStringInfoString(&buf->sql, "SELECT u.objid, pg_catalog.row_number() OVER (ORDER BY ");
 		appendStringInfo(&buf->sql, "%s) AS ord FROM ", keys);
 		emit_typed_branch(buf, c, s, bounds_branch(bounds), k, lim, bounds);
 		appendStringInfo(&buf->sql, " u(objid, t, n, s, v) ORDER BY %s", keys);
@@ -233,7 +233,7 @@ topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 		emit_typed_branch(buf, c, s, t, k, lim, NIL);
 	}
 	appendStringInfo(&buf->sql,
-					 ") SELECT u.objid, row_number() OVER (ORDER BY %s) AS ord FROM (SELECT * FROM t UNION ALL ",
+					 ") SELECT u.objid, pg_catalog.row_number() OVER (ORDER BY %s) AS ord FROM (SELECT * FROM t UNION ALL ",
 					 keys);
 	emit_lacking_branch(buf, c, s, k, lim);
 	appendStringInfo(&buf->sql, ") u(objid, t, n, s, v) ORDER BY %s", keys);
