@@ -15,6 +15,7 @@ OBJS = \
 	src/execute.o \
 	src/fetch.o \
 	src/gram.o \
+	src/indexes.o \
 	src/join.o \
 	src/jsonbwrite.o \
 	src/joinset.o \
@@ -39,9 +40,9 @@ OBJS = \
 	src/update.o
 
 EXTENSION = argo
-EXTVERSION = 0.3
+EXTVERSION = 0.4
 DATA_built = argo--$(EXTVERSION).sql
-DATA = src/argo--0.1--0.2.sql src/argo--0.2--0.3.sql
+DATA = src/argo--0.1--0.2.sql src/argo--0.2--0.3.sql src/argo--0.3--0.4.sql
 
 TESTS = $(sort $(wildcard sql/*.sql))
 REGRESS = $(patsubst sql/%.sql,%,$(TESTS))

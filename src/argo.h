@@ -278,8 +278,12 @@ extern ArgoCollection *collection_create(const char *name, ArgoFormat format,
 										 bool if_not_exists);
 extern ArgoCollection *collection_open_for_insert(const char *name);
 extern void collection_drop(const char *name, bool missing_ok);
+extern void run_ddl(const char *sql);
+
+/* indexes.c: Argo's own indexes on the value tables */
 extern void collection_create_indexes(ArgoCollection *coll);
-extern void collection_drop_indexes(ArgoCollection *coll);
+extern List *collection_drop_indexes(ArgoCollection *coll);
+extern void collection_rebuild_indexes(ArgoCollection *coll, List *dropped);
 extern bool collection_is_empty(ArgoCollection *coll);
 extern ArgoFormat format_from_name(const char *fmt);
 
@@ -346,6 +350,8 @@ extern void sqlbuf_replace(SqlBuf *buf, const char *placeholder,
 extern SPIPlanPtr argo_prepare(SqlBuf *buf, int cursor_options);
 extern Portal argo_open_cursor(SqlBuf *buf, bool read_only);
 extern int	argo_run(SqlBuf *buf, bool read_only);
+extern int	argo_pin_search_path(void);
+extern void argo_unpin_search_path(int nest);
 
 /* ---------- statement analysis (analyze.c) ---------- */
 

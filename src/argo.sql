@@ -4,6 +4,14 @@
 -- The functions run with jit = off: Argo's statements are index-driven
 -- and short, and the planner's estimates over vertical tables can be far
 -- too high, which made JIT compile for longer than the query ran.
+--
+-- They run with search_path = pg_catalog, pg_temp, so that nothing Argo
+-- runs can resolve a name through the caller's path (CVE-2018-1058); the
+-- SQL they generate names every function and operator by schema as well.
+-- Two exceptions: argo_load runs the caller's own query as written, with
+-- the caller's path (README, "Security"); argo_object, called once per
+-- object, pins the path itself around the only SQL it may run (under
+-- row-level security): a SET clause doubled its cost.
 
 -- Every collection's tables and sequence live here.  Creating a collection
 -- needs CREATE on this schema; reading or writing one needs privileges on
@@ -15,6 +23,7 @@ CREATE FUNCTION argo_query(query text, VARIADIC params jsonb[] DEFAULT '{}')
 RETURNS SETOF jsonb
 AS 'MODULE_PATHNAME', 'argo_query'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
 SET jit = off;
 
 COMMENT ON FUNCTION argo_query(text, jsonb[]) IS
@@ -24,6 +33,7 @@ CREATE FUNCTION argo_explain(query text, VARIADIC params jsonb[] DEFAULT '{}')
 RETURNS SETOF text
 AS 'MODULE_PATHNAME', 'argo_explain'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
 SET jit = off;
 
 COMMENT ON FUNCTION argo_explain(text, jsonb[]) IS
@@ -33,12 +43,14 @@ CREATE FUNCTION argo_create_collection(name text, format text DEFAULT 'argo3')
 RETURNS void
 AS 'MODULE_PATHNAME', 'argo_create_collection'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
 SET jit = off;
 
 CREATE FUNCTION argo_drop_collection(name text, if_exists boolean DEFAULT false)
 RETURNS void
 AS 'MODULE_PATHNAME', 'argo_drop_collection'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
 SET jit = off;
 
 CREATE FUNCTION argo_load(collection text, query text)
@@ -54,6 +66,7 @@ CREATE FUNCTION argo_load_file(collection text, path text)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'argo_load_file'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
 SET jit = off;
 
 COMMENT ON FUNCTION argo_load_file(text, text) IS
@@ -62,7 +75,8 @@ COMMENT ON FUNCTION argo_load_file(text, text) IS
 CREATE FUNCTION argo_count(collection text)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'argo_count'
-LANGUAGE C STABLE STRICT SECURITY INVOKER;
+LANGUAGE C STABLE STRICT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
 
 CREATE FUNCTION argo_object(collection text, id bigint)
 RETURNS jsonb
@@ -77,6 +91,7 @@ CREATE FUNCTION argo_keys(collection text)
 RETURNS TABLE (path text, types text[], objects bigint)
 AS 'MODULE_PATHNAME', 'argo_keys'
 LANGUAGE C STABLE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
 SET jit = off;
 
 COMMENT ON FUNCTION argo_keys(text) IS
@@ -86,36 +101,49 @@ CREATE FUNCTION argo_analyze(collection text)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'argo_analyze_collection'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
 SET jit = off;
 
 COMMENT ON FUNCTION argo_analyze(text) IS
 'Count rows and distinct values per key and type into the key dictionary; returns the keys counted';
 
--- A collection exists when its sequence does; Argo/1 has a _data table.
--- objects is NULL for a collection the caller may not read.
+-- A collection exists when its sequence does; its tables are the ones of
+-- its name that its sequence's owner owns (a table another role planted
+-- beside them is not part of it); Argo/1 has a _data table.  objects is
+-- NULL for a collection the caller may not read.  Every name is
+-- schema-qualified: a view is stored as written, and nothing in it may
+-- depend on the path of whoever created or reads it.
 CREATE VIEW argo_collections AS
 SELECT c.name,
        CASE WHEN d.oid IS NULL THEN 'argo3' ELSE 'argo1' END AS format,
-       CASE WHEN (SELECT bool_and(has_table_privilege(t.oid, 'SELECT'))
-                    FROM pg_class t
-                   WHERE t.relnamespace = c.nsp AND t.relkind = 'r'
-                     AND t.relname IN (c.name || '_str', c.name || '_num',
-                                       c.name || '_bool', c.name || '_data',
-                                       c.name || '_keys', c.name || '_obj'))
-            THEN argo_count(c.name) END AS objects,
-       (SELECT sum(pg_total_relation_size(t.oid))
-          FROM pg_class t
-         WHERE t.relnamespace = c.nsp AND t.relkind = 'r'
-           AND t.relname IN (c.name || '_str', c.name || '_num',
-                             c.name || '_bool', c.name || '_data',
-                             c.name || '_keys', c.name || '_obj'))::bigint
+       CASE WHEN (SELECT pg_catalog.bool_and(pg_catalog.has_table_privilege(t.oid, 'SELECT'))
+                    FROM pg_catalog.pg_class t
+                   WHERE t.relnamespace OPERATOR(pg_catalog.=) c.nsp
+                     AND t.relowner OPERATOR(pg_catalog.=) c.owner
+                     AND t.relkind OPERATOR(pg_catalog.=) 'r'
+                     AND t.relname OPERATOR(pg_catalog.=) ANY (c.tables))
+            THEN @extschema@.argo_count(c.name) END AS objects,
+       (SELECT pg_catalog.sum(pg_catalog.pg_total_relation_size(t.oid))
+          FROM pg_catalog.pg_class t
+         WHERE t.relnamespace OPERATOR(pg_catalog.=) c.nsp
+           AND t.relowner OPERATOR(pg_catalog.=) c.owner
+           AND t.relkind OPERATOR(pg_catalog.=) 'r'
+           AND t.relname OPERATOR(pg_catalog.=) ANY (c.tables))::bigint
          AS size_bytes
-  FROM (SELECT left(s.relname, -4) AS name, s.relnamespace AS nsp
-          FROM pg_class s
-         WHERE s.relnamespace = 'argo_data'::regnamespace
-           AND s.relkind = 'S' AND s.relname LIKE '%\_seq') c
-  LEFT JOIN pg_class d
-         ON d.relnamespace = c.nsp AND d.relname = c.name || '_data';
+  FROM (SELECT n.name, s.relnamespace AS nsp, s.relowner AS owner,
+               ARRAY[n.name OPERATOR(pg_catalog.||) '_str', n.name OPERATOR(pg_catalog.||) '_num',
+                     n.name OPERATOR(pg_catalog.||) '_bool', n.name OPERATOR(pg_catalog.||) '_data',
+                     n.name OPERATOR(pg_catalog.||) '_keys', n.name OPERATOR(pg_catalog.||) '_obj']::pg_catalog.name[] AS tables
+          FROM pg_catalog.pg_class s,
+               LATERAL (SELECT pg_catalog.left(s.relname::pg_catalog.text, -4) AS name) n
+         WHERE s.relnamespace OPERATOR(pg_catalog.=) 'argo_data'::pg_catalog.regnamespace
+           AND s.relkind OPERATOR(pg_catalog.=) 'S'
+           AND s.relname OPERATOR(pg_catalog.~~) '%\_seq') c
+  LEFT JOIN pg_catalog.pg_class d
+         ON d.relnamespace OPERATOR(pg_catalog.=) c.nsp
+        AND d.relowner OPERATOR(pg_catalog.=) c.owner
+        AND d.relkind OPERATOR(pg_catalog.=) 'r'
+        AND d.relname OPERATOR(pg_catalog.=) (c.name OPERATOR(pg_catalog.||) '_data')::pg_catalog.name;
 
 -- Anyone may list collections (pg_class shows them anyway); the objects
 -- column is computed with the caller's own privileges.

@@ -203,77 +203,13 @@ collection_lookup(const char *name, bool missing_ok, LOCKMODE lockmode)
 	return NULL;
 }
 
-static void
+void
 run_ddl(const char *sql)
 {
 	int			rc = SPI_execute(sql, false, 0);
 
 	if (rc != SPI_OK_UTILITY)
 		elog(ERROR, "argo: \"%s\" failed: %s", sql, SPI_result_code_string(rc));
-}
-
-/*
- * Indexes serve the query shapes: (keyid, value) finds objects by a
- * predicate, and, with keyid = ANY(the ids of p[0], p[1], …), a string
- * anywhere in an array (lit = ANY p); (objid) fetches an object's rows or
- * one value of it: on objid alone B-tree deduplication keeps it a fifth
- * of the size of (objid, keyid), and the object's few rows of one type
- * share a heap page anyway.  Argo/1 keeps (objid, keyid): with all ~22
- * rows of an object in one table, finding one value by filtering them
- * doubled GROUP BY's time.  Strings are indexed by a prefix only, so that
- * 100 kB values still fit in a B-tree row.
- */
-static List *
-index_ddl(ArgoCollection *c)
-{
-	List	   *ddl = NIL;
-	int			n = ARGO_STR_PREFIX_CHARS;
-
-	if (c->format == ARGO_FORMAT_ARGO1)
-	{
-		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, pg_catalog.left(valstr, %d))", c->data_table, n));
-		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, valnum)", c->data_table));
-		ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid, keyid)", c->data_table));
-		return ddl;
-	}
-	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, pg_catalog.left(valstr, %d))", c->str_table, n));
-	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, valnum)", c->num_table));
-	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (keyid, valbool)", c->bool_table));
-	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid)", c->str_table));
-	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid)", c->num_table));
-	ddl = lappend(ddl, psprintf("CREATE INDEX ON %s (objid)", c->bool_table));
-	return ddl;
-}
-
-void
-collection_create_indexes(ArgoCollection *c)
-{
-	ListCell   *lc;
-
-	foreach(lc, index_ddl(c))
-		run_ddl(lfirst(lc));
-}
-
-/* Drop every index of the collection's value tables (for a bulk load). */
-void
-collection_drop_indexes(ArgoCollection *c)
-{
-	const char *tables = c->format == ARGO_FORMAT_ARGO1 ? c->data_table :
-		psprintf("%s, %s, %s", c->str_table, c->num_table, c->bool_table);
-	char	   *sql = psprintf("SELECT i.indexrelid::pg_catalog.regclass::pg_catalog.text FROM pg_index i "
-							   "WHERE i.indrelid IN (SELECT pg_catalog.unnest(pg_catalog.string_to_array($1, ', ')::pg_catalog.regclass[]))");
-	Oid			type = TEXTOID;
-	Datum		arg = CStringGetTextDatum(tables);
-	List	   *names = NIL;
-	ListCell   *lc;
-
-	/* not read-only: the indexes may have been made by this statement */
-	if (SPI_execute_with_args(sql, 1, &type, &arg, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not list the indexes of collection \"%s\"", c->name);
-	for (uint64 i = 0; i < SPI_processed; i++)
-		names = lappend(names, SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1));
-	foreach(lc, names)
-		run_ddl(psprintf("DROP INDEX %s", (char *) lfirst(lc)));
 }
 
 /* True when the collection holds no object. */

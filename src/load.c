@@ -33,7 +33,7 @@ typedef struct Loader
 	Jsonb	   *docs[LOAD_BATCH];
 	int			ndocs;
 	int64		total;
-	bool		rebuild_indexes;
+	List	   *dropped_indexes;	/* to build again at the end */
 } Loader;
 
 static void
@@ -42,15 +42,14 @@ loader_init(Loader *l, const char *collname)
 	memset(l, 0, sizeof(*l));
 	l->coll = collection_open_for_insert(collname);
 	/*
-	 * Into an empty collection, build the indexes once at the end: far
+	 * Into an empty collection, build Argo's indexes once at the end: far
 	 * cheaper than maintaining them row by row.  (DROP INDEX locks the
 	 * tables until commit, as a bulk load into a new collection may.)
+	 * Only the tables' owner may drop them; others load with them in
+	 * place, needing no more than INSERT.
 	 */
 	if (collection_is_empty(l->coll))
-	{
-		collection_drop_indexes(l->coll);
-		l->rebuild_indexes = true;
-	}
+		l->dropped_indexes = collection_drop_indexes(l->coll);
 	l->rows = rowbatch_create(l->coll, true);
 	l->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo load",
 								   ALLOCSET_DEFAULT_SIZES);
@@ -89,8 +88,7 @@ loader_finish(Loader *l)
 {
 	loader_flush(l);
 	rowbatch_flush(l->rows);
-	if (l->rebuild_indexes)
-		collection_create_indexes(l->coll);
+	collection_rebuild_indexes(l->coll, l->dropped_indexes);
 	return l->total;
 }
 

@@ -15,6 +15,7 @@
 
 #include "common/hashfn.h"
 #include "executor/spi.h"
+#include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
@@ -128,4 +129,27 @@ argo_run(SqlBuf *buf, bool read_only)
 {
 	return SPI_execute_plan(argo_prepare(buf, read_only ? CURSOR_OPT_PARALLEL_OK : 0),
 							buf->values, buf->nulls, read_only, 0);
+}
+
+/*
+ * For a function without a SET clause (argo_object, called once per
+ * object, where the clause doubled its cost): the search_path the other
+ * functions are declared with, until argo_unpin_search_path.  An error
+ * unwinds it with the (sub)transaction.
+ */
+int
+argo_pin_search_path(void)
+{
+	int			nest = NewGUCNestLevel();
+
+	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+							 true, 0, false);
+	return nest;
+}
+
+void
+argo_unpin_search_path(int nest)
+{
+	AtEOXact_GUC(true, nest);
 }

@@ -1,0 +1,215 @@
+/*
+ * indexes.c — Argo's own indexes on a collection's value tables: made
+ * with the collection, recognised by their shape, and dropped and built
+ * again around a bulk load into an empty collection.
+ *
+ * Indexes serve the query shapes: (keyid, value) finds objects by a
+ * predicate, and, with keyid = ANY(the ids of p[0], p[1], …), a string
+ * anywhere in an array (lit = ANY p); (objid) fetches an object's rows or
+ * one value of it: on objid alone B-tree deduplication keeps it a fifth
+ * of the size of (objid, keyid), and the object's few rows of one type
+ * share a heap page anyway.  Argo/1 keeps (objid, keyid): with all ~22
+ * rows of an object in one table, finding one value by filtering them
+ * doubled GROUP BY's time.  Strings are indexed by a prefix only, so that
+ * 100 kB values still fit in a B-tree row.
+ *
+ * An index a user added (UNIQUE, partial, another opclass, other
+ * columns) is never Argo's, whatever its name: a load leaves it alone.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/table.h"
+#include "catalog/index.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/primnodes.h"
+#include "parser/parse_relation.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "argo.h"
+
+/* The column standing for left(valstr, ARGO_STR_PREFIX_CHARS). */
+#define PREFIX_COL "left(valstr)"
+
+typedef struct IndexShape
+{
+	ArgoFormat	format;
+	const char *table;			/* suffix of the value table */
+	int			ncols;
+	const char *cols[2];
+} IndexShape;
+
+static const IndexShape shapes[] = {
+	{ARGO_FORMAT_ARGO3, "str", 2, {"keyid", PREFIX_COL}},
+	{ARGO_FORMAT_ARGO3, "num", 2, {"keyid", "valnum"}},
+	{ARGO_FORMAT_ARGO3, "bool", 2, {"keyid", "valbool"}},
+	{ARGO_FORMAT_ARGO3, "str", 1, {"objid"}},
+	{ARGO_FORMAT_ARGO3, "num", 1, {"objid"}},
+	{ARGO_FORMAT_ARGO3, "bool", 1, {"objid"}},
+	{ARGO_FORMAT_ARGO1, "data", 2, {"keyid", PREFIX_COL}},
+	{ARGO_FORMAT_ARGO1, "data", 2, {"keyid", "valnum"}},
+	{ARGO_FORMAT_ARGO1, "data", 2, {"objid", "keyid"}},
+};
+
+static char *
+shape_table(ArgoCollection *c, const IndexShape *s)
+{
+	return quote_qualified_identifier(ARGO_SCHEMA, psprintf("%s_%s", c->name, s->table));
+}
+
+static void
+create_index(ArgoCollection *c, const IndexShape *s)
+{
+	StringInfoData sql;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "CREATE INDEX ON %s (", shape_table(c, s));
+	for (int i = 0; i < s->ncols; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(&sql, ", ");
+		if (strcmp(s->cols[i], PREFIX_COL) == 0)
+			appendStringInfo(&sql, "pg_catalog.left(valstr, %d)", ARGO_STR_PREFIX_CHARS);
+		else
+			appendStringInfoString(&sql, s->cols[i]);
+	}
+	appendStringInfoChar(&sql, ')');
+	run_ddl(sql.data);
+}
+
+void
+collection_create_indexes(ArgoCollection *c)
+{
+	for (int i = 0; i < lengthof(shapes); i++)
+		if (shapes[i].format == c->format)
+			create_index(c, &shapes[i]);
+}
+
+/* left(valstr, ARGO_STR_PREFIX_CHARS) over the table's valstr column */
+static bool
+is_prefix_expr(Node *expr, Relation heap)
+{
+	FuncExpr   *f = (FuncExpr *) expr;
+	Var		   *v;
+	Const	   *n;
+
+	if (!IsA(expr, FuncExpr) || f->funcid != F_LEFT || list_length(f->args) != 2)
+		return false;
+	v = linitial(f->args);
+	n = lsecond(f->args);
+	return IsA(v, Var) && v->varattno == attnameAttNum(heap, "valstr", false) &&
+		IsA(n, Const) && !n->constisnull && n->consttype == INT4OID &&
+		DatumGetInt32(n->constvalue) == ARGO_STR_PREFIX_CHARS;
+}
+
+/* Index column i is the shape's column i, with its type's default operator family. */
+static bool
+column_fits(Relation index, Relation heap, int i, const char *col,
+			ListCell **expr)
+{
+	AttrNumber	att = index->rd_index->indkey.values[i];
+	Oid			type = TupleDescAttr(RelationGetDescr(index), i)->atttypid;
+
+	if (index->rd_opfamily[i] != get_opclass_family(GetDefaultOpClass(type, BTREE_AM_OID)))
+		return false;
+	if (strcmp(col, PREFIX_COL) != 0)
+		return att != 0 && att == attnameAttNum(heap, col, false);
+	if (att != 0 || *expr == NULL)
+		return false;
+	if (!is_prefix_expr(lfirst(*expr), heap))
+		return false;
+	*expr = lnext(RelationGetIndexExpressions(index), *expr);
+	return true;
+}
+
+/* The shape an index of heap has, or NULL: not one of Argo's. */
+static const IndexShape *
+shape_of(ArgoCollection *c, Relation heap, const char *suffix, Relation index)
+{
+	Form_pg_index ix = index->rd_index;
+
+	if (index->rd_rel->relam != BTREE_AM_OID || ix->indisunique ||
+		ix->indisexclusion || ix->indnatts != ix->indnkeyatts ||
+		RelationGetIndexPredicate(index) != NIL)
+		return NULL;
+	for (int s = 0; s < lengthof(shapes); s++)
+	{
+		List	   *exprs = RelationGetIndexExpressions(index);
+		ListCell   *expr = list_head(exprs);
+		bool		fits;
+
+		if (shapes[s].format != c->format || strcmp(shapes[s].table, suffix) != 0 ||
+			shapes[s].ncols != ix->indnatts)
+			continue;
+		fits = true;
+		for (int i = 0; i < ix->indnatts && fits; i++)
+			fits = column_fits(index, heap, i, shapes[s].cols[i], &expr);
+		if (fits && expr == NULL)
+			return &shapes[s];
+	}
+	return NULL;
+}
+
+/*
+ * Drop Argo's own indexes on the collection's value tables, for a bulk
+ * load to build them once at the end; returns what it dropped (for
+ * collection_rebuild_indexes).  Only for the tables' owner, who alone
+ * may drop indexes: anyone else loads with the indexes in place.
+ */
+List *
+collection_drop_indexes(ArgoCollection *c)
+{
+	static const char *const argo3[] = {"str", "num", "bool"};
+	static const char *const argo1[] = {"data"};
+	bool		is1 = c->format == ARGO_FORMAT_ARGO1;
+	const char *const *suffixes = is1 ? argo1 : argo3;
+	int			n = is1 ? lengthof(argo1) : lengthof(argo3);
+	List	   *drop = NIL;
+	List	   *dropped = NIL;
+	ListCell   *lc;
+
+	for (int t = 0; t < n; t++)
+	{
+		Relation	heap = argo_open_table(c, suffixes[t]);
+
+		if (!pg_class_ownercheck(RelationGetRelid(heap), GetUserId()))
+		{
+			table_close(heap, NoLock);
+			return NIL;
+		}
+		foreach(lc, RelationGetIndexList(heap))
+		{
+			Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+			const IndexShape *shape = shape_of(c, heap, suffixes[t], index);
+
+			if (shape != NULL)
+			{
+				drop = lappend(drop, quote_qualified_identifier(ARGO_SCHEMA, RelationGetRelationName(index)));
+				dropped = lappend(dropped, (void *) shape);
+			}
+			index_close(index, AccessShareLock);
+		}
+		table_close(heap, NoLock);
+	}
+	foreach(lc, drop)
+		run_ddl(psprintf("DROP INDEX %s", (char *) lfirst(lc)));
+	return dropped;
+}
+
+/* Build again the indexes collection_drop_indexes dropped. */
+void
+collection_rebuild_indexes(ArgoCollection *c, List *dropped)
+{
+	ListCell   *lc;
+
+	foreach(lc, dropped)
+		create_index(c, lfirst(lc));
+}
