@@ -10,6 +10,7 @@ OBJS = \
 	src/aggscan.o \
 	src/analyze.o \
 	src/catalog.o \
+	src/check.o \
 	src/decompose.o \
 	src/errors.o \
 	src/execute.o \

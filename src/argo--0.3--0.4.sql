@@ -1,7 +1,8 @@
 -- Argo 0.3 -> 0.4: nothing Argo runs resolves a name through the
 -- caller's search_path (every function but argo_load is pinned to
 -- pg_catalog, pg_temp; the view names everything by schema), and a
--- collection's tables are the ones its owner owns.  No table changes.
+-- collection's tables are the ones its owner owns; argo_check(collection)
+-- says what is wrong with a collection's rows.  No table changes.
 \echo Use "ALTER EXTENSION argo UPDATE TO '0.4'" to load this file. \quit
 
 ALTER FUNCTION @extschema@.argo_query(text, jsonb[]) SET search_path = pg_catalog, pg_temp;
@@ -12,6 +13,16 @@ ALTER FUNCTION @extschema@.argo_load_file(text, text) SET search_path = pg_catal
 ALTER FUNCTION @extschema@.argo_count(text) SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION @extschema@.argo_keys(text) SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION @extschema@.argo_analyze(text) SET search_path = pg_catalog, pg_temp;
+
+CREATE FUNCTION @extschema@.argo_check(collection text)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'argo_check'
+LANGUAGE C STABLE STRICT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION argo_check(text) IS
+'What is wrong with a collection''s rows (orphans, unknown keys, two rows for one key, broken markers); nothing when healthy';
 
 CREATE OR REPLACE VIEW argo_collections AS
 SELECT c.name,

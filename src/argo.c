@@ -187,7 +187,13 @@ Datum
 argo_drop_collection(PG_FUNCTION_ARGS)
 {
 	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
-	bool		if_exists = PG_ARGISNULL(1) ? false : PG_GETARG_BOOL(1);
+	bool		if_exists;
+
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("if_exists must not be null")));
+	if_exists = PG_GETARG_BOOL(1);
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");

@@ -278,6 +278,7 @@ extern ArgoCollection *collection_create(const char *name, ArgoFormat format,
 										 bool if_not_exists);
 extern ArgoCollection *collection_open_for_insert(const char *name);
 extern void collection_drop(const char *name, bool missing_ok);
+extern void collection_check_may_create(void);
 extern void run_ddl(const char *sql);
 
 /* indexes.c: Argo's own indexes on the value tables */

@@ -107,6 +107,16 @@ SET jit = off;
 COMMENT ON FUNCTION argo_analyze(text) IS
 'Count rows and distinct values per key and type into the key dictionary; returns the keys counted';
 
+CREATE FUNCTION argo_check(collection text)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'argo_check'
+LANGUAGE C STABLE STRICT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION argo_check(text) IS
+'What is wrong with a collection''s rows (orphans, unknown keys, two rows for one key, broken markers); nothing when healthy';
+
 -- A collection exists when its sequence does; its tables are the ones of
 -- its name that its sequence's owner owns (a table another role planted
 -- beside them is not part of it); Argo/1 has a _data table.  objects is

@@ -13,6 +13,7 @@
 
 #include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "access/stratnum.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
@@ -25,10 +26,14 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "parser/parse_relation.h"
 #include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "argo.h"
 
@@ -120,10 +125,46 @@ argo_function(const char *fn)
 					quote_identifier(fn));
 }
 
-static bool
-relation_exists(Oid nsp, const char *coll, const char *suffix)
+static Oid
+relation_owner(Oid relid)
 {
-	return OidIsValid(get_relname_relid(table_name(coll, suffix), nsp));
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
+/*
+ * The collection's sequence, whose existence makes the collection exist
+ * and whose owner owns the collection; InvalidOid when there is none.
+ */
+static Oid
+collection_sequence(Oid nsp, const char *coll, Oid *owner)
+{
+	Oid			seq = get_relname_relid(table_name(coll, "seq"), nsp);
+
+	if (!OidIsValid(seq) || get_rel_relkind(seq) != RELKIND_SEQUENCE)
+		return InvalidOid;
+	*owner = relation_owner(seq);
+	return seq;
+}
+
+/*
+ * The format is that of the tables the collection's owner owns: another
+ * role with CREATE on the schema can make a "c_data" beside someone's
+ * Argo/3 collection "c", and must not turn it into an Argo/1 one.
+ */
+static ArgoFormat
+owned_format(Oid nsp, const char *coll, Oid owner)
+{
+	Oid			data = get_relname_relid(table_name(coll, "data"), nsp);
+
+	return OidIsValid(data) && relation_owner(data) == owner ?
+		ARGO_FORMAT_ARGO1 : ARGO_FORMAT_ARGO3;
 }
 
 static ArgoCollection *
@@ -143,19 +184,76 @@ make_collection(const char *name, ArgoFormat format)
 	return c;
 }
 
-/* The collection, or NULL (missing_ok) / 42P01 when there is none. */
 /* A collection's tables, in the order collection_drop drops them. */
 static const char *const argo3_tables[] = {"str", "num", "bool", "keys", "obj"};
 static const char *const argo1_tables[] = {"data", "keys", "obj"};
 
+/* The columns Argo reads and writes, by table. */
+typedef struct ColumnSpec
+{
+	const char *name;
+	Oid			type;
+} ColumnSpec;
+
+static const ColumnSpec *
+table_columns(const char *suffix)
+{
+	static const ColumnSpec str[] = {{"objid", INT8OID}, {"keyid", INT4OID}, {"valstr", TEXTOID}, {NULL}};
+	static const ColumnSpec num[] = {{"objid", INT8OID}, {"keyid", INT4OID}, {"valnum", FLOAT8OID}, {NULL}};
+	static const ColumnSpec boo[] = {{"objid", INT8OID}, {"keyid", INT4OID}, {"valbool", BOOLOID}, {NULL}};
+	static const ColumnSpec data[] = {{"objid", INT8OID}, {"keyid", INT4OID}, {"valstr", TEXTOID},
+	{"valnum", FLOAT8OID}, {"valbool", BOOLOID}, {NULL}};
+	static const ColumnSpec keys[] = {{"keyid", INT4OID}, {"keystr", TEXTOID}, {NULL}};
+	static const ColumnSpec obj[] = {{"objid", INT8OID}, {NULL}};
+
+	return strcmp(suffix, "str") == 0 ? str : strcmp(suffix, "num") == 0 ? num :
+		strcmp(suffix, "bool") == 0 ? boo : strcmp(suffix, "data") == 0 ? data :
+		strcmp(suffix, "keys") == 0 ? keys : obj;
+}
+
+/*
+ * A table of the collection must be one Argo made: owned by the
+ * collection's owner, a table, with Argo's columns.  Anything else (a
+ * table another role created under a dropped table's name, a view) is
+ * refused before Argo reads or writes it.
+ */
+static void
+check_table(ArgoCollection *c, Oid relid, const char *suffix, Oid owner)
+{
+	Relation	rel = relation_open(relid, NoLock);
+	char		kind = rel->rd_rel->relkind;
+	const char *problem = NULL;
+
+	if (rel->rd_rel->relowner != owner)
+		problem = "it has another owner than the collection";
+	else if (kind != RELKIND_RELATION && kind != RELKIND_PARTITIONED_TABLE &&
+			 kind != RELKIND_FOREIGN_TABLE)
+		problem = "it is not a table";
+	for (const ColumnSpec *col = table_columns(suffix); problem == NULL && col->name; col++)
+	{
+		AttrNumber	att = attnameAttNum(rel, col->name, false);
+
+		if (att <= 0 || TupleDescAttr(RelationGetDescr(rel), att - 1)->atttypid != col->type)
+			problem = psprintf("it lacks Argo's column %s", col->name);
+	}
+	relation_close(rel, NoLock);
+	if (problem != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("table \"%s.%s\" is not part of collection \"%s\"",
+						ARGO_SCHEMA, table_name(c->name, suffix), c->name),
+				 errdetail("Argo does not use it: %s.", problem)));
+}
+
 /*
  * Lock the collection's tables in drop order, looking each up again
- * after its lock is granted (RangeVarGetRelid); false when one is gone:
- * dropped while this statement waited for it.  The same order as a drop
- * means a statement and a drop never deadlock: one waits for the other.
+ * after its lock is granted (RangeVarGetRelid), and check that each is
+ * the collection's own; false when one is gone: dropped while this
+ * statement waited for it.  The same order as a drop means a statement
+ * and a drop never deadlock: one waits for the other.
  */
 static bool
-lock_tables(ArgoCollection *c, LOCKMODE lockmode)
+lock_tables(ArgoCollection *c, LOCKMODE lockmode, Oid owner)
 {
 	bool		argo1 = c->format == ARGO_FORMAT_ARGO1;
 	const char *const *suffixes = argo1 ? argo1_tables : argo3_tables;
@@ -164,9 +262,11 @@ lock_tables(ArgoCollection *c, LOCKMODE lockmode)
 	for (int i = 0; i < n; i++)
 	{
 		RangeVar   *rv = makeRangeVar(ARGO_SCHEMA, table_name(c->name, suffixes[i]), -1);
+		Oid			relid = RangeVarGetRelid(rv, lockmode, true);
 
-		if (!OidIsValid(RangeVarGetRelid(rv, lockmode, true)))
+		if (!OidIsValid(relid))
 			return false;
+		check_table(c, relid, suffixes[i], owner);
 	}
 	return true;
 }
@@ -188,12 +288,12 @@ collection_lookup(const char *name, bool missing_ok, LOCKMODE lockmode)
 	for (int attempt = 0; attempt < 3; attempt++)
 	{
 		ArgoCollection *c;
+		Oid			owner;
 
-		if (!relation_exists(nsp, name, "seq"))
+		if (!OidIsValid(collection_sequence(nsp, name, &owner)))
 			break;
-		c = make_collection(name, relation_exists(nsp, name, "data") ?
-							ARGO_FORMAT_ARGO1 : ARGO_FORMAT_ARGO3);
-		if (lockmode == NoLock || lock_tables(c, lockmode))
+		c = make_collection(name, owned_format(nsp, name, owner));
+		if (lockmode == NoLock || lock_tables(c, lockmode, owner))
 			return c;
 	}
 	if (!missing_ok)
@@ -262,6 +362,17 @@ create_argo1_tables(ArgoCollection *c)
 	collection_create_indexes(c);
 }
 
+/* Creating a collection needs CREATE on the schema, checked before its name is locked. */
+void
+collection_check_may_create(void)
+{
+	Oid			nsp = storage_namespace();
+	AclResult	acl = pg_namespace_aclcheck(nsp, GetUserId(), ACL_CREATE);
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_SCHEMA, ARGO_SCHEMA);
+}
+
 /*
  * Creating a collection takes a transaction-long lock on its name, so two
  * sessions creating the same one at once serialize; the second then sees
@@ -281,6 +392,7 @@ collection_create(const char *name, ArgoFormat format, bool if_not_exists)
 	ArgoCollection *c;
 
 	collection_check_name(name);
+	collection_check_may_create();
 	lock_collection_name(name);
 	c = collection_lookup(name, true, RowExclusiveLock);
 	if (c != NULL)
@@ -317,7 +429,15 @@ void
 collection_drop(const char *name, bool missing_ok)
 {
 	ArgoCollection *c;
+	Oid			owner;
 
+	/* only the owner may drop it: said before taking a lock others wait on */
+	collection_check_name(name);
+	if (OidIsValid(collection_sequence(storage_namespace(), name, &owner)) &&
+		!has_privs_of_role(GetUserId(), owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of collection \"%s\"", name)));
 	lock_collection_name(name);
 	/* DROP TABLE takes its own locks, in the same order */
 	c = collection_lookup(name, missing_ok, NoLock);

@@ -54,8 +54,10 @@ struct KeyDict
 	bool		stale;			/* relcache said it changed: reset */
 	MemoryContext cxt;
 	HTAB	   *by_str;			/* char * -> ArgoKey * */
-	ArgoKey   **by_id;
+	ArgoKey   **by_id;			/* dense ids, below nby_id */
 	int32		nby_id;
+	HTAB	   *sparse;			/* int32 -> ArgoKey *: ids far above the
+								 * number of keys (see dict_store) */
 	List	   *tentative;		/* ArgoKey * added in this transaction */
 };
 
@@ -90,8 +92,70 @@ dict_reset(KeyDict *d)
 	d->by_str = keystr_hash_create("argo keys", sizeof(StrEntry), d->cxt);
 	d->nby_id = 256;
 	d->by_id = MemoryContextAllocZero(d->cxt, sizeof(ArgoKey *) * d->nby_id);
+	d->sparse = NULL;
 	d->tentative = NIL;
 	d->stale = false;
+}
+
+typedef struct IdEntry
+{
+	int32		id;
+	ArgoKey    *key;
+} IdEntry;
+
+/* The cached key with this id, or NULL. */
+static inline ArgoKey *
+cached_id(KeyDict *d, int32 id)
+{
+	IdEntry    *e;
+
+	if (id > 0 && id < d->nby_id)
+		return d->by_id[id];
+	if (id <= 0 || d->sparse == NULL)
+		return NULL;
+	e = hash_search(d->sparse, &id, HASH_FIND, NULL);
+	return e ? e->key : NULL;
+}
+
+/*
+ * Keep k by its id.  Ids are dense (a sequence's), so an array indexed by
+ * id is the fast way; but an id is data a role that may write the
+ * dictionary can set (2^30, say), so the array grows only while it stays
+ * within a few times the number of keys, and other ids go to a hash.
+ */
+static void
+dict_store(KeyDict *d, ArgoKey *k)
+{
+	int64		limit = 4 * (int64) hash_get_num_entries(d->by_str) + 1024;
+	IdEntry    *e;
+
+	if (k->id >= d->nby_id && k->id < limit)
+	{
+		int32		n = d->nby_id;
+
+		while (n <= k->id)
+			n *= 2;
+		d->by_id = repalloc(d->by_id, sizeof(ArgoKey *) * n);
+		memset(d->by_id + d->nby_id, 0, sizeof(ArgoKey *) * (n - d->nby_id));
+		d->nby_id = n;
+	}
+	if (k->id < d->nby_id)
+	{
+		d->by_id[k->id] = k;
+		return;
+	}
+	if (d->sparse == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(int32);
+		ctl.entrysize = sizeof(IdEntry);
+		ctl.hcxt = d->cxt;
+		d->sparse = hash_create("argo sparse key ids", 64, &ctl,
+								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	e = hash_search(d->sparse, &k->id, HASH_ENTER, NULL);
+	e->key = k;
 }
 
 /* Forget an entry; its memory stays until the next reset (it may be in use). */
@@ -101,6 +165,8 @@ dict_forget(KeyDict *d, ArgoKey *k)
 	hash_search(d->by_str, &k->str, HASH_REMOVE, NULL);
 	if (k->id < d->nby_id && d->by_id[k->id] == k)
 		d->by_id[k->id] = NULL;
+	else if (d->sparse != NULL)
+		hash_search(d->sparse, &k->id, HASH_REMOVE, NULL);
 }
 
 static void
@@ -283,20 +349,10 @@ dict_add(KeyDict *d, int32 id, const char *str, int len, bool tentative)
 	k->str = pnstrdup(str, len);
 	k->len = len;
 	k->nsegs = keypath_parse(k->str, len, &k->segs);
-	if (id >= d->nby_id)
-	{
-		int32		n = d->nby_id;
-
-		while (n <= id)
-			n *= 2;
-		d->by_id = repalloc(d->by_id, sizeof(ArgoKey *) * n);
-		memset(d->by_id + d->nby_id, 0, sizeof(ArgoKey *) * (n - d->nby_id));
-		d->nby_id = n;
-	}
-	d->by_id[id] = k;
 	e = hash_search(d->by_str, &k->str, HASH_ENTER, &found);
 	e->str = k->str;
 	e->key = k;
+	dict_store(d, k);
 	if (tentative)
 		d->tentative = lappend(d->tentative, k);
 	MemoryContextSwitchTo(old);
@@ -353,16 +409,22 @@ dictscan_next(DictScan *s)
 	if (!index_getnext_slot(s->scan, ForwardScanDirection, s->slot))
 		return NULL;
 	id = DatumGetInt32(slot_getattr(s->slot, 1, &isnull));
-	if (id > 0 && id < s->d->nby_id && s->d->by_id[id] != NULL)
-		return s->d->by_id[id];
+	if (cached_id(s->d, id) != NULL)
+		return cached_id(s->d, id);
 	str = DatumGetTextPP(slot_getattr(s->slot, 2, &isnull));
 	tup = ExecFetchSlotHeapTuple(s->slot, false, &should_free);
 	ours = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data));
+	/* what the dictionary holds is input: Argo never writes these */
 	if (id <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("key dictionary \"%s\" holds key id %d",
 						RelationGetRelationName(s->rel), id)));
+	if (VARSIZE_ANY_EXHDR(str) > ARGO_MAX_KEY_BYTES + 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("key dictionary \"%s\" holds a key of %zu bytes, longer than Argo writes",
+						RelationGetRelationName(s->rel), VARSIZE_ANY_EXHDR(str))));
 	return dict_add(s->d, id, VARDATA_ANY(str), VARSIZE_ANY_EXHDR(str), ours);
 }
 
@@ -381,8 +443,8 @@ keydict_get(KeyDict *d, int32 id)
 	ScanKeyData key;
 	ArgoKey    *k;
 
-	if (id > 0 && id < d->nby_id && d->by_id[id] != NULL)
-		return d->by_id[id];
+	if (cached_id(d, id) != NULL)
+		return cached_id(d, id);
 	dictscan_begin(&s, d, d->id_index, 1);
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
 	index_rescan(s.scan, &key, 1, NULL, 0);

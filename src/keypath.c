@@ -114,7 +114,8 @@ corrupt_key(const char *s, int len)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("malformed flattened key \"%.*s\"", len, s)));
+			 errmsg("malformed flattened key \"%.*s\"%s", Min(len, 200), s,
+					len > 200 ? "…" : "")));
 }
 
 /*
@@ -155,9 +156,10 @@ keypath_parse(const char *s, int len, KeySeg **segs_out)
 			i++;
 			if (i >= len || !isdigit((unsigned char) s[i]))
 				corrupt_key(s, len);
-			while (i < len && isdigit((unsigned char) s[i]))
+			/* no JSON array has 2^31 elements: more digits is corruption */
+			while (i < len && isdigit((unsigned char) s[i]) && idx <= PG_INT32_MAX)
 				idx = idx * 10 + (s[i++] - '0');
-			if (i >= len || s[i] != ']')
+			if (i >= len || s[i] != ']' || idx > PG_INT32_MAX)
 				corrupt_key(s, len);
 			i++;
 			seg->kind = KSEG_INDEX;

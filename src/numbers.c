@@ -45,7 +45,10 @@ argo_number_from_numeric(Numeric num, bool exact)
 	/* overflow gives ±inf here, so the error below can name the number */
 	d = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
 										   NumericGetDatum(num)));
-	if (isinf(d) || isnan(d))
+	/* ±inf: too large; 0 for a number that is not: too small (1e-400) */
+	if (isinf(d) || isnan(d) ||
+		(d == 0 && !DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(num),
+													 NumericGetDatum(int64_to_numeric(0))))))
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("number is out of range for double precision")));
@@ -60,8 +63,18 @@ argo_number_from_numeric(Numeric num, bool exact)
 	return d;
 }
 
+/*
+ * The JSON number for a double read from a value table.  Argo never
+ * stores NaN or infinity, but a role that may write the table could:
+ * JSON has no text for them.
+ */
 Numeric
 argo_number_to_numeric(double d)
 {
+	if (isnan(d) || isinf(d))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("a value table holds the number %s, which JSON cannot hold",
+						isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity")));
 	return shortest_numeric(d);
 }

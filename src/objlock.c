@@ -23,7 +23,10 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "access/table.h"
 #include "utils/array.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 
 #include "argo.h"
@@ -91,6 +94,39 @@ objid_sort(int64 *ids, int n)
 }
 
 /*
+ * Row-level security on any table of the collection refuses the write,
+ * before anything is locked or changed: a policy that hides some of an
+ * object's rows from the statement, or lets it insert rows but not
+ * delete them, would leave the object in a state no statement could have
+ * produced (two values for one key, a delete that deletes nothing).
+ */
+static void
+refuse_rls(ArgoCollection *c)
+{
+	static const char *const argo3[] = {"str", "num", "bool", "keys", "obj"};
+	static const char *const argo1[] = {"data", "keys", "obj"};
+	bool		is1 = c->format == ARGO_FORMAT_ARGO1;
+	const char *const *suffixes = is1 ? argo1 : argo3;
+	int			n = is1 ? lengthof(argo1) : lengthof(argo3);
+
+	for (int i = 0; i < n; i++)
+	{
+		Relation	rel = argo_open_table(c, suffixes[i]);
+		bool		rls = check_enable_rls(RelationGetRelid(rel), InvalidOid, true) == RLS_ENABLED;
+		char	   *name = RelationGetRelationName(rel);
+
+		table_close(rel, NoLock);
+		if (rls)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("row-level security on table \"%s\" is not supported by UPDATE, UPSERT or DELETE",
+							name),
+					 errdetail("Argo changes whole objects; a policy that filters some of an object's rows would leave it half changed."),
+					 errhint("Read and insert under row-level security; change objects as a role the policies do not apply to (the tables' owner, or one with BYPASSRLS).")));
+	}
+}
+
+/*
  * Lock the objects WHERE selects; their ids in order.  *changed: some of
  * them changed after the snapshot the locks were taken with.
  */
@@ -105,6 +141,7 @@ objlock_take(ArgoCollection *c, ArgoPred *where, bool touch)
 	Snapshot	snap;
 	int			rc;
 
+	refuse_rls(c);
 	CommandCounterIncrement();
 	snap = RegisterSnapshot(GetTransactionSnapshot());
 	/* a point write finds its object from C, with the locks' snapshot */

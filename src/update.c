@@ -10,16 +10,19 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "access/xact.h"
-#include "common/hashfn.h"
-#include "storage/lock.h"
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "storage/lock.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 #include "utils/snapmgr.h"
 
 #include "argo.h"
@@ -129,6 +132,18 @@ upsert_terms(ArgoPred *where)
  * both insert.  A transaction snapshot cannot see what the other
  * inserted: having waited, it fails with 40001 instead.
  */
+/* UPDATE on the directory, which every write of an object needs (objlock.c). */
+static void
+check_may_update(ArgoCollection *c)
+{
+	Relation	rel = argo_open_table(c, "obj");
+	AclResult	acl = pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_UPDATE);
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
+	table_close(rel, NoLock);
+}
+
 static void
 lock_upsert(const char *coll, List *terms)
 {
@@ -194,6 +209,11 @@ run_update(ArgoQuery *q)
 	if (q->stmt->upsert)
 	{
 		terms = upsert_terms(where);
+		/* the lock makes other UPSERTs wait: only for who may write */
+		if (u.coll == NULL)
+			collection_check_may_create();
+		else
+			check_may_update(u.coll);
 		lock_upsert(((ArgoSource *) linitial(q->stmt->from))->coll, terms);
 		if (u.coll == NULL)
 		{

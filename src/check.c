@@ -1,0 +1,95 @@
+/*
+ * check.c — argo_check(collection): what is wrong with a collection's
+ * rows, in the spirit of amcheck.  A healthy collection gives no row.
+ *
+ * Argo's writes keep these invariants; a role that may write the tables
+ * directly, a policy that filtered some rows of a write, or a bug could
+ * break them: every value row belongs to an object of the directory and
+ * to a key of the dictionary, an object has at most one row per key, and
+ * the format's own rules hold (a key marking an empty object or array
+ * holds no value; an Argo/1 row holds at most one value).
+ */
+#include "postgres.h"
+
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+#include "argo.h"
+
+PG_FUNCTION_INFO_V1(argo_check);
+
+/* Each query yields one text per problem found. */
+static List *
+check_queries(ArgoCollection *c)
+{
+	StringInfoData rows;
+	List	   *q = NIL;
+
+	initStringInfo(&rows);
+	if (c->format == ARGO_FORMAT_ARGO1)
+		appendStringInfo(&rows, "SELECT objid, keyid, pg_catalog.num_nonnulls(valstr, valnum, valbool) AS nvals, "
+						 "valstr IS NOT NULL OR valnum IS NOT NULL OR valbool IS NOT NULL AS hasval FROM %s",
+						 c->data_table);
+	else
+		appendStringInfo(&rows, "SELECT objid, keyid, 1 AS nvals, true AS hasval FROM %s"
+						 " UNION ALL SELECT objid, keyid, 1, true FROM %s"
+						 " UNION ALL SELECT objid, keyid, pg_catalog.num_nonnulls(valbool), valbool IS NOT NULL FROM %s",
+						 c->str_table, c->num_table, c->bool_table);
+	q = lappend(q, psprintf("SELECT pg_catalog.format('object %%s has a row but no directory row', r.objid)"
+							" FROM (%s) r WHERE NOT EXISTS (SELECT FROM %s o WHERE o.objid OPERATOR(pg_catalog.=) r.objid)"
+							" GROUP BY r.objid ORDER BY r.objid",
+							rows.data, c->obj_table));
+	q = lappend(q, psprintf("SELECT pg_catalog.format('object %%s has a row of key id %%s, which the dictionary lacks', r.objid, r.keyid)"
+							" FROM (%s) r WHERE NOT EXISTS (SELECT FROM %s k WHERE k.keyid OPERATOR(pg_catalog.=) r.keyid)"
+							" ORDER BY r.objid, r.keyid",
+							rows.data, c->keys_table));
+	q = lappend(q, psprintf("SELECT pg_catalog.format('object %%s has %%s rows for key %%s', r.objid, pg_catalog.count(*), pg_catalog.quote_literal(k.keystr))"
+							" FROM (%s) r LEFT JOIN %s k ON k.keyid OPERATOR(pg_catalog.=) r.keyid"
+							" GROUP BY r.objid, r.keyid, k.keystr HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 1 ORDER BY r.objid, r.keyid",
+							rows.data, c->keys_table));
+	q = lappend(q, psprintf("SELECT pg_catalog.format('object %%s holds a value at %%s, which marks an empty object or array', r.objid, pg_catalog.quote_literal(k.keystr))"
+							" FROM (%s) r JOIN %s k ON k.keyid OPERATOR(pg_catalog.=) r.keyid"
+							" WHERE r.hasval AND (pg_catalog.right(k.keystr, 2) OPERATOR(pg_catalog.=) '{}' OR pg_catalog.right(k.keystr, 2) OPERATOR(pg_catalog.=) '[]')"
+							" ORDER BY r.objid, r.keyid",
+							rows.data, c->keys_table));
+	q = lappend(q, psprintf("SELECT pg_catalog.format('object %%s has a row holding %%s values', r.objid, r.nvals)"
+							" FROM (%s) r WHERE r.nvals OPERATOR(pg_catalog.>) 1 ORDER BY r.objid",
+							rows.data));
+	q = lappend(q, psprintf("SELECT pg_catalog.format('key id %%s is %%s', k.keyid, CASE WHEN k.keyid OPERATOR(pg_catalog.<=) 0 THEN 'not positive'"
+							" ELSE 'longer than Argo writes' END) FROM %s k"
+							" WHERE k.keyid OPERATOR(pg_catalog.<=) 0 OR pg_catalog.octet_length(k.keystr) OPERATOR(pg_catalog.>) %d ORDER BY k.keyid",
+							c->keys_table, ARGO_MAX_KEY_BYTES + 2));
+	return q;
+}
+
+/* argo_check(collection text) RETURNS SETOF text */
+Datum
+argo_check(PG_FUNCTION_ARGS)
+{
+	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ArgoCollection *c;
+	ListCell   *lc;
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	c = collection_lookup(name, false, AccessShareLock);
+	foreach(lc, check_queries(c))
+	{
+		if (SPI_execute(lfirst(lc), true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "argo: could not check collection \"%s\"", name);
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			bool		isnull;
+			Datum		v = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+
+			v = PointerGetDatum(cstring_to_text(TextDatumGetCString(v)));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
+		}
+	}
+	SPI_finish();
+	return (Datum) 0;
+}
