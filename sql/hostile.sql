@@ -173,6 +173,10 @@ RESET ROLE;
 SELECT * FROM argo_query('SELECT * FROM ld1 WHERE n = 1e-400');
 SELECT * FROM argo_query('SELECT * FROM ld1 WHERE n = $1', '1e-400');
 SELECT * FROM argo_query('SELECT * FROM ld1 WHERE n = $1', '-1e-400');
+-- two outputs of one name are an error (42712), not one silently lost
+SELECT * FROM argo_query('SELECT COUNT(*), COUNT(m) FROM ld1');
+SELECT * FROM argo_query('SELECT m, COUNT(*) AS m FROM ld1 GROUP BY m');
+SELECT * FROM argo_query('SELECT COUNT(*), COUNT(m) AS with_m FROM ld1');
 
 DROP TABLE argo_data.victim_str, argo_data.victim_num, argo_data.victim_keys, argo_data.victim_obj;
 DROP SEQUENCE argo_data.victim_seq;

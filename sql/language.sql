@@ -58,8 +58,8 @@ SELECT on_both('SELECT g FROM %s GROUP BY g ORDER BY g LIMIT 2');
 -- equal the general plan's (a WHERE true of every object forces it)
 SELECT q, run('l3', q) = run('l3', replace(q, ' FROM %s', ' FROM %s WHERE EXISTS id OR NOT EXISTS id')) AS argo3_same,
           run('l1', q) = run('l1', replace(q, ' FROM %s', ' FROM %s WHERE EXISTS id OR NOT EXISTS id')) AS argo1_same
-  FROM (VALUES ('SELECT COUNT(*), COUNT(s), COUNT(mix), COUNT(tags), SUM(v), AVG(mix), MIN(v), MAX(v) FROM %s'),
-               ('SELECT MIN(mix), MAX(mix), MIN(s), MAX(s), MIN(g), MAX(nothing), SUM(nothing) FROM %s'),
+  FROM (VALUES ('SELECT COUNT(*), COUNT(s) AS cs, COUNT(mix) AS cm, COUNT(tags) AS ct, SUM(v), AVG(mix), MIN(v), MAX(v) FROM %s'),
+               ('SELECT MIN(mix), MAX(mix), MIN(s) AS mins, MAX(s) AS maxs, MIN(g) AS ming, MAX(nothing) AS maxn, SUM(nothing) FROM %s'),
                ('SELECT mix, COUNT(*) FROM %s GROUP BY mix ORDER BY mix'),
                ('SELECT g, COUNT(*) AS a, COUNT(*) AS b FROM %s GROUP BY g ORDER BY g DESC'),
                ('SELECT s FROM %s GROUP BY s ORDER BY s LIMIT 3 OFFSET 1'),

@@ -382,6 +382,40 @@ agg_name(ArgoAggKind agg)
  * With aggregates or GROUP BY, every other target is the group path and
  * ORDER BY may only name it (each group has one value there).
  */
+/*
+ * One result object cannot hold two values under one name: COUNT(*),
+ * COUNT(kids) would both be "count", and one would silently be lost.
+ * The group value comes out under its path's first key.
+ */
+static void
+check_output_names(AnalyzeState *as, ArgoStmt *s)
+{
+	List	   *names = NIL;
+	ListCell   *lc;
+
+	if (s->group_by != NULL)
+	{
+		ArgoStep   *first = linitial(s->group_by->steps);
+
+		if (!first->is_index)
+			names = lappend(names, first->key);
+	}
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+		ListCell   *n;
+
+		if (t->agg == AAGG_NONE)
+			continue;
+		foreach(n, names)
+			if (strcmp(lfirst(n), t->alias) == 0)
+				semantic_error(as, t->location, ERRCODE_DUPLICATE_ALIAS,
+							   psprintf("output name \"%s\" is used twice", t->alias),
+							   "Give each aggregate its own name with AS.");
+		names = lappend(names, t->alias);
+	}
+}
+
 static void
 check_grouping(AnalyzeState *as, ArgoStmt *s)
 {
@@ -404,6 +438,7 @@ check_grouping(AnalyzeState *as, ArgoStmt *s)
 		if (t->agg != AAGG_NONE && t->alias == NULL)
 			t->alias = (char *) agg_name(t->agg);
 	}
+	check_output_names(as, s);
 	foreach(lc, s->order_by)
 	{
 		ArgoOrder  *o = lfirst(lc);
