@@ -223,7 +223,7 @@ def workload(conn, tag):
         q("SELECT * FROM %s ORDER BY s" % c)
         q("SELECT * FROM %s WHERE n > 10 AND n < 20 ORDER BY n LIMIT 3" % c)
         q("SELECT ID() FROM %s WHERE n < 3" % c)
-        q("SELECT COUNT(*), SUM(n), AVG(n), MIN(s), MAX(s), MIN(b), MAX(n) FROM %s" % c)
+        q("SELECT COUNT(*), SUM(n), AVG(n), MIN(s), MAX(s), MIN(b) AS minb, MAX(n) AS maxn FROM %s" % c)
         q("SELECT COUNT(*) AS k, SUM(n) AS t FROM %s WHERE n < 20" % c)
         q("SELECT COUNT(*) FROM %s GROUP BY b" % c)
         q("SELECT b, COUNT(*), MIN(n) FROM %s WHERE n < 30 GROUP BY b ORDER BY b" % c)
