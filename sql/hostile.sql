@@ -178,6 +178,69 @@ SELECT * FROM argo_query('SELECT COUNT(*), COUNT(m) FROM ld1');
 SELECT * FROM argo_query('SELECT m, COUNT(*) AS m FROM ld1 GROUP BY m');
 SELECT * FROM argo_query('SELECT COUNT(*), COUNT(m) AS with_m FROM ld1');
 
+-- The plan cache is not emptied while one of its plans executes: a
+-- policy on a collection's table runs argo_query inside the read of it.
+-- A collection whose policy prepares a new statement ...
+SET ROLE argo_alice;
+SELECT * FROM argo_query('INSERT INTO nest OBJECT {"n": 1}, {"n": 2}');
+SELECT * FROM argo_query('INSERT INTO nest_in OBJECT {"a": 1, "b": 2}');
+ALTER TABLE argo_data.nest_num ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+CREATE POLICY nested ON argo_data.nest_num USING
+  ((SELECT pg_catalog.count(*) FROM argo_query('SELECT a FROM nest_in WHERE a < 0 OR b > 1')) >= 0);
+RESET ROLE;
+-- ... a cache filled to its limit of 512 ...
+CREATE FUNCTION pg_temp.argo_plans() RETURNS bigint LANGUAGE sql AS
+$$ SELECT count(*) FROM pg_backend_memory_contexts
+   WHERE name = 'CachedPlanSource' AND ident LIKE '%argo_data.%' $$;
+DO $$
+DECLARE q text; n int; t text[] := ARRAY['1', '''x''', 'true'];
+BEGIN
+  FOR i IN 0..728 LOOP
+    EXIT WHEN pg_temp.argo_plans() >= 511;
+    q := 'SELECT n FROM ld3 WHERE n > 0';
+    n := i;
+    FOR j IN 1..6 LOOP
+      q := q || ' OR k' || j || ' > ' || t[n % 3 + 1];
+      n := n / 3;
+    END LOOP;
+    PERFORM * FROM argo_query(q);
+  END LOOP;
+END $$;
+SELECT pg_temp.argo_plans();
+-- ... and a read of the collection that runs the policy's statement:
+SET ROLE argo_alice;
+SELECT * FROM argo_query('SELECT n FROM nest WHERE n > 0 ORDER BY n');
+RESET ROLE;
+-- the read's plan was kept: the cache grew past its limit instead
+SELECT pg_temp.argo_plans() > 512 AS grew;
+SELECT argo_drop_collection('nest'), argo_drop_collection('nest_in');
+-- and the next new top-level statement starts it over
+SELECT * FROM argo_query('SELECT n FROM ld3 WHERE n < 0 OR m > 2 OR z > 3');
+SELECT pg_temp.argo_plans() < 10 AS started_over;
+
+-- A table found out of object order is sorted from then on, in this
+-- backend; but a table with new storage (a collection made again,
+-- CLUSTER) is tried in heap order again.
+SELECT argo_create_collection('ord3', 'argo3'), argo_create_collection('ord1', 'argo1');
+SELECT * FROM argo_query('INSERT INTO ord3 OBJECT {"a": "x1"}, {"a": "x2"}, {"a": "x3"}');
+SELECT * FROM argo_query('INSERT INTO ord1 OBJECT {"a": "x1"}, {"a": "x2"}, {"a": "x3"}');
+SELECT * FROM argo_query('UPDATE ord3 SET a = ''y'' WHERE a = ''x1''');
+SELECT * FROM argo_query('UPDATE ord1 SET a = ''y'' WHERE a = ''x1''');
+SET client_min_messages = debug1;
+SELECT * FROM argo_query('SELECT a FROM ord3');
+SELECT * FROM argo_query('SELECT a FROM ord1');
+SELECT * FROM argo_query('SELECT a FROM ord3');
+RESET client_min_messages;
+CLUSTER argo_data.ord3_str USING ord3_str_objid_idx;
+SELECT argo_drop_collection('ord1');
+SELECT argo_create_collection('ord1', 'argo1');
+SELECT * FROM argo_query('INSERT INTO ord1 OBJECT {"a": "x1"}, {"a": "x2"}, {"a": "x3"}');
+SET client_min_messages = debug1;
+SELECT * FROM argo_query('SELECT a FROM ord3');
+SELECT * FROM argo_query('SELECT a FROM ord1');
+RESET client_min_messages;
+SELECT argo_drop_collection('ord3'), argo_drop_collection('ord1');
+
 DROP TABLE argo_data.victim_str, argo_data.victim_num, argo_data.victim_keys, argo_data.victim_obj;
 DROP SEQUENCE argo_data.victim_seq;
 SELECT argo_drop_collection(c) FROM unnest(ARRAY['rls3', 'rls1', 'dict3', 'dict1', 'ld3', 'ld1']) c;

@@ -70,6 +70,12 @@ SELECT * FROM argo_query('UPDATE op3 SET tags += 1 WHERE k = ''a''');
 SELECT * FROM argo_query('UPDATE op3 SET k APPEND 1 WHERE k = ''a''');
 SELECT * FROM argo_query('UPDATE op3 SET k REMOVE 1 WHERE k = ''a''');
 SELECT * FROM argo_query('UPDATE op3 SET n += 1, k APPEND 1');
+-- an index past int4 must not wrap round to arr[0]
+SELECT * FROM argo_query('UPDATE op3 SET tags[4294967296] APPEND 7 WHERE k = ''a''');
+SELECT * FROM argo_query('UPDATE op1 SET tags[4294967296] += 7 WHERE k = ''a''');
+SELECT * FROM argo_query('UPSERT op3 SET n = 1 WHERE tags[4294967296] = 1');
+SELECT * FROM argo_query('SELECT tags FROM op3 WHERE k = ''a''');
+SELECT * FROM argo_query('SELECT tags FROM op1 WHERE k = ''a''');
 SELECT * FROM argo_query('SELECT n FROM op3 WHERE k = ''a''');
 SELECT * FROM argo_query('SELECT * FROM op3 WHERE ID() = 1.5');
 SELECT * FROM argo_query('SELECT * FROM op3 WHERE ID() IN (1, ''2'')');

@@ -489,6 +489,27 @@ check_amount(AnalyzeState *as, ArgoSetItem *item)
 					   psprintf("%s needs a number", item->negate ? "-=" : "+="), NULL);
 }
 
+/*
+ * jsonb_set takes array positions as int4; a larger one must not wrap
+ * round to a small position and change an element the user did not name.
+ */
+static void
+check_set_indexes(AnalyzeState *as, ArgoPath *path)
+{
+	ListCell   *lc;
+
+	foreach(lc, path->steps)
+	{
+		ArgoStep   *s = lfirst(lc);
+
+		if (s->is_index && s->index > PG_INT32_MAX)
+			semantic_error(as, path->location, ERRCODE_ARRAY_SUBSCRIPT_ERROR,
+						   psprintf("array index " INT64_FORMAT " in SET is out of range",
+									s->index),
+						   "An array holds at most 268435455 elements.");
+	}
+}
+
 ArgoQuery *
 argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 {
@@ -506,6 +527,7 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 		ArgoSetItem *item = lfirst(lc);
 
 		bind_path(&as, item->path);
+		check_set_indexes(&as, item->path);
 		if (item->value)
 			bind_json(&as, item->value);
 		if (item->kind == ASET_INC)

@@ -351,6 +351,8 @@ extern void sqlbuf_replace(SqlBuf *buf, const char *placeholder,
 extern SPIPlanPtr argo_prepare(SqlBuf *buf, int cursor_options);
 extern Portal argo_open_cursor(SqlBuf *buf, bool read_only);
 extern int	argo_run(SqlBuf *buf, bool read_only);
+extern int	argo_run_with(SqlBuf *buf, int cursor_options, SPIExecuteOptions *opts);
+extern int	argo_run_snapshot(SqlBuf *buf, Snapshot snap);
 extern int	argo_pin_search_path(void);
 extern void argo_unpin_search_path(int nest);
 

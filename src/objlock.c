@@ -154,8 +154,7 @@ objlock_take(ArgoCollection *c, ArgoPred *where, bool touch)
 		return lo;
 	}
 	buf = lock_sql(c, where, touch, ids, n);
-	rc = SPI_execute_snapshot(argo_prepare(buf, 0), buf->values, buf->nulls,
-							  snap, InvalidSnapshot, false, false, 0);
+	rc = argo_run_snapshot(buf, snap);
 	if (rc != (touch ? SPI_OK_UPDATE_RETURNING : SPI_OK_SELECT))
 		elog(ERROR, "argo: could not lock objects: %s", SPI_result_code_string(rc));
 	lo->n = (int) SPI_processed;

@@ -34,6 +34,15 @@ typedef struct PlanEntry
 
 static HTAB *plans = NULL;
 
+/*
+ * Statements of ours executing now in this backend.  argo_object() runs
+ * its SQL inside an enclosing Argo statement, so a full cache may not be
+ * emptied then: SPI would go on reading the enclosing plan after it was
+ * freed.  The cache grows past MAX_PLANS instead, by the few statements
+ * one nested call prepares, and starts over at the next top-level one.
+ */
+static int	running = 0;
+
 static void
 reset_cache(void)
 {
@@ -103,7 +112,7 @@ argo_prepare(SqlBuf *buf, int cursor_options)
 		SPI_freeplan(e->plan);
 		pfree(e->sql);
 	}
-	else if (hash_get_num_entries(plans) >= MAX_PLANS)
+	else if (hash_get_num_entries(plans) >= MAX_PLANS && running == 0)
 		reset_cache();
 	e = hash_search(plans, &key, HASH_ENTER, &found);
 	e->sql = MemoryContextStrdup(CacheMemoryContext, buf->sql.data);
@@ -127,8 +136,64 @@ argo_open_cursor(SqlBuf *buf, bool read_only)
 int
 argo_run(SqlBuf *buf, bool read_only)
 {
-	return SPI_execute_plan(argo_prepare(buf, read_only ? CURSOR_OPT_PARALLEL_OK : 0),
-							buf->values, buf->nulls, read_only, 0);
+	SPIExecuteOptions opts;
+
+	memset(&opts, 0, sizeof(opts));
+	opts.read_only = read_only;
+	return argo_run_with(buf, read_only ? CURSOR_OPT_PARALLEL_OK : 0, &opts);
+}
+
+/*
+ * Run the statement in buf with SPI's options (a snapshot, a receiver);
+ * buf's values become opts->params.
+ */
+int
+argo_run_with(SqlBuf *buf, int cursor_options, SPIExecuteOptions *opts)
+{
+	SPIPlanPtr	plan = argo_prepare(buf, cursor_options);
+	ParamListInfo params = makeParamList(buf->nparams);
+	volatile int rc = 0;
+
+	for (int i = 0; i < buf->nparams; i++)
+	{
+		params->params[i].value = buf->values[i];
+		params->params[i].isnull = buf->nulls[i] == 'n';
+		params->params[i].pflags = PARAM_FLAG_CONST;
+		params->params[i].ptype = buf->types[i];
+	}
+	opts->params = params;
+	running++;
+	PG_TRY();
+	{
+		rc = SPI_execute_plan_extended(plan, opts);
+	}
+	PG_FINALLY();
+	{
+		running--;
+	}
+	PG_END_TRY();
+	return rc;
+}
+
+/* Run the statement in buf (a write) with the given snapshot. */
+int
+argo_run_snapshot(SqlBuf *buf, Snapshot snap)
+{
+	SPIPlanPtr	plan = argo_prepare(buf, 0);
+	volatile int rc = 0;
+
+	running++;
+	PG_TRY();
+	{
+		rc = SPI_execute_snapshot(plan, buf->values, buf->nulls, snap,
+								  InvalidSnapshot, false, false, 0);
+	}
+	PG_FINALLY();
+	{
+		running--;
+	}
+	PG_END_TRY();
+	return rc;
 }
 
 /*

@@ -9,16 +9,18 @@
  * Heap order is object order only until updates reuse space, so every
  * stream is checked as it is read: at the first row out of order, the
  * results so far are withdrawn, the statement runs the sorting plan, and
- * the table is remembered (for this backend) as one to sort.
+ * the table's storage is remembered (for this backend) as one to sort.
  */
 #include "postgres.h"
 
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/regproc.h"
 
@@ -26,10 +28,17 @@
 
 #define STREAM_BATCH 2000
 
+typedef struct TableStorage
+{
+	Oid			relid;
+	Oid			relfilenode;
+} TableStorage;
+
 /* One table's rows of the projected keys, in heap order. */
 typedef struct RowStream
 {
 	const char *table;
+	TableStorage storage;
 	int			type;			/* 0 strings, 1 numbers, 2 booleans, 3 all (Argo/1) */
 	Portal		portal;
 	SPITupleTable *tt;
@@ -38,31 +47,55 @@ typedef struct RowStream
 	bool		done;
 } RowStream;
 
-/* Tables found out of object order in this backend, by name. */
+/*
+ * Tables found out of object order in this backend.  A table is known by
+ * its storage, not its name: a collection dropped and made again, or a
+ * table rewritten in order (CLUSTER, VACUUM FULL, a reload after
+ * TRUNCATE), gets new storage and is tried in heap order again.
+ */
 static HTAB *disordered = NULL;
 
+static TableStorage
+table_storage(ArgoCollection *c, const char *suffix)
+{
+	TableStorage ts = {InvalidOid, InvalidOid};
+	Relation	rel;
+
+	ts.relid = get_relname_relid(psprintf("%s_%s", c->name, suffix),
+								 get_namespace_oid(ARGO_SCHEMA, false));
+	if (!OidIsValid(ts.relid))
+		return ts;
+	rel = RelationIdGetRelation(ts.relid);	/* locked by collection_lookup */
+	if (RelationIsValid(rel))
+	{
+		ts.relfilenode = rel->rd_node.relNode;
+		RelationClose(rel);
+	}
+	return ts;
+}
+
 static bool
-known_disordered(const char *table)
+known_disordered(TableStorage *ts)
 {
 	return disordered != NULL &&
-		hash_search(disordered, table, HASH_FIND, NULL) != NULL;
+		hash_search(disordered, ts, HASH_FIND, NULL) != NULL;
 }
 
 static void
-remember_disordered(const char *table)
+remember_disordered(TableStorage *ts)
 {
 	if (disordered == NULL)
 	{
 		HASHCTL		ctl;
 
-		ctl.keysize = NAMEDATALEN * 2 + 8;
-		ctl.entrysize = ctl.keysize;
+		ctl.keysize = sizeof(TableStorage);
+		ctl.entrysize = sizeof(TableStorage);
 		ctl.hcxt = TopMemoryContext;
 		disordered = hash_create("argo disordered tables", 16, &ctl,
-								 HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
-	if (strlen(table) < NAMEDATALEN * 2 + 8)
-		(void) hash_search(disordered, table, HASH_ENTER, NULL);
+	if (OidIsValid(ts->relid))
+		(void) hash_search(disordered, ts, HASH_ENTER, NULL);
 }
 
 static void
@@ -140,6 +173,7 @@ projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg)
 	ArgoCollection *c = linitial(q->colls);
 	KeyDict    *d = keydict_of(c);
 	Datum		keys = keydict_id_array(projection_keys(c, q->stmt->targets, 0));
+	static const char *const suffixes[] = {"str", "num", "bool", "data"};
 	RowStream	s[3];
 	int			n = c->format == ARGO_FORMAT_ARGO1 ? 1 : 3;
 
@@ -159,8 +193,13 @@ projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg)
 	}
 	for (int i = 0; i < n; i++)
 	{
-		if (known_disordered(s[i].table))
+		s[i].storage = table_storage(c, suffixes[s[i].type]);
+		if (known_disordered(&s[i].storage))
+		{
+			elog(DEBUG1, "argo: %s was found out of object order before: sorting",
+				 s[i].table);
 			return false;
+		}
 		s[i].last = PG_INT64_MIN;
 		open_stream(&s[i], c, keys);
 	}
@@ -179,7 +218,8 @@ projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg)
 			id = stream_objid(&s[i]);
 			if (id < s[i].last)
 			{
-				remember_disordered(s[i].table);
+				elog(DEBUG1, "argo: %s is out of object order: sorting", s[i].table);
+				remember_disordered(&s[i].storage);
 				close_streams(s, n);
 				emit(arg, NULL);
 				return false;

@@ -29,6 +29,10 @@ path_array(List *steps, int nsteps)
 	{
 		ArgoStep   *s = list_nth(steps, i);
 
+		if (s->is_index && s->index > PG_INT32_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("array index " INT64_FORMAT " is out of range", s->index)));
 		elems[i] = s->is_index ?
 			CStringGetTextDatum(psprintf(INT64_FORMAT, s->index)) :
 			CStringGetTextDatum(s->key);
@@ -51,7 +55,7 @@ value_at(Jsonb *doc, List *steps, int nsteps)
 		if (v != NULL && v->type != jbvBinary)
 			return NULL;
 		if (s->is_index)
-			v = JsonContainerIsArray(cont) ?
+			v = JsonContainerIsArray(cont) && s->index <= PG_INT32_MAX ?
 				getIthJsonbValueFromContainer(cont, (uint32) s->index) : NULL;
 		else
 			v = JsonContainerIsObject(cont) ?

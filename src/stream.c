@@ -101,16 +101,8 @@ static void
 run_into(SqlBuf *buf, RebuildReceiver *recv)
 {
 	SPIExecuteOptions opts;
-	ParamListInfo params = makeParamList(buf->nparams);
 	int			rc;
 
-	for (int i = 0; i < buf->nparams; i++)
-	{
-		params->params[i].value = buf->values[i];
-		params->params[i].isnull = buf->nulls[i] == 'n';
-		params->params[i].pflags = PARAM_FLAG_CONST;
-		params->params[i].ptype = buf->types[i];
-	}
 	recv->pub.receiveSlot = receive_row;
 	recv->pub.rStartup = receiver_startup;
 	recv->pub.rShutdown = receiver_noop;
@@ -118,10 +110,9 @@ run_into(SqlBuf *buf, RebuildReceiver *recv)
 	/* not DestNone, for which SPI reports no SELECT; as PL/pgSQL's RETURN QUERY */
 	recv->pub.mydest = DestTuplestore;
 	memset(&opts, 0, sizeof(opts));
-	opts.params = params;
 	opts.read_only = true;
 	opts.dest = (DestReceiver *) recv;
-	rc = SPI_execute_plan_extended(argo_prepare(buf, CURSOR_OPT_PARALLEL_OK), &opts);
+	rc = argo_run_with(buf, CURSOR_OPT_PARALLEL_OK, &opts);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "argo: row query failed: %s", SPI_result_code_string(rc));
 	if (recv->rb)
