@@ -12,6 +12,9 @@
    counting while another drops and re-creates the collection in a loop
    get results or 42P01 / 42P07, never an internal error or a deadlock.
 
+After the cancellations, the crash and the concurrent writes, argo_check
+finds nothing wrong with the collection (no orphan or duplicate rows).
+
 Needs to be able to signal the server's processes (run as the cluster's
 owner or root).  Bounded: about a minute.
 """
@@ -119,8 +122,16 @@ def crash_case(admin):
           "the committed one" % (state.get("state"), len(rows)))
     n = admin.execute("SELECT count(*) FROM argo_query('INSERT INTO crashy OBJECT {\"after\": 1}')").fetchone()[0]
     check(n == 1, "Argo works after crash recovery")
+    consistent(admin, "crashy", "crash recovery")
     admin.execute("SELECT argo_drop_collection('crashy')")
     return admin
+
+
+def consistent(admin, coll, after):
+    """argo_check finds nothing wrong with coll."""
+    problems = [r[0] for r in admin.execute("SELECT p FROM argo_collections c, argo_check(c.name) p "
+                                            "WHERE c.name = %s", (coll,)).fetchall()]
+    check(not problems, "argo_check(%s) after %s: %s" % (coll, after, "; ".join(problems) or "consistent"))
 
 
 def memory_case(admin):
@@ -163,7 +174,9 @@ def drop_case(seconds=6):
     bad = sorted("%s %s" % k for k in seen if k[1] not in ("ok", "42P01", "42P07"))
     check(not bad and seen.get(("select", "ok"), 0) > 0,
           "concurrent drop and re-create: only results, 42P01 and 42P07 (%s)" % (", ".join(bad) or "clean"))
-    connect().execute("SELECT argo_drop_collection('dz', true)")
+    conn = connect()
+    consistent(conn, "dz", "concurrent writes, drops and re-creates")
+    conn.execute("SELECT argo_drop_collection('dz', true)")
 
 
 def main():
@@ -177,12 +190,13 @@ def main():
     cancel_case(admin, "bulk load", "SELECT argo_load('rel2', 'SELECT jsonb_build_object(''i'', i) "
                 "FROM generate_series(1, 5000000) i')")
     cancel_case(admin, "UPDATE", "SELECT count(*) FROM argo_query('UPDATE rel SET x.y = 1')")
+    consistent(admin, "rel", "cancelled statements")
     memory_case(admin)
     admin = crash_case(admin)
     drop_case()
     admin.execute("SELECT argo_drop_collection('rel', true), argo_drop_collection('rel2', true)")
     admin.close()
-    total = 7
+    total = 10
     print("reliability: %d passed, %d failed" % (total - len(failures), len(failures)))
     return 1 if failures else 0
 
