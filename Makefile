@@ -41,9 +41,9 @@ OBJS = \
 	src/update.o
 
 EXTENSION = argo
-EXTVERSION = 0.4
+EXTVERSION = 0.5
 DATA_built = argo--$(EXTVERSION).sql
-DATA = src/argo--0.1--0.2.sql src/argo--0.2--0.3.sql src/argo--0.3--0.4.sql
+DATA = src/argo--0.1--0.2.sql src/argo--0.2--0.3.sql src/argo--0.3--0.4.sql src/argo--0.4--0.5.sql
 
 TESTS = $(sort $(wildcard sql/*.sql))
 REGRESS = $(patsubst sql/%.sql,%,$(TESTS))

@@ -41,7 +41,7 @@ SELECT name FROM argo_collections;
 
 -- a failed INSERT creates nothing
 SELECT * FROM argo_query('INSERT INTO never OBJECT {"a": 1}, [1]');
-SELECT * FROM argo_query('INSERT INTO never OBJECT {"a": 123456789012345678901234567890}');
+SELECT * FROM argo_query('INSERT INTO never OBJECT {"a": 1e400}');
 SELECT name FROM argo_collections;
 
 -- statements run in the caller's transaction

@@ -124,8 +124,14 @@ SET ROLE argo_alice;
 SELECT argo_create_collection('ld3', 'argo3'), argo_create_collection('ld1', 'argo1');
 CREATE UNIQUE INDEX ld3_mine ON argo_data.ld3_num (objid, keyid);
 CREATE INDEX ld1_mine ON argo_data.ld1_data (valnum) WHERE valnum > 100;
+CREATE TEMP TABLE idx_before AS SELECT indexrelid, indexrelid::regclass::text AS name FROM pg_index
+ WHERE indrelid IN ('argo_data.ld3_str'::regclass, 'argo_data.ld3_num'::regclass,
+                    'argo_data.ld3_bool'::regclass, 'argo_data.ld1_data'::regclass);
 SELECT argo_load('ld3', $$SELECT jsonb_build_object('n', g) FROM generate_series(1, 5) g$$);
 SELECT argo_load('ld1', $$SELECT jsonb_build_object('n', g) FROM generate_series(1, 5) g$$);
+-- Argo's were dropped and built again at the end (every one of them), the user's kept
+SELECT name, indexrelid IN (SELECT indexrelid FROM pg_index) AS kept FROM idx_before ORDER BY name;
+DROP TABLE idx_before;
 SELECT indexrelid::regclass AS index FROM pg_index
  WHERE indrelid IN ('argo_data.ld3_str'::regclass, 'argo_data.ld3_num'::regclass,
                     'argo_data.ld3_bool'::regclass, 'argo_data.ld1_data'::regclass)

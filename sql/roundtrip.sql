@@ -58,11 +58,9 @@ SELECT length(x->>'a') FROM argo_query('SELECT a FROM rt3 WHERE a LIKE ''long lo
 SELECT x->'a' = to_jsonb(repeat('long ', 30000)) FROM argo_query($$SELECT a FROM rt3 WHERE a = $1$$, to_jsonb(repeat('long ', 30000))) x;
 SELECT x->'a' = to_jsonb(repeat('long ', 30000)) FROM argo_query($$SELECT a FROM rt1 WHERE a = $1$$, to_jsonb(repeat('long ', 30000))) x;
 
--- numbers a double cannot hold are refused, not rounded
-SELECT * FROM argo_query('INSERT INTO rt3 OBJECT {"n": 123456789012345678901234567890}');
-SELECT * FROM argo_query('INSERT INTO rt3 OBJECT {"n": 0.1000000000000000000001}');
+-- numbers outside double's range are refused (others: numbers.sql)
 SELECT * FROM argo_query('INSERT INTO rt1 OBJECT {"n": 1e400}');
-SELECT * FROM argo_query('INSERT INTO rt3 OBJECT {"deep": [[["x"]]], "n": 9007199254740993}');
+SELECT * FROM argo_query('INSERT INTO rt3 OBJECT {"deep": [[["x"]]], "n": -1e-400}');
 SELECT argo_count('rt3'), argo_count('rt1');
 
 -- keys too long for the index are refused with a clear error

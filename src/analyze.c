@@ -77,7 +77,7 @@ literal_from_scalar(ArgoLiteral *lit, JsonbValue *v)
 			break;
 		case jbvNumeric:
 			lit->type = ALIT_NUMBER;
-			lit->num = argo_number_from_numeric(v->val.numeric, false);
+			lit->num = argo_number_from_numeric(v->val.numeric, NULL);
 			lit->str = NULL;
 			break;
 		case jbvBool:
@@ -125,7 +125,7 @@ literal_to_jsonb(ArgoLiteral *lit)
 			v.val.string.len = strlen(lit->str);
 			break;
 		case ALIT_NUMBER:
-			/* a stored value keeps its digits: storage checks exactness */
+			/* a stored value keeps its digits (storage keeps the text if need be) */
 			v.type = jbvNumeric;
 			v.val.numeric = lit->str ?
 				DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(lit->str),

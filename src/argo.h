@@ -321,8 +321,9 @@ extern void keydict_assign(ArgoCollection *c, char **keys, int n, int32 *ids);
 
 /* ---------- numbers (numbers.c) ---------- */
 
-extern double argo_number_from_numeric(Numeric num, bool exact);
+extern double argo_number_from_numeric(Numeric num, char **exact);
 extern Numeric argo_number_to_numeric(double d);
+extern Numeric argo_number_from_exact(text *exact, double d);
 
 /* ---------- SQL building (sqlbuf.c) ---------- */
 
@@ -374,6 +375,7 @@ extern ArgoQuery *argo_analyze(ArgoStmt *stmt, const char *text,
 extern void pred_emit_objids(SqlBuf *buf, ArgoCollection *coll, ArgoPred *pred);
 extern void sql_value_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op);
 extern void sql_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
+extern void sql_object_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_all_objids(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
 							  const char *keystr);
@@ -401,7 +403,7 @@ extern void sql_projection_filter(SqlBuf *buf, ArgoCollection *c,
  * bulkinsert.c: rows for one table, by columns; a column missing from
  * cols is NULL in every row.
  */
-#define ARGO_MAX_BULK_COLS 5
+#define ARGO_MAX_BULK_COLS 6
 typedef struct ArgoRows
 {
 	int			n;

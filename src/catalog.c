@@ -199,10 +199,11 @@ static const ColumnSpec *
 table_columns(const char *suffix)
 {
 	static const ColumnSpec str[] = {{"objid", INT8OID}, {"keyid", INT4OID}, {"valstr", TEXTOID}, {NULL}};
-	static const ColumnSpec num[] = {{"objid", INT8OID}, {"keyid", INT4OID}, {"valnum", FLOAT8OID}, {NULL}};
+	static const ColumnSpec num[] = {{"objid", INT8OID}, {"keyid", INT4OID}, {"valnum", FLOAT8OID},
+	{"valexact", TEXTOID}, {NULL}};
 	static const ColumnSpec boo[] = {{"objid", INT8OID}, {"keyid", INT4OID}, {"valbool", BOOLOID}, {NULL}};
 	static const ColumnSpec data[] = {{"objid", INT8OID}, {"keyid", INT4OID}, {"valstr", TEXTOID},
-	{"valnum", FLOAT8OID}, {"valbool", BOOLOID}, {NULL}};
+	{"valnum", FLOAT8OID}, {"valbool", BOOLOID}, {"valexact", TEXTOID}, {NULL}};
 	static const ColumnSpec keys[] = {{"keyid", INT4OID}, {"keystr", TEXTOID}, {NULL}};
 	static const ColumnSpec obj[] = {{"objid", INT8OID}, {NULL}};
 
@@ -347,7 +348,8 @@ create_argo3_tables(ArgoCollection *c)
 {
 	create_common_tables(c);
 	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valstr pg_catalog.text COLLATE pg_catalog.\"C\" NOT NULL)", c->str_table));
-	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valnum double precision NOT NULL)", c->num_table));
+	/* valexact: a number's text where its double would not give it back */
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valnum double precision NOT NULL, valexact pg_catalog.text)", c->num_table));
 	/* also holds null, {} and [] (valbool NULL) */
 	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valbool boolean)", c->bool_table));
 	collection_create_indexes(c);
@@ -357,7 +359,7 @@ static void
 create_argo1_tables(ArgoCollection *c)
 {
 	create_common_tables(c);
-	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valstr pg_catalog.text COLLATE pg_catalog.\"C\", valnum double precision, valbool boolean, "
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valstr pg_catalog.text COLLATE pg_catalog.\"C\", valnum double precision, valbool boolean, valexact pg_catalog.text, "
 					 "CHECK (pg_catalog.num_nonnulls(valstr, valnum, valbool) OPERATOR(pg_catalog.<=) 1))", c->data_table));
 	collection_create_indexes(c);
 }

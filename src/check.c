@@ -61,6 +61,13 @@ check_queries(ArgoCollection *c)
 							" ELSE 'longer than Argo writes' END) FROM %s k"
 							" WHERE k.keyid OPERATOR(pg_catalog.<=) 0 OR pg_catalog.octet_length(k.keystr) OPERATOR(pg_catalog.>) %d ORDER BY k.keyid",
 							c->keys_table, ARGO_MAX_KEY_BYTES + 2));
+	/* reading checks that the text's double is valnum; this, the rest */
+	q = lappend(q, psprintf("SELECT pg_catalog.format('object %%s keeps an exact number text that is not a number''s at %%s', r.objid, pg_catalog.quote_literal(k.keystr))"
+							" FROM %s r LEFT JOIN %s k ON k.keyid OPERATOR(pg_catalog.=) r.keyid"
+							" WHERE r.valexact IS NOT NULL AND (r.valnum IS NULL OR r.valexact OPERATOR(pg_catalog.!~) '^-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][-+]?[0-9]+)?$')"
+							" ORDER BY r.objid, r.keyid",
+							c->format == ARGO_FORMAT_ARGO1 ? c->data_table : c->num_table,
+							c->keys_table));
 	return q;
 }
 

@@ -38,6 +38,8 @@ typedef struct PendingRows
 	int		   *key;
 	Datum	   *vals;
 	bool	   *val_nulls;
+	Datum	   *exact;			/* numbers: the exact text, where kept */
+	bool	   *exact_nulls;
 } PendingRows;
 
 typedef struct BatchKey
@@ -116,12 +118,16 @@ column_grow(PendingRows *c)
 		c->key = palloc(sizeof(int) * c->max);
 		c->vals = palloc(sizeof(Datum) * c->max);
 		c->val_nulls = palloc(sizeof(bool) * c->max);
+		c->exact = palloc(sizeof(Datum) * c->max);
+		c->exact_nulls = palloc(sizeof(bool) * c->max);
 		return;
 	}
 	c->objids = repalloc(c->objids, sizeof(Datum) * c->max);
 	c->key = repalloc(c->key, sizeof(int) * c->max);
 	c->vals = repalloc(c->vals, sizeof(Datum) * c->max);
 	c->val_nulls = repalloc(c->val_nulls, sizeof(bool) * c->max);
+	c->exact = repalloc(c->exact, sizeof(Datum) * c->max);
+	c->exact_nulls = repalloc(c->exact_nulls, sizeof(bool) * c->max);
 }
 
 /* The batch's slot for a key (NUL-terminated at keylen), made on first use. */
@@ -162,6 +168,8 @@ add_row(RowBatch *b, int col, int64 objid, const char *key, int keylen,
 	c->key[c->n] = key_slot(b, key, keylen);
 	c->vals[c->n] = val;
 	c->val_nulls[c->n] = val_null;
+	c->exact[c->n] = (Datum) 0;
+	c->exact_nulls[c->n] = true;
 	c->n++;
 	MemoryContextSwitchTo(old);
 }
@@ -177,6 +185,25 @@ add_objid(RowBatch *b, int64 objid)
 		b->objids = repalloc(b->objids, sizeof(Datum) * b->maxobjids);
 	}
 	b->objids[b->nobjids++] = Int64GetDatum(objid);
+}
+
+/* A number's row, with its exact text where its double would not give it back. */
+static void
+add_number(RowBatch *b, int64 objid, const char *key, int keylen, Numeric num)
+{
+	char	   *exact;
+	double		d = argo_number_from_numeric(num, &exact);
+	PendingRows *c = &b->cols[COL_NUM];
+
+	add_row(b, COL_NUM, objid, key, keylen, Float8GetDatum(d), false);
+	if (exact != NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(b->cxt);
+
+		c->exact[c->n - 1] = PointerGetDatum(cstring_to_text(exact));
+		c->exact_nulls[c->n - 1] = false;
+		MemoryContextSwitchTo(old);
+	}
 }
 
 static void
@@ -198,9 +225,7 @@ add_scalar(RowBatch *b, int64 objid, JsonbValue *v)
 			MemoryContextSwitchTo(old);
 			break;
 		case jbvNumeric:
-			add_row(b, COL_NUM, objid, key, keylen,
-					Float8GetDatum(argo_number_from_numeric(v->val.numeric, true)),
-					false);
+			add_number(b, objid, key, keylen, v->val.numeric);
 			break;
 		case jbvBool:
 			add_row(b, COL_BOOL, objid, key, keylen, BoolGetDatum(v->val.boolean),
@@ -370,14 +395,15 @@ write_rows(const char *table, int natts, ArgoRows *rows, const Oid *types)
 static void
 flush_column(RowBatch *b, int col, const int32 *keyids)
 {
-	static const Oid types[NCOLS][3] = {
+	static const Oid types[NCOLS][4] = {
 		{INT8OID, INT4OID, TEXTOID},
-		{INT8OID, INT4OID, FLOAT8OID},
+		{INT8OID, INT4OID, FLOAT8OID, TEXTOID},
 		{INT8OID, INT4OID, BOOLOID}
 	};
 	PendingRows *c = &b->cols[col];
 	ArgoCollection *coll = b->coll;
-	ArgoRows	rows = {c->n, 3, {"objid", "keyid", col_name[col]}};
+	int			ncols = col == COL_NUM ? 4 : 3;
+	ArgoRows	rows = {c->n, ncols, {"objid", "keyid", col_name[col], "valexact"}};
 	Datum	   *ids = palloc(sizeof(Datum) * Max(c->n, 1));
 
 	for (int i = 0; i < c->n; i++)
@@ -386,10 +412,12 @@ flush_column(RowBatch *b, int col, const int32 *keyids)
 	rows.cols[1] = ids;
 	rows.cols[2] = c->vals;
 	rows.nulls[2] = c->val_nulls;
+	rows.cols[3] = c->exact;
+	rows.nulls[3] = c->exact_nulls;
 	rows.append = b->directory;
 	write_rows(col == COL_STR ? coll->str_table :
 			   col == COL_NUM ? coll->num_table : coll->bool_table,
-			   3, &rows, types[col]);
+			   ncols, &rows, types[col]);
 }
 
 /* The pending column whose next row has the least object id, or -1. */
@@ -419,14 +447,14 @@ next_column(RowBatch *b, const int *at)
 static void
 flush_argo1(RowBatch *b, const int32 *keyids)
 {
-	static const Oid types[5] = {INT8OID, INT4OID, TEXTOID, FLOAT8OID, BOOLOID};
+	static const Oid types[6] = {INT8OID, INT4OID, TEXTOID, FLOAT8OID, BOOLOID, TEXTOID};
 	int			n = b->cols[COL_STR].n + b->cols[COL_NUM].n + b->cols[COL_BOOL].n;
-	ArgoRows	rows = {n, 5, {"objid", "keyid", "valstr", "valnum", "valbool"}};
+	ArgoRows	rows = {n, 6, {"objid", "keyid", "valstr", "valnum", "valbool", "valexact"}};
 	int			at[NCOLS] = {0};
 	int			col;
 
 	rows.append = b->directory;
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 	{
 		rows.cols[i] = palloc(sizeof(Datum) * Max(n, 1));
 		rows.nulls[i] = i >= 2 ? palloc(sizeof(bool) * Max(n, 1)) : NULL;
@@ -443,8 +471,10 @@ flush_argo1(RowBatch *b, const int32 *keyids)
 			rows.cols[2 + v][r] = v == col ? c->vals[i] : (Datum) 0;
 			rows.nulls[2 + v][r] = v == col ? c->val_nulls[i] : true;
 		}
+		rows.cols[5][r] = c->exact[i];
+		rows.nulls[5][r] = c->exact_nulls[i];
 	}
-	write_rows(b->coll->data_table, 5, &rows, types);
+	write_rows(b->coll->data_table, 6, &rows, types);
 }
 
 void
@@ -542,6 +572,16 @@ sorted_rows(RowBatch *b, int col)
 	return order;
 }
 
+static bool
+same_text(Datum a, Datum b)
+{
+	text	   *x = DatumGetTextPP(a);
+	text	   *y = DatumGetTextPP(b);
+
+	return VARSIZE_ANY_EXHDR(x) == VARSIZE_ANY_EXHDR(y) &&
+		memcmp(VARDATA_ANY(x), VARDATA_ANY(y), VARSIZE_ANY_EXHDR(x)) == 0;
+}
+
 /* Equal values, bit for bit (so -0 replacing 0 is a change). */
 static bool
 same_value(int col, PendingRows *a, int i, PendingRows *b, int j)
@@ -549,19 +589,16 @@ same_value(int col, PendingRows *a, int i, PendingRows *b, int j)
 	if (a->val_nulls[i] || b->val_nulls[j])
 		return a->val_nulls[i] == b->val_nulls[j];
 	if (col == COL_STR)
-	{
-		text	   *x = DatumGetTextPP(a->vals[i]);
-		text	   *y = DatumGetTextPP(b->vals[j]);
-
-		return VARSIZE_ANY_EXHDR(x) == VARSIZE_ANY_EXHDR(y) &&
-			memcmp(VARDATA_ANY(x), VARDATA_ANY(y), VARSIZE_ANY_EXHDR(x)) == 0;
-	}
+		return same_text(a->vals[i], b->vals[j]);
 	if (col == COL_NUM)
 	{
 		double		x = DatumGetFloat8(a->vals[i]);
 		double		y = DatumGetFloat8(b->vals[j]);
 
-		return memcmp(&x, &y, sizeof(double)) == 0;
+		/* two texts of one double are two values */
+		return memcmp(&x, &y, sizeof(double)) == 0 &&
+			a->exact_nulls[i] == b->exact_nulls[j] &&
+			(a->exact_nulls[i] || same_text(a->exact[i], b->exact[j]));
 	}
 	return DatumGetBool(a->vals[i]) == DatumGetBool(b->vals[j]);
 }
@@ -580,6 +617,8 @@ compact_column(PendingRows *c, const bool *dead)
 		c->key[n] = c->key[i];
 		c->vals[n] = c->vals[i];
 		c->val_nulls[n] = c->val_nulls[i];
+		c->exact[n] = c->exact[i];
+		c->exact_nulls[n] = c->exact_nulls[i];
 		n++;
 	}
 	c->n = n;

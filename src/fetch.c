@@ -60,7 +60,7 @@ typedef struct TableScan
 	ValKind		kind;
 	AttrNumber	objatt;
 	AttrNumber	keyatt;
-	AttrNumber	valatt[3];		/* valstr, valnum, valbool */
+	AttrNumber	valatt[4];		/* valstr, valnum, valbool, valexact */
 	/* streaming: the row in the slot, not yet taken, and its object */
 	bool		pending;
 	bool		done;
@@ -164,6 +164,7 @@ table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 	t->valatt[0] = attnameAttNum(rel, "valstr", false);
 	t->valatt[1] = attnameAttNum(rel, "valnum", false);
 	t->valatt[2] = attnameAttNum(rel, "valbool", false);
+	t->valatt[3] = attnameAttNum(rel, "valexact", false);
 	t->index = index_open(index, AccessShareLock);
 	t->scan = index_beginscan(rel, t->index, f->snap, 1, 0);
 	t->slot = table_slot_create(rel, NULL);
@@ -258,6 +259,9 @@ take_row(ObjFetch *f, TableScan *t, int64 objid, int32 keyid, Rebuilder *rb)
 		n = column(t, 1, &nnull);
 	if (t->kind == VAL_BOOL || t->kind == VAL_ANY)
 		b = column(t, 2, &bnull);
+	/* a number's exact text, where it keeps one, goes as its valstr */
+	if (!nnull && snull)
+		s = column(t, 3, &snull);
 	rebuilder_add_row(rb, objid, keydict_get(f->dict, keyid),
 					  snull ? NULL : (text *) DatumGetPointer(s),
 					  nnull, nnull ? 0 : DatumGetFloat8(n),

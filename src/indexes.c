@@ -113,7 +113,7 @@ is_prefix_expr(Node *expr, Relation heap)
 /* Index column i is the shape's column i, with its type's default operator family. */
 static bool
 column_fits(Relation index, Relation heap, int i, const char *col,
-			ListCell **expr)
+			List *exprs, ListCell **expr)
 {
 	AttrNumber	att = index->rd_index->indkey.values[i];
 	Oid			type = TupleDescAttr(RelationGetDescr(index), i)->atttypid;
@@ -126,7 +126,7 @@ column_fits(Relation index, Relation heap, int i, const char *col,
 		return false;
 	if (!is_prefix_expr(lfirst(*expr), heap))
 		return false;
-	*expr = lnext(RelationGetIndexExpressions(index), *expr);
+	*expr = lnext(exprs, *expr);
 	return true;
 }
 
@@ -151,7 +151,7 @@ shape_of(ArgoCollection *c, Relation heap, const char *suffix, Relation index)
 			continue;
 		fits = true;
 		for (int i = 0; i < ix->indnatts && fits; i++)
-			fits = column_fits(index, heap, i, shapes[s].cols[i], &expr);
+			fits = column_fits(index, heap, i, shapes[s].cols[i], exprs, &expr);
 		if (fits && expr == NULL)
 			return &shapes[s];
 	}

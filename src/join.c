@@ -343,7 +343,7 @@ sqlgen_join(ArgoQuery *q)
 		appendStringInfo(sql,
 						 "%s SELECT j.ord OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d AS id, r.keystr, r.valstr, r.valnum, r.valbool FROM j CROSS JOIN LATERAL (SELECT r.*, kd.keystr FROM ",
 						 k ? " UNION ALL" : "", jc.nsources + 1, k);
-		sql_rows_of_table(jc.buf, coll_of(&jc, k));
+		sql_object_rows_of_table(jc.buf, coll_of(&jc, k));
 		appendStringInfo(sql, " r JOIN %s kd ON kd.keyid OPERATOR(pg_catalog.=) r.keyid WHERE r.objid OPERATOR(pg_catalog.=) j.o%d",
 						 coll_of(&jc, k)->keys_table, k);
 		emit_part_filter(&jc, k);

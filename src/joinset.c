@@ -98,7 +98,7 @@ emit_part(SqlBuf *buf, ArgoQuery *q, int k, int ids, int64 first)
 					 "SELECT (t.ord OPERATOR(pg_catalog.+) " INT64_FORMAT ") OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d, r.keyid, r.valstr, r.valnum, r.valbool "
 					 "FROM pg_catalog.unnest($%d) WITH ORDINALITY AS t(objid, ord) JOIN ",
 					 first - 1, n, k, ids);
-	sql_rows_of_table(buf, c);
+	sql_object_rows_of_table(buf, c);
 	appendStringInfoString(&buf->sql, " r ON r.objid OPERATOR(pg_catalog.=) t.objid");
 	if (!s->star)
 	{

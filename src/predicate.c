@@ -178,6 +178,27 @@ sql_rows_of_table(SqlBuf *buf, ArgoCollection *c)
 					 c->str_table, c->num_table, c->bool_table);
 }
 
+/*
+ * The same rows for rebuilding objects: a number that keeps its exact
+ * text (numbers.c) has it as valstr beside its valnum.
+ */
+void
+sql_object_rows_of_table(SqlBuf *buf, ArgoCollection *c)
+{
+	if (c->format == ARGO_FORMAT_ARGO1)
+	{
+		appendStringInfo(&buf->sql,
+						 "(SELECT objid, keyid, CASE WHEN valnum IS NULL THEN valstr ELSE valexact END AS valstr, valnum, valbool FROM %s)",
+						 c->data_table);
+		return;
+	}
+	appendStringInfo(&buf->sql,
+					 "(SELECT objid, keyid, valstr, NULL::pg_catalog.float8 AS valnum, NULL::boolean AS valbool FROM %s"
+					 " UNION ALL SELECT objid, keyid, valexact, valnum, NULL FROM %s"
+					 " UNION ALL SELECT objid, keyid, NULL, NULL, valbool FROM %s)",
+					 c->str_table, c->num_table, c->bool_table);
+}
+
 /* Every object of the collection: its directory. */
 void
 sql_all_objids(SqlBuf *buf, ArgoCollection *c)

@@ -103,9 +103,9 @@ open_stream(RowStream *s, ArgoCollection *c, Datum keys)
 {
 	static const char *const cols[] = {
 		"valstr, NULL::pg_catalog.float8, NULL::boolean",
-		"NULL::pg_catalog.text, valnum, NULL::boolean",
+		"valexact, valnum, NULL::boolean",
 		"NULL::pg_catalog.text, NULL::pg_catalog.float8, valbool",
-		"valstr, valnum, valbool"
+		"CASE WHEN valnum IS NULL THEN valstr ELSE valexact END, valnum, valbool"
 	};
 	SqlBuf	   *buf = sqlbuf_create();
 

@@ -173,25 +173,30 @@ rebuilder_add_object(Rebuilder *rb, int64 objid)
 	r->val.type = jbvNull;
 }
 
-/* Set a row's value.  Exactly one of valstr, valnum, valbool for a scalar. */
+/*
+ * Set a row's value: one of valstr, valnum, valbool for a scalar, or
+ * valnum with valstr for a number that keeps its exact text (numbers.c).
+ */
 static void
 set_value(Rebuilder *rb, RRow *r, text *valstr, bool num_null, double valnum,
 		  bool bool_null, bool valbool)
 {
 	MemoryContext old = MemoryContextSwitchTo(rb->cxt);
 
-	if (valstr != NULL)
+	if (!num_null)
+	{
+		r->val.type = jbvNumeric;
+		r->val.val.numeric = valstr != NULL ?
+			argo_number_from_exact(valstr, valnum) :
+			argo_number_to_numeric(valnum);
+	}
+	else if (valstr != NULL)
 	{
 		text	   *s = pg_detoast_datum_copy((struct varlena *) valstr);
 
 		r->val.type = jbvString;
 		r->val.val.string.val = VARDATA_ANY(s);
 		r->val.val.string.len = VARSIZE_ANY_EXHDR(s);
-	}
-	else if (!num_null)
-	{
-		r->val.type = jbvNumeric;
-		r->val.val.numeric = argo_number_to_numeric(valnum);
 	}
 	else if (!bool_null)
 	{

@@ -147,7 +147,7 @@ emit_table_rows(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, const char *cond)
 	if (c->format == ARGO_FORMAT_ARGO1)
 	{
 		appendStringInfo(&buf->sql,
-						 "SELECT objid, keyid, valstr, valnum, valbool FROM %s",
+						 "SELECT objid, keyid, CASE WHEN valnum IS NULL THEN valstr ELSE valexact END AS valstr, valnum, valbool FROM %s",
 						 c->data_table);
 		emit_row_filter(buf, cond, keys);
 		return;
@@ -157,7 +157,7 @@ emit_table_rows(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, const char *cond)
 					 c->str_table);
 	emit_row_filter(buf, cond, keys);
 	appendStringInfo(&buf->sql,
-					 " UNION ALL SELECT objid, keyid, NULL, valnum, NULL FROM %s",
+					 " UNION ALL SELECT objid, keyid, valexact, valnum, NULL FROM %s",
 					 c->num_table);
 	emit_row_filter(buf, cond, keys);
 	appendStringInfo(&buf->sql,
@@ -382,7 +382,7 @@ sqlgen_rows_of_ids(ArgoCollection *c, const int64 *ids, int n)
 					 "SELECT objid, NULL::pg_catalog.int4 AS keyid, NULL::pg_catalog.text AS valstr, NULL::pg_catalog.float8 AS valnum, NULL::boolean AS valbool FROM %s WHERE objid OPERATOR(pg_catalog.=) ANY($%d)"
 					 " UNION ALL SELECT objid, keyid, valstr, valnum, valbool FROM ",
 					 c->obj_table, p);
-	sql_rows_of_table(buf, c);
+	sql_object_rows_of_table(buf, c);
 	appendStringInfo(&buf->sql, " r WHERE objid OPERATOR(pg_catalog.=) ANY($%d) ORDER BY 1, 2 NULLS FIRST", p);
 	return buf;
 }

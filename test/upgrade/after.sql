@@ -59,3 +59,19 @@ BEGIN
     RAISE EXCEPTION 'argo_object differs from argo_query on an upgraded collection';
   END IF;
 END $$;
+-- 0.5: numbers whose double's text differs keep their exact text in
+-- upgraded collections too, and argo_check finds them all healthy
+DO $$
+BEGIN
+  PERFORM argo_query('INSERT INTO up3 OBJECT {"exact": [123456789012345678901234567890, -65.613616999999977]}');
+  PERFORM argo_query('INSERT INTO up1 OBJECT {"exact": [123456789012345678901234567890, -65.613616999999977]}');
+  IF (SELECT array_agg(x::text) FROM argo_query('SELECT exact FROM up3 WHERE EXISTS exact') x) IS DISTINCT FROM
+     ARRAY['{"exact": [123456789012345678901234567890, -65.613616999999977]}'] OR
+     (SELECT array_agg(x::text) FROM argo_query('SELECT exact FROM up1 WHERE EXISTS exact') x) IS DISTINCT FROM
+     ARRAY['{"exact": [123456789012345678901234567890, -65.613616999999977]}'] THEN
+    RAISE EXCEPTION 'an upgraded collection does not keep a number''s exact text';
+  END IF;
+  IF EXISTS (SELECT FROM argo_check('up3')) OR EXISTS (SELECT FROM argo_check('up1')) THEN
+    RAISE EXCEPTION 'argo_check finds an upgraded collection damaged';
+  END IF;
+END $$;
