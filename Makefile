@@ -36,6 +36,7 @@ OBJS = \
 	src/setops.o \
 	src/sqlbuf.o \
 	src/sqlgen.o \
+	src/sqlpretty.o \
 	src/stream.o \
 	src/topn.o \
 	src/update.o

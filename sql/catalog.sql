@@ -56,3 +56,9 @@ SELECT * FROM argo_query('INSERT INTO txn OBJECT {"a": 2}');
 COMMIT;
 SELECT * FROM argo_query('SELECT * FROM txn');
 SELECT argo_drop_collection('txn');
+
+-- every function says what it does (\df+, \dd)
+SELECT p.oid::regprocedure AS undocumented
+  FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'argo'
+ WHERE obj_description(p.oid, 'pg_proc') IS NULL;

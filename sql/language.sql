@@ -143,6 +143,10 @@ SELECT count(*) > 3 AS has_plan,
        bool_or(line LIKE 'WITH m AS MATERIALIZED%') AS shows_sql,
        bool_or(line ~ '^-- \$[0-9]+ = 20$') AS shows_params
   FROM argo_explain('SELECT * FROM l3 WHERE v = 20 ORDER BY s LIMIT 5') line;
+-- the SQL over several lines, clause by clause; the caller's parameters
+-- under their own numbers, and what each of the SQL's parameters is
+SELECT line FROM argo_explain('SELECT s FROM l3 WHERE s = $1 AND v > $2', '"quoted"', '5') line
+ WHERE line LIKE '-- %' OR line ~ '^ *(SELECT|FROM|WHERE)' ORDER BY line COLLATE "C";
 SELECT count(*) > 0 FROM argo_explain('SELECT COUNT(*) FROM l1 GROUP BY g');
 SELECT count(*) > 0 FROM argo_explain('SELECT * FROM l3 AS a INNER JOIN l1 AS b ON (a.ref = b.id)');
 SELECT count(*) > 0 FROM argo_explain('DELETE FROM l3 WHERE v = 1');

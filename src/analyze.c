@@ -103,6 +103,7 @@ bind_literal(AnalyzeState *as, ArgoLiteral *lit)
 	if (lit == NULL || lit->paramno == 0)
 		return;
 	j = param_value(as, lit->paramno, lit->location);
+	lit->user_param = lit->paramno;
 	lit->paramno = 0;
 	if (!JB_ROOT_IS_SCALAR(j))
 		semantic_error(as, lit->location, ERRCODE_DATATYPE_MISMATCH,

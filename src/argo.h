@@ -49,6 +49,7 @@ typedef struct ArgoLiteral
 	double		num;			/* ALIT_NUMBER */
 	bool		b;				/* ALIT_BOOL */
 	int			paramno;		/* > 0 for $n until bound */
+	int			user_param;		/* the $n it was bound from, for argo_explain */
 	int			location;
 } ArgoLiteral;
 
@@ -336,6 +337,7 @@ typedef struct SqlBuf
 	Oid		   *types;
 	Datum	   *values;
 	char	   *nulls;
+	const char **notes;			/* what each parameter is, for argo_explain */
 	bool		custom_plan;	/* its best plan depends on the values */
 	bool		generic_plan;	/* … never does: plan it once */
 } SqlBuf;
@@ -343,6 +345,10 @@ typedef struct SqlBuf
 extern SqlBuf *sqlbuf_create(void);
 extern int	sqlbuf_param(SqlBuf *buf, Oid type, Datum value);
 extern void sqlbuf_add_param(SqlBuf *buf, Oid type, Datum value);
+extern void sqlbuf_note(SqlBuf *buf, int paramno, const char *note);
+
+/* sqlpretty.c: generated SQL over several lines, for argo_explain */
+extern List *sql_pretty_lines(const char *sql);
 extern void sqlbuf_add_text(SqlBuf *buf, const char *text);
 extern void sqlbuf_replace(SqlBuf *buf, const char *placeholder,
 						   const char *text);

@@ -46,12 +46,18 @@ LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
 SET search_path = pg_catalog, pg_temp
 SET jit = off;
 
+COMMENT ON FUNCTION argo_create_collection(text, text) IS
+'Create an empty collection, format argo3 (default) or argo1';
+
 CREATE FUNCTION argo_drop_collection(name text, if_exists boolean DEFAULT false)
 RETURNS void
 AS 'MODULE_PATHNAME', 'argo_drop_collection'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
 SET search_path = pg_catalog, pg_temp
 SET jit = off;
+
+COMMENT ON FUNCTION argo_drop_collection(text, boolean) IS
+'Drop a collection and its tables (its owner only); with if_exists, no error when it is missing';
 
 CREATE FUNCTION argo_load(collection text, query text)
 RETURNS bigint
@@ -77,6 +83,9 @@ RETURNS bigint
 AS 'MODULE_PATHNAME', 'argo_count'
 LANGUAGE C STABLE STRICT SECURITY INVOKER
 SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION argo_count(text) IS
+'The number of objects in a collection';
 
 CREATE FUNCTION argo_object(collection text, id bigint)
 RETURNS jsonb

@@ -361,8 +361,12 @@ describe_params(List *out, MemoryContext cxt, SqlBuf *buf)
 
 		getTypeOutputInfo(buf->types[i], &typout, &varlena);
 		out = add_line(out, cxt,
-					   psprintf("-- $%d = %s", i + 1,
-								OidOutputFunctionCall(typout, buf->values[i])));
+					   psprintf("-- $%d = %s%s%s%s", i + 1,
+								buf->nulls[i] == 'n' ? "NULL" :
+								OidOutputFunctionCall(typout, buf->values[i]),
+								buf->notes[i] ? " (" : "",
+								buf->notes[i] ? buf->notes[i] : "",
+								buf->notes[i] ? ")" : ""));
 	}
 	return out;
 }
@@ -395,11 +399,15 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 	List	   *out = NIL;
 	MemoryContext cxt = CurrentMemoryContext;
 	ObjFetch   *fetch;
+	ListCell   *lc;
 	int			rc;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
 	q = argo_analyze(stmt, query, params, nparams);
+	for (int i = 0; i < nparams; i++)
+		out = add_line(out, cxt, psprintf("-- your $%d = %s", i + 1,
+										  JsonbToCString(NULL, &params[i]->root, VARSIZE(params[i]))));
 	if (stmt->kind == ASTMT_SELECT && argo_is_aggregate(stmt))
 		buf = sqlgen_aggregate(q);
 	else if (stmt->kind == ASTMT_SELECT && list_length(stmt->from) > 1)
@@ -437,7 +445,8 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("argo_explain explains SELECT, UPDATE and DELETE statements"),
 				 errhint("An INSERT runs no query: it writes the objects' rows.")));
-	out = add_line(out, cxt, buf->sql.data);
+	foreach(lc, sql_pretty_lines(buf->sql.data))
+		out = add_line(out, cxt, lfirst(lc));
 	out = describe_params(out, cxt, buf);
 	rc = SPI_execute_with_args(psprintf("EXPLAIN %s", buf->sql.data),
 							   buf->nparams, buf->types, buf->values,

@@ -4,16 +4,23 @@
  */
 #include "postgres.h"
 
+#include <sys/stat.h>
+
+#include "access/detoast.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_type.h"
+#include "commands/progress.h"
 #include "common/string.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/fd.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "argo.h"
@@ -33,14 +40,44 @@ typedef struct Loader
 	Jsonb	   *docs[LOAD_BATCH];
 	int			ndocs;
 	int64		total;
+	int64		bytes;			/* of the documents' text, for progress */
 	List	   *dropped_indexes;	/* to build again at the end */
 } Loader;
 
+/*
+ * A load reports its progress where COPY's is watched,
+ * pg_stat_progress_copy: the collection's directory as the table,
+ * objects as tuples, the documents' bytes (of the file's lines, or of the
+ * query's values), type FILE or CALLBACK (a query's rows).  The index
+ * build at the end shows in pg_stat_progress_create_index.
+ */
 static void
-loader_init(Loader *l, const char *collname)
+progress_start(Loader *l, int type, int64 bytes_total)
+{
+	const int	index[] = {PROGRESS_COPY_COMMAND, PROGRESS_COPY_TYPE, PROGRESS_COPY_BYTES_TOTAL};
+	int64		val[] = {PROGRESS_COPY_COMMAND_FROM, type, bytes_total};
+	Oid			dir = get_relname_relid(psprintf("%s_obj", l->coll->name),
+										get_namespace_oid(ARGO_SCHEMA, false));
+
+	pgstat_progress_start_command(PROGRESS_COMMAND_COPY, dir);
+	pgstat_progress_update_multi_param(3, index, val);
+}
+
+static void
+progress_report(Loader *l)
+{
+	const int	index[] = {PROGRESS_COPY_BYTES_PROCESSED, PROGRESS_COPY_TUPLES_PROCESSED};
+	int64		val[] = {l->bytes, l->total};
+
+	pgstat_progress_update_multi_param(2, index, val);
+}
+
+static void
+loader_init(Loader *l, const char *collname, int progress_type, int64 bytes_total)
 {
 	memset(l, 0, sizeof(*l));
 	l->coll = collection_open_for_insert(collname);
+	progress_start(l, progress_type, bytes_total);
 	/*
 	 * Into an empty collection, build Argo's indexes once at the end: far
 	 * cheaper than maintaining them row by row.  (DROP INDEX locks the
@@ -68,15 +105,17 @@ loader_flush(Loader *l)
 	l->total += l->ndocs;
 	l->ndocs = 0;
 	MemoryContextReset(l->cxt);
+	progress_report(l);
 }
 
-/* Take a document, copied: the caller's memory may go away. */
+/* Take a document (of bytes bytes of text), copied: the caller's memory may go away. */
 static void
-loader_add(Loader *l, Jsonb *doc)
+loader_add(Loader *l, Jsonb *doc, int64 bytes)
 {
 	Jsonb	   *copy = MemoryContextAlloc(l->cxt, VARSIZE(doc));
 
 	argo_check_object(doc);
+	l->bytes += bytes;
 	memcpy(copy, doc, VARSIZE(doc));
 	l->docs[l->ndocs++] = copy;
 	if (l->ndocs == LOAD_BATCH)
@@ -89,24 +128,30 @@ loader_finish(Loader *l)
 	loader_flush(l);
 	rowbatch_flush(l->rows);
 	collection_rebuild_indexes(l->coll, l->dropped_indexes);
+	pgstat_progress_end_command();
 	return l->total;
 }
 
-/* A cursor row's first column as jsonb; json and text are parsed. */
+/* A cursor row's first column as jsonb, and its size; json and text are parsed. */
 static Jsonb *
-row_document(HeapTuple tup, TupleDesc desc, Oid type)
+row_document(HeapTuple tup, TupleDesc desc, Oid type, int64 *bytes)
 {
 	bool		isnull;
 	Datum		d = SPI_getbinval(tup, desc, 1, &isnull);
+	char	   *s;
 
 	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("a document to load is null")));
 	if (type == JSONBOID)
+	{
+		*bytes = toast_raw_datum_size(d) - VARHDRSZ;
 		return DatumGetJsonbP(d);
-	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
-											  CStringGetDatum(SPI_getvalue(tup, desc, 1))));
+	}
+	s = SPI_getvalue(tup, desc, 1);
+	*bytes = strlen(s);
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(s)));
 }
 
 /* argo_load(collection text, query text) RETURNS bigint */
@@ -122,7 +167,7 @@ argo_load(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
-	loader_init(&l, coll);
+	loader_init(&l, coll, PROGRESS_COPY_TYPE_CALLBACK, 0);
 	portal = SPI_cursor_open_with_args(NULL, query, 0, NULL, NULL, NULL, false, 0);
 	if (portal->tupDesc == NULL || portal->tupDesc->natts != 1)
 		ereport(ERROR,
@@ -146,13 +191,26 @@ argo_load(PG_FUNCTION_ARGS)
 		tt = SPI_tuptable;
 		n = SPI_processed;
 		for (uint64 i = 0; i < n; i++)
-			loader_add(&l, row_document(tt->vals[i], tt->tupdesc, type));
+		{
+			int64		bytes;
+			Jsonb	   *doc = row_document(tt->vals[i], tt->tupdesc, type, &bytes);
+
+			loader_add(&l, doc, bytes);
+		}
 		SPI_freetuptable(tt);
 	}
 	SPI_cursor_close(portal);
 	total = loader_finish(&l);
 	SPI_finish();
 	PG_RETURN_INT64(total);
+}
+
+static int64
+file_size(FILE *file)
+{
+	struct stat st;
+
+	return fstat(fileno(file), &st) == 0 ? (int64) st.st_size : 0;
 }
 
 typedef struct FilePos
@@ -190,12 +248,12 @@ argo_load_file(PG_FUNCTION_ARGS)
 				 errhint("Only roles with the privileges of pg_read_server_files may; others can \\copy into a table and use argo_load.")));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
-	loader_init(&l, coll);
 	file = AllocateFile(path, "r");
 	if (file == NULL)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not open file \"%s\" for reading: %m", path)));
+	loader_init(&l, coll, PROGRESS_COPY_TYPE_FILE, file_size(file));
 	initStringInfo(&line);
 	errctx.callback = file_error_context;
 	errctx.arg = &pos;
@@ -206,9 +264,13 @@ argo_load_file(PG_FUNCTION_ARGS)
 		pos.line++;
 		CHECK_FOR_INTERRUPTS();
 		if (strspn(line.data, " \t\r\n") == (size_t) line.len)
+		{
+			l.bytes += line.len;
 			continue;
+		}
 		loader_add(&l, DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
-														  CStringGetDatum(line.data))));
+														  CStringGetDatum(line.data))),
+				   line.len);
 	}
 	error_context_stack = errctx.previous;
 	if (ferror(file))

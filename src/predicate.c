@@ -105,6 +105,8 @@ add_literal(SqlBuf *buf, ArgoLiteral *lit)
 		default:
 			elog(ERROR, "argo: null literal in a comparison");
 	}
+	if (lit->user_param > 0)
+		sqlbuf_note(buf, buf->nparams, psprintf("your $%d", lit->user_param));
 }
 
 /*
@@ -143,15 +145,43 @@ sql_value_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op)
 int
 sql_key_param(SqlBuf *buf, ArgoCollection *c, const char *keystr)
 {
-	return sqlbuf_param(buf, INT4OID,
-						Int32GetDatum(keydict_find(keydict_of(c), keystr)));
+	int			p = sqlbuf_param(buf, INT4OID,
+								 Int32GetDatum(keydict_find(keydict_of(c), keystr)));
+
+	sqlbuf_note(buf, p, psprintf("the key id of %s", quote_literal_cstr(keystr)));
+	return p;
+}
+
+/* "the key ids of 'a', 'b', …" */
+static const char *
+keys_note(List *keys)
+{
+	StringInfoData s;
+	ListCell   *lc;
+
+	initStringInfo(&s);
+	appendStringInfoString(&s, "the key ids of");
+	foreach(lc, keys)
+	{
+		if (foreach_current_index(lc) == 4)
+		{
+			appendStringInfo(&s, " and %d more", list_length(keys) - 4);
+			break;
+		}
+		appendStringInfo(&s, "%s %s", foreach_current_index(lc) ? "," : "",
+						 quote_literal_cstr(((ArgoKey *) lfirst(lc))->str));
+	}
+	return s.data;
 }
 
 /* Dictionary keys as an int4[] parameter. */
 int
 sql_keys_param(SqlBuf *buf, List *keys)
 {
-	return sqlbuf_param(buf, INT4ARRAYOID, keydict_id_array(keys));
+	int			p = sqlbuf_param(buf, INT4ARRAYOID, keydict_id_array(keys));
+
+	sqlbuf_note(buf, p, keys_note(keys));
+	return p;
 }
 
 /* SELECT objid FROM <typed table> WHERE keyid = path AND … */

@@ -21,6 +21,7 @@ sqlbuf_create(void)
 	buf->types = palloc(sizeof(Oid) * buf->maxparams);
 	buf->values = palloc(sizeof(Datum) * buf->maxparams);
 	buf->nulls = palloc(sizeof(char) * buf->maxparams);
+	buf->notes = palloc(sizeof(char *) * buf->maxparams);
 	return buf;
 }
 
@@ -34,7 +35,9 @@ sqlbuf_param(SqlBuf *buf, Oid type, Datum value)
 		buf->types = repalloc(buf->types, sizeof(Oid) * buf->maxparams);
 		buf->values = repalloc(buf->values, sizeof(Datum) * buf->maxparams);
 		buf->nulls = repalloc(buf->nulls, sizeof(char) * buf->maxparams);
+		buf->notes = repalloc(buf->notes, sizeof(char *) * buf->maxparams);
 	}
+	buf->notes[buf->nparams] = NULL;
 	buf->types[buf->nparams] = type;
 	buf->values[buf->nparams] = value;
 	buf->nulls[buf->nparams] = ' ';
@@ -46,6 +49,14 @@ void
 sqlbuf_add_param(SqlBuf *buf, Oid type, Datum value)
 {
 	appendStringInfo(&buf->sql, "$%d", sqlbuf_param(buf, type, value));
+}
+
+/* Say what parameter paramno stands for (argo_explain shows it). */
+void
+sqlbuf_note(SqlBuf *buf, int paramno, const char *note)
+{
+	if (paramno >= 1 && paramno <= buf->nparams)
+		buf->notes[paramno - 1] = note;
 }
 
 void

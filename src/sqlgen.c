@@ -82,11 +82,15 @@ sql_limit_offset(SqlBuf *buf, ArgoStmt *s)
 	{
 		appendStringInfoString(&buf->sql, " LIMIT ");
 		sqlbuf_add_param(buf, INT8OID, Int64GetDatum((int64) s->limit->num));
+		if (s->limit->user_param > 0)
+			sqlbuf_note(buf, buf->nparams, psprintf("your $%d", s->limit->user_param));
 	}
 	if (s->offset)
 	{
 		appendStringInfoString(&buf->sql, " OFFSET ");
 		sqlbuf_add_param(buf, INT8OID, Int64GetDatum((int64) s->offset->num));
+		if (s->offset->user_param > 0)
+			sqlbuf_note(buf, buf->nparams, psprintf("your $%d", s->offset->user_param));
 	}
 }
 

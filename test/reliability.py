@@ -12,6 +12,9 @@
    counting while another drops and re-creates the collection in a loop
    get results or 42P01 / 42P07, never an internal error or a deadlock.
 
+5. Progress: argo_load_file and argo_load of 400,000 objects show in
+   pg_stat_progress_copy while they run, with growing counts.
+
 After the cancellations, the crash and the concurrent writes, argo_check
 finds nothing wrong with the collection (no orphan or duplicate rows).
 
@@ -134,6 +137,45 @@ def consistent(admin, coll, after):
     check(not problems, "argo_check(%s) after %s: %s" % (coll, after, "; ".join(problems) or "consistent"))
 
 
+def progress_case(admin):
+    """A long load shows its progress in pg_stat_progress_copy, as COPY does."""
+    path = "/tmp/argo_progress.jsonl"
+    admin.execute("COPY (SELECT jsonb_build_object('i', i, 's', repeat('x', 40)) FROM generate_series(1, 400000) i) "
+                  "TO '%s' WITH (FORMAT csv, DELIMITER e'\\x01', QUOTE e'\\x02')" % path)
+    size = os.path.getsize(path) if os.path.exists(path) else None
+    for kind, call in (("file", "SELECT argo_load_file('prog', '%s')" % path),
+                       ("query", "SELECT argo_load('prog', 'SELECT jsonb_build_object(''i'', i) "
+                                 "FROM generate_series(1, 400000) i')")):
+        admin.execute("SELECT argo_drop_collection('prog', true)")
+        conn = connect()
+        pid = conn.info.backend_pid
+        done = {}
+        th = threading.Thread(target=lambda: done.update(n=conn.execute(call).fetchone()[0]))
+        th.start()
+        seen = []
+        while th.is_alive():
+            row = admin.execute("SELECT relid::oid::bigint, command, type, bytes_processed, bytes_total, tuples_processed "
+                                "FROM pg_stat_progress_copy WHERE pid = %s", (pid,)).fetchone()
+            if row:
+                seen.append(row)
+            time.sleep(0.05)
+        th.join()
+        conn.close()
+        # the collection was made by the load's own transaction: its
+        # directory's oid is known to others once that commits
+        directory = admin.execute("SELECT 'argo_data.prog_obj'::regclass::oid::bigint").fetchone()[0]
+        tuples = [r[5] for r in seen]
+        ok = (len(seen) >= 2 and done.get("n") == 400000 and tuples == sorted(tuples) and tuples[-1] > tuples[0] >= 0
+              and all(r[0] == directory and r[1] == "COPY FROM" for r in seen)
+              and all(r[2] == ("FILE" if kind == "file" else "CALLBACK") for r in seen)
+              and seen[-1][3] > 0 and (kind != "file" or seen[-1][4] == size))
+        if not ok:
+            print("     first %s, last %s, file size %s" % (seen[:1], seen[-1:], size))
+        check(ok, "a %s load of 400000 objects reports progress: %d samples, up to %s objects, %s bytes"
+              % (kind, len(seen), tuples[-1] if tuples else None, seen[-1][3] if seen else None))
+    admin.execute("SELECT argo_drop_collection('prog', true)")
+
+
 def memory_case(admin):
     conn = connect()
     conn.execute("SET work_mem = '64kB'")
@@ -192,11 +234,12 @@ def main():
     cancel_case(admin, "UPDATE", "SELECT count(*) FROM argo_query('UPDATE rel SET x.y = 1')")
     consistent(admin, "rel", "cancelled statements")
     memory_case(admin)
+    progress_case(admin)
     admin = crash_case(admin)
     drop_case()
     admin.execute("SELECT argo_drop_collection('rel', true), argo_drop_collection('rel2', true)")
     admin.close()
-    total = 10
+    total = 12
     print("reliability: %d passed, %d failed" % (total - len(failures), len(failures)))
     return 1 if failures else 0
 

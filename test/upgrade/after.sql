@@ -75,3 +75,12 @@ BEGIN
     RAISE EXCEPTION 'argo_check finds an upgraded collection damaged';
   END IF;
 END $$;
+-- every function of the updated extension says what it does
+DO $$
+BEGIN
+  IF EXISTS (SELECT FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+             JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'argo'
+             WHERE obj_description(p.oid, 'pg_proc') IS NULL) THEN
+    RAISE EXCEPTION 'a function has no description after the update';
+  END IF;
+END $$;
