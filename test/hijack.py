@@ -53,7 +53,7 @@ def check(cond, what):
 def code_literals():
     """The text of every C string literal in src/ and of the SQL scripts."""
     out = []
-    for f in sorted(glob.glob(os.path.join(ROOT, "src", "*.c"))):
+    for f in sorted(glob.glob(os.path.join(ROOT, "src", "*", "*.[cyl]"))):
         if f.endswith(("gram.c", "scan.c")):
             continue
         src = re.sub(r"/\*.*?\*/", "", open(f).read(), flags=re.S)

@@ -33,7 +33,7 @@ sleep 2
 
 # valgrind error records: blank-line separated, starting with "==pid== <kind>"
 # An Argo frame: our library by name, or one of our sources (we have symbols).
-ARGO_FRAME='argo\.so|[ (](argo|aggregate|analyze|bulkinsert|catalog|decompose|execute|fetch|gram|join|keydict|keypath|load|numbers|plancache|predicate|reconstruct|scan|schema|sqlbuf|sqlgen|stream|topn|update)\.[cly]:[0-9]'
+ARGO_FRAME="argo\\.so|[ (]($(ls src/*/*.[cly] | xargs -n1 basename | sed 's/\.[cly]$//' | paste -sd'|'))\\.[cly]:[0-9]"
 argo_errors=$(cat "$DIR"/vg.*.log | awk -v re="$ARGO_FRAME" 'BEGIN { RS = "==[0-9]+== \n" } $0 ~ re { n++ } END { print n + 0 }')
 all_errors=$(cat "$DIR"/vg.*.log | grep -c "^==[0-9]*== [A-Z]" || true)
 echo "valgrind: $all_errors error record(s) in all, $argo_errors with an Argo frame; logs in $DIR"
