@@ -3,7 +3,8 @@
 
 MODULE_big = argo
 # every C file under src/<layer>/, and the parser bison and flex make
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*/*.c))) src/parse/gram.o src/parse/scan.o
+OBJS = $(patsubst %.c,%.o,$(sort $(filter-out src/parse/gram.c src/parse/scan.c,$(wildcard src/*/*.c)))) \
+	src/parse/gram.o src/parse/scan.o
 
 EXTENSION = argo
 EXTVERSION = 0.5
@@ -20,6 +21,10 @@ ISOLATION_OPTS = --load-extension=argo --inputdir=test/isolation
 EXTRA_CLEAN = src/parse/gram.c src/parse/gram.h src/parse/scan.c argo--$(EXTVERSION).sql
 
 PG_CPPFLAGS = -I$(srcdir)/src
+
+# The compiler records which headers each object includes (.deps/), so a
+# changed header rebuilds exactly the objects that use it.
+override autodepend = yes
 PG_CFLAGS = -Werror=implicit-function-declaration -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
 
 PG_CONFIG ?= pg_config
@@ -29,10 +34,6 @@ include $(PGXS)
 argo--$(EXTVERSION).sql: src/argo.sql
 	cp $< $@
 
-# Every object depends on the shared header (PGXS tracks no headers here):
-# a struct changed in argo.h must not leave objects built with the old one.
-$(OBJS): src/argo.h
-src/parse/gram.o src/parse/scan.o: src/parse/parser.h
 
 src/parse/gram.c: BISONFLAGS += -d
 src/parse/gram.h: src/parse/gram.c

@@ -10,8 +10,9 @@
 #include "postgres.h"
 
 #include "mb/pg_wchar.h"
+#include "utils/builtins.h"
 
-#include "argo.h"
+#include "common/common.h"
 
 /* Quoted text around an error's position, either side. */
 #define EXCERPT_SIDE	400
@@ -156,4 +157,15 @@ argo_with_bounded_errors(void (*fn) (void *), void *arg)
 		ReThrowError(e);
 	}
 	PG_END_TRY();
+}
+
+/* A text argument as a C string; NULL is an error naming the argument. */
+char *
+argo_text_arg(FunctionCallInfo fcinfo, int argno, const char *what)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be null", what)));
+	return text_to_cstring(PG_GETARG_TEXT_PP(argno));
 }

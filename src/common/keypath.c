@@ -12,7 +12,7 @@
 #include "common/hashfn.h"
 #include "utils/builtins.h"
 
-#include "argo.h"
+#include "common/common.h"
 
 static bool
 needs_escape(char c)
@@ -50,28 +50,6 @@ keypath_check_length(int len)
 				 errmsg("flattened key is %d bytes long, more than the %d Argo can index",
 						len, ARGO_MAX_KEY_BYTES),
 				 errhint("Nest less deeply or use shorter keys.")));
-}
-
-/* The flattened key of a path written in a query. */
-char *
-keypath_from_steps(List *steps)
-{
-	StringInfoData buf;
-	ListCell   *lc;
-
-	initStringInfo(&buf);
-	foreach(lc, steps)
-	{
-		ArgoStep   *s = lfirst(lc);
-
-		if (s->is_index)
-			keypath_append_index(&buf, s->index);
-		else
-			keypath_append_key(&buf, s->key, strlen(s->key),
-							   foreach_current_index(lc) == 0);
-	}
-	keypath_check_length(buf.len);
-	return buf.data;
 }
 
 /*

@@ -18,7 +18,7 @@
 #include "utils/float.h"
 #include "utils/numeric.h"
 
-#include "argo.h"
+#include "common/common.h"
 
 /* Integers below this are exact doubles whose shortest text has no exponent. */
 #define EXACT_INT_LIMIT 9007199254740992.0	/* 2^53 */

@@ -19,7 +19,7 @@
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
-#include "argo.h"
+#include "common/common.h"
 
 /* Past this many statements the cache starts over. */
 #define MAX_PLANS 512
@@ -217,4 +217,13 @@ void
 argo_unpin_search_path(int nest)
 {
 	AtEOXact_GUC(true, nest);
+}
+
+void
+run_ddl(const char *sql)
+{
+	int			rc = SPI_execute(sql, false, 0);
+
+	if (rc != SPI_OK_UTILITY)
+		elog(ERROR, "argo: \"%s\" failed: %s", sql, SPI_result_code_string(rc));
 }

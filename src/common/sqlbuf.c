@@ -9,7 +9,7 @@
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
 
-#include "argo.h"
+#include "common/common.h"
 
 SqlBuf *
 sqlbuf_create(void)

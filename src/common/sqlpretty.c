@@ -10,7 +10,7 @@
 
 #include "lib/stringinfo.h"
 
-#include "argo.h"
+#include "common/common.h"
 
 /* Clause keywords that start a line (each with a space before it). */
 static const char *const breaks[] = {

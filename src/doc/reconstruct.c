@@ -14,11 +14,11 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
-#include "argo.h"
+#include "doc/doc.h"
 
 struct Rebuilder
 {
-	KeyDict    *dict;			/* resolves the rows' key ids */
+	struct KeyDict *dict;		/* resolves the rows' key ids */
 	rebuild_emit emit;
 	void	   *arg;
 	MemoryContext cxt;			/* the current object's rows */
@@ -30,7 +30,7 @@ struct Rebuilder
 };
 
 Rebuilder *
-rebuilder_create(KeyDict *dict, rebuild_emit emit, void *arg)
+rebuilder_create(struct KeyDict *dict, rebuild_emit emit, void *arg)
 {
 	Rebuilder  *rb = palloc0(sizeof(Rebuilder));
 
@@ -241,7 +241,7 @@ rebuilder_add_keystr_row(Rebuilder *rb, int64 objid, const char *keystr,
 	set_value(rb, r, valstr, num_null, valnum, bool_null, valbool);
 }
 
-KeyDict *
+struct KeyDict *
 rebuilder_dict(Rebuilder *rb)
 {
 	return rb->dict;

@@ -16,7 +16,7 @@
 #include "executor/spi.h"
 #include "utils/builtins.h"
 
-#include "argo.h"
+#include "exec/exec.h"
 
 /* The object id a path reads in each row of "o": an object, or a tuple's part. */
 static char *

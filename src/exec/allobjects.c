@@ -16,7 +16,7 @@
 #include "utils/guc.h"
 #include "utils/jsonb.h"
 
-#include "argo.h"
+#include "exec/exec.h"
 
 typedef struct EmitAll
 {

@@ -16,7 +16,7 @@
 #include "utils/numeric.h"
 #include "utils/snapmgr.h"
 
-#include "argo.h"
+#include "exec/exec.h"
 
 typedef struct EmitTarget
 {
@@ -25,88 +25,11 @@ typedef struct EmitTarget
 } EmitTarget;
 
 static void
-push_count(JsonbParseState **st, const char *key, int64 n)
-{
-	JsonbValue	k,
-				v;
-
-	k.type = jbvString;
-	k.val.string.val = (char *) key;
-	k.val.string.len = strlen(key);
-	v.type = jbvNumeric;
-	v.val.numeric = int64_to_numeric(n);
-	pushJsonbValue(st, WJB_KEY, &k);
-	pushJsonbValue(st, WJB_VALUE, &v);
-}
-
-Jsonb *
-argo_count_result(const char *key, int64 n)
-{
-	JsonbParseState *st = NULL;
-
-	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-	push_count(&st, key, n);
-	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
-}
-
-Jsonb *
-argo_counts_result(const char *key1, int64 n1, const char *key2, int64 n2)
-{
-	JsonbParseState *st = NULL;
-
-	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-	push_count(&st, key1, n1);
-	push_count(&st, key2, n2);
-	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
-}
-
-/* {"inserted": n, "ids": [...]}: INSERT … RETURNING ID */
-static Jsonb *
-inserted_ids_result(const int64 *ids, int n)
-{
-	JsonbParseState *st = NULL;
-	JsonbValue	k,
-				v;
-
-	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-	push_count(&st, "inserted", n);
-	k.type = jbvString;
-	k.val.string.val = "ids";
-	k.val.string.len = 3;
-	pushJsonbValue(&st, WJB_KEY, &k);
-	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
-	for (int i = 0; i < n; i++)
-	{
-		v.type = jbvNumeric;
-		v.val.numeric = int64_to_numeric(ids[i]);
-		pushJsonbValue(&st, WJB_ELEM, &v);
-	}
-	pushJsonbValue(&st, WJB_END_ARRAY, NULL);
-	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
-}
-
-static void
 emit_object(void *arg, int64 objid, Jsonb *obj)
 {
 	EmitTarget *t = arg;
 
 	t->emit(t->arg, obj);
-}
-
-/* An aggregate query: aggregates or GROUP BY. */
-bool
-argo_is_aggregate(ArgoStmt *s)
-{
-	ListCell   *lc;
-
-	if (s->group_by)
-		return true;
-	foreach(lc, s->targets)
-	{
-		if (((ArgoTarget *) lfirst(lc))->agg != AAGG_NONE)
-			return true;
-	}
-	return false;
 }
 
 /*
@@ -277,7 +200,7 @@ run_insert(ArgoQuery *q, result_emit emit, void *arg)
 		rowbatch_add_object(batch, ids[foreach_current_index(lc)],
 							((ArgoJson *) lfirst(lc))->value);
 	rowbatch_flush(batch);
-	emit(arg, s->returning_ids ? inserted_ids_result(ids, n) :
+	emit(arg, s->returning_ids ? argo_inserted_ids_result(ids, n) :
 		 argo_count_result("inserted", n));
 }
 

@@ -17,7 +17,7 @@
 #include "utils/memutils.h"
 #include "utils/builtins.h"
 
-#include "argo.h"
+#include "exec/exec.h"
 
 typedef struct JoinCtx
 {

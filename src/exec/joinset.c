@@ -22,25 +22,10 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "argo.h"
+#include "exec/exec.h"
 
 /* Fewer tuples are always probed. */
 #define JOINSET_MIN_TUPLES 10000
-
-/* Directory rows per page: a bigint, its 24-byte header and line pointer. */
-#define DIRECTORY_ROWS_PER_PAGE (BLCKSZ / 36)
-
-/* Objects in c, as its directory's size says (never less than its rows). */
-double
-directory_objects(ArgoCollection *c)
-{
-	RangeVar   *rv = makeRangeVar(ARGO_SCHEMA, psprintf("%s_obj", c->name), -1);
-	Relation	rel = table_openrv(rv, AccessShareLock);
-	double		n = (double) RelationGetNumberOfBlocks(rel) * DIRECTORY_ROWS_PER_PAGE;
-
-	table_close(rel, AccessShareLock);
-	return n;
-}
 
 /*
  * The number of tuples from which set-wise pays: a tenth of the largest
@@ -63,16 +48,6 @@ joinset_threshold(ArgoQuery *q)
 	foreach(lc, q->colls)
 		largest = Max(largest, directory_objects(lfirst(lc)));
 	return Max(JOINSET_MIN_TUPLES, (int64) (largest / 10));
-}
-
-static Datum
-int8_array(int64 *v, int64 n)
-{
-	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
-
-	for (int64 i = 0; i < n; i++)
-		d[i] = Int64GetDatum(v[i]);
-	return PointerGetDatum(construct_array(d, (int) n, INT8OID, 8, true, TYPALIGN_DOUBLE));
 }
 
 /*
@@ -142,7 +117,7 @@ joinset_fetch(ArgoQuery *q, int64 **ids, int64 n, int64 first,
 
 	for (int k = 0; k < nparts; k++)
 	{
-		int			p = sqlbuf_param(buf, INT8ARRAYOID, int8_array(ids[k], n));
+		int			p = sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids[k], (int) n));
 
 		pr.dicts[k] = keydict_of(list_nth(q->colls, k));
 		emit_part(buf, q, k, p, first);

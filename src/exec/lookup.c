@@ -26,7 +26,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "argo.h"
+#include "exec/exec.h"
 
 typedef struct IdList
 {

@@ -29,7 +29,7 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
-#include "argo.h"
+#include "exec/exec.h"
 
 /*
  * Lock (and for an UPDATE, touch) in id order the objects WHERE selects,
@@ -76,21 +76,6 @@ changed_since(TransactionId xmin, Snapshot snap)
 	if (!TransactionIdIsNormal(xmin) || TransactionIdIsCurrentTransactionId(xmin))
 		return false;
 	return XidInMVCCSnapshot(xmin, snap);
-}
-
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64		x = *(const int64 *) a;
-	int64		y = *(const int64 *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-void
-objid_sort(int64 *ids, int n)
-{
-	qsort(ids, n, sizeof(int64), cmp_int64);
 }
 
 /*
@@ -172,16 +157,6 @@ objlock_take(ArgoCollection *c, ArgoPred *where, bool touch)
 	UnregisterSnapshot(snap);
 	objid_sort(lo->ids, lo->n);
 	return lo;
-}
-
-Datum
-objid_array(const int64 *ids, int n)
-{
-	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
-
-	for (int i = 0; i < n; i++)
-		d[i] = Int64GetDatum(ids[i]);
-	return PointerGetDatum(construct_array(d, n, INT8OID, 8, true, TYPALIGN_DOUBLE));
 }
 
 /*

@@ -24,7 +24,7 @@
 #include "utils/memutils.h"
 #include "utils/regproc.h"
 
-#include "argo.h"
+#include "exec/exec.h"
 
 #define STREAM_BATCH 2000
 

@@ -21,7 +21,7 @@
 #include "tcop/dest.h"
 #include "utils/builtins.h"
 
-#include "argo.h"
+#include "exec/exec.h"
 
 /* Rows fetched from a cursor per round. */
 #define FETCH_ROWS 2000

@@ -25,7 +25,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "argo.h"
+#include "exec/exec.h"
 
 #define UPDATE_BATCH 1000
 

@@ -17,7 +17,7 @@
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
-#include "argo.h"
+#include "exec/exec.h"
 
 /* The path's steps as jsonb_set wants them: keys, and indexes as text. */
 static Datum

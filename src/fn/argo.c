@@ -15,7 +15,7 @@
 #include "utils/jsonb.h"
 #include "utils/tuplestore.h"
 
-#include "argo.h"
+#include "exec/exec.h"
 
 PG_MODULE_MAGIC;
 
@@ -71,17 +71,6 @@ emit_jsonb(void *arg, Jsonb *value)
 		return;
 	}
 	srf_put((SrfOut *) arg, JsonbPGetDatum(value));
-}
-
-/* A text argument as a C string; NULL is an error naming the argument. */
-char *
-argo_text_arg(FunctionCallInfo fcinfo, int argno, const char *what)
-{
-	if (PG_ARGISNULL(argno))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s must not be null", what)));
-	return text_to_cstring(PG_GETARG_TEXT_PP(argno));
 }
 
 /* The VARIADIC jsonb[] of parameters; an SQL NULL element is JSON null. */

@@ -16,7 +16,7 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
-#include "argo.h"
+#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(argo_check);
 

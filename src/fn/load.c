@@ -23,7 +23,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "argo.h"
+#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(argo_load);
 PG_FUNCTION_INFO_V1(argo_load_file);

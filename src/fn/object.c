@@ -38,7 +38,7 @@
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
-#include "argo.h"
+#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(argo_object);
 

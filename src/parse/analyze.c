@@ -15,7 +15,7 @@
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
-#include "argo.h"
+#include "parse/parse.h"
 
 typedef struct AnalyzeState
 {
@@ -550,4 +550,79 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 											 AccessShareLock : RowExclusiveLock));
 	}
 	return q;
+}
+
+static bool
+is_chain(ArgoPred *p, ArgoPredKind kind)
+{
+	return p->kind == kind && p->args != NIL;
+}
+
+/*
+ * a AND b (or OR) as one n-ary node: the grammar's left-deep chains grow
+ * one list, so nothing downstream recurses once per term.
+ */
+ArgoPred *
+pred_combine(ArgoPredKind kind, ArgoPred *a, ArgoPred *b)
+{
+	ArgoPred   *p;
+
+	Assert(kind == APRED_AND || kind == APRED_OR);
+	if (a == NULL)
+		return b;
+	if (is_chain(a, kind))
+	{
+		if (is_chain(b, kind))
+			a->args = list_concat(a->args, b->args);
+		else
+			a->args = lappend(a->args, b);
+		return a;
+	}
+	if (is_chain(b, kind))
+	{
+		b->args = lcons(a, b->args);
+		return b;
+	}
+	p = palloc0(sizeof(ArgoPred));
+	p->kind = kind;
+	p->args = list_make2(a, b);
+	return p;
+}
+
+/* The flattened key of a path written in a query. */
+char *
+keypath_from_steps(List *steps)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, steps)
+	{
+		ArgoStep   *s = lfirst(lc);
+
+		if (s->is_index)
+			keypath_append_index(&buf, s->index);
+		else
+			keypath_append_key(&buf, s->key, strlen(s->key),
+							   foreach_current_index(lc) == 0);
+	}
+	keypath_check_length(buf.len);
+	return buf.data;
+}
+
+/* An aggregate query: aggregates or GROUP BY. */
+bool
+argo_is_aggregate(ArgoStmt *s)
+{
+	ListCell   *lc;
+
+	if (s->group_by)
+		return true;
+	foreach(lc, s->targets)
+	{
+		if (((ArgoTarget *) lfirst(lc))->agg != AAGG_NONE)
+			return true;
+	}
+	return false;
 }

@@ -11,7 +11,7 @@
 #include "utils/builtins.h"
 #include "utils/float.h"
 
-#include "argo.h"
+#include "parse/parse.h"
 #include "parser.h"
 
 #define ARGO_YYLTYPE int

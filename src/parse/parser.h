@@ -4,7 +4,7 @@
 #ifndef ARGO_PARSER_H
 #define ARGO_PARSER_H
 
-#include "argo.h"
+#include "parse/parse.h"
 
 /* Scanner state, reached from flex as yyextra. */
 typedef struct ArgoScanState

@@ -16,7 +16,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-#include "argo.h"
+#include "sql/sql.h"
 
 static void emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth);
 
@@ -24,43 +24,6 @@ static const char *const cmp_sql[] = {
 	"OPERATOR(pg_catalog.=)", "OPERATOR(pg_catalog.<>)", "OPERATOR(pg_catalog.<)",
 	"OPERATOR(pg_catalog.<=)", "OPERATOR(pg_catalog.>)", "OPERATOR(pg_catalog.>=)"
 };
-
-static bool
-is_chain(ArgoPred *p, ArgoPredKind kind)
-{
-	return p->kind == kind && p->args != NIL;
-}
-
-/*
- * a AND b (or OR) as one n-ary node: the grammar's left-deep chains grow
- * one list, so nothing downstream recurses once per term.
- */
-ArgoPred *
-pred_combine(ArgoPredKind kind, ArgoPred *a, ArgoPred *b)
-{
-	ArgoPred   *p;
-
-	Assert(kind == APRED_AND || kind == APRED_OR);
-	if (a == NULL)
-		return b;
-	if (is_chain(a, kind))
-	{
-		if (is_chain(b, kind))
-			a->args = list_concat(a->args, b->args);
-		else
-			a->args = lappend(a->args, b);
-		return a;
-	}
-	if (is_chain(b, kind))
-	{
-		b->args = lcons(a, b->args);
-		return b;
-	}
-	p = palloc0(sizeof(ArgoPred));
-	p->kind = kind;
-	p->args = list_make2(a, b);
-	return p;
-}
 
 static ArgoCmpOp
 negate_op(ArgoCmpOp op)

@@ -27,7 +27,7 @@
 #include "utils/rel.h"
 #include "utils/rls.h"
 
-#include "argo.h"
+#include "storage/storage.h"
 
 /* Rows handed to heap_multi_insert at a time (as COPY does). */
 #define MULTI_ROWS 1000

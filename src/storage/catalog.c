@@ -27,6 +27,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "parser/parse_relation.h"
+#include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -35,7 +36,10 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-#include "argo.h"
+#include "storage/storage.h"
+
+/* Directory rows per page: a bigint, its 24-byte header and line pointer. */
+#define DIRECTORY_ROWS_PER_PAGE (BLCKSZ / 36)
 
 /* Longest name whose table names ("_bool", "_data") still fit NAMEDATALEN. */
 #define MAX_COLLECTION_NAME (NAMEDATALEN - 1 - 5)
@@ -304,15 +308,6 @@ collection_lookup(const char *name, bool missing_ok, LOCKMODE lockmode)
 	return NULL;
 }
 
-void
-run_ddl(const char *sql)
-{
-	int			rc = SPI_execute(sql, false, 0);
-
-	if (rc != SPI_OK_UTILITY)
-		elog(ERROR, "argo: \"%s\" failed: %s", sql, SPI_result_code_string(rc));
-}
-
 /* True when the collection holds no object. */
 bool
 collection_is_empty(ArgoCollection *c)
@@ -455,3 +450,14 @@ collection_drop(const char *name, bool missing_ok)
 	run_ddl(psprintf("DROP SEQUENCE %s", c->seq));
 }
 
+/* Objects in c, as its directory's size says (never less than its rows). */
+double
+directory_objects(ArgoCollection *c)
+{
+	RangeVar   *rv = makeRangeVar(ARGO_SCHEMA, psprintf("%s_obj", c->name), -1);
+	Relation	rel = table_openrv(rv, AccessShareLock);
+	double		n = (double) RelationGetNumberOfBlocks(rel) * DIRECTORY_ROWS_PER_PAGE;
+
+	table_close(rel, AccessShareLock);
+	return n;
+}

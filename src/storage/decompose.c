@@ -16,7 +16,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "argo.h"
+#include "storage/storage.h"
 
 /* Flush once a batch holds this many rows. */
 #define BATCH_ROWS 50000

@@ -40,7 +40,7 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
-#include "argo.h"
+#include "storage/storage.h"
 
 /* What a value table's rows hold, and where. */
 typedef enum ValKind

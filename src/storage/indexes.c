@@ -34,7 +34,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "argo.h"
+#include "storage/storage.h"
 
 /* The column standing for left(valstr, ARGO_STR_PREFIX_CHARS). */
 #define PREFIX_COL "left(valstr)"

@@ -44,7 +44,7 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
-#include "argo.h"
+#include "storage/storage.h"
 
 struct KeyDict
 {

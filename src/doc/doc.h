@@ -1,0 +1,42 @@
+/*
+ * doc.h — documents: objects rebuilt from their rows as jsonb.
+ *
+ * A rebuilder gathers one object's rows (key, value), sorts them by key
+ * and writes the object straight into jsonb's binary form.  Where the
+ * rows come from is the layers above's business.
+ */
+#ifndef ARGO_DOC_H
+#define ARGO_DOC_H
+
+#include "common/common.h"
+
+struct KeyDict;					/* storage's key dictionary, passed through */
+
+typedef struct Rebuilder Rebuilder;
+
+/* One row of an object being rebuilt, its key parsed. */
+typedef struct RRow
+{
+	KeySeg	   *segs;
+	int			nsegs;			/* 0: the object itself, which may be {} */
+	JsonbValue	val;			/* jbvNull for null, {} and [] too */
+} RRow;
+
+extern Jsonb *jsonb_write_object(RRow *rows, int nrows, int64 objid);
+
+/* Receives each rebuilt object; returns false to stop. */
+typedef void (*rebuild_emit) (void *arg, int64 objid, Jsonb *obj);
+
+extern Rebuilder *rebuilder_create(struct KeyDict *dict, rebuild_emit emit, void *arg);
+extern void rebuilder_add_row(Rebuilder *rb, int64 objid, const ArgoKey *key,
+							  text *valstr, bool num_null, double valnum,
+							  bool bool_null, bool valbool);
+extern void rebuilder_add_object(Rebuilder *rb, int64 objid);
+extern struct KeyDict *rebuilder_dict(Rebuilder *rb);
+extern void rebuilder_add_keystr_row(Rebuilder *rb, int64 objid,
+									 const char *keystr, text *valstr,
+									 bool num_null, double valnum,
+									 bool bool_null, bool valbool);
+extern void rebuilder_finish(Rebuilder *rb);
+
+#endif							/* ARGO_DOC_H */

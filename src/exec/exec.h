@@ -1,0 +1,81 @@
+/*
+ * exec.h — running Argo statements: the dispatcher (execute.c), the
+ * statements with executors of their own (aggregates, joins, every
+ * object, UPDATE/UPSERT/DELETE with per-object locks), point reads from
+ * an index, and the streams that feed SQL's rows or object ids into a
+ * rebuilder.
+ */
+#ifndef ARGO_EXEC_H
+#define ARGO_EXEC_H
+
+#include "sql/sql.h"
+
+/*
+ * Receives each result of a statement; NULL withdraws every result so far
+ * (a plan that found it cannot finish hands over to another).
+ */
+typedef void (*result_emit) (void *arg, Jsonb *value);
+
+/* execute.c: one statement, run or explained */
+extern void argo_execute(const char *query, Jsonb **params, int nparams,
+						 result_emit emit, void *arg);
+extern List *argo_explain_query(const char *query, Jsonb **params, int nparams);
+
+/* results.c: what write statements return */
+extern Jsonb *argo_count_result(const char *key, int64 n);
+extern Jsonb *argo_counts_result(const char *key1, int64 n1, const char *key2, int64 n2);
+extern Jsonb *argo_inserted_ids_result(const int64 *ids, int n);
+
+/* aggregate.c: aggregates over objects or a join's tuples */
+extern SqlBuf *sqlgen_aggregate(ArgoQuery *q);
+extern void run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg);
+
+/* join.c, joinset.c: joins, their parts probed or read set-wise */
+extern void run_join(ArgoQuery *q, result_emit emit, void *arg);
+extern SqlBuf *sqlgen_join(ArgoQuery *q);
+extern SqlBuf *sqlgen_join_ids(ArgoQuery *q);
+extern SqlBuf *sqlgen_join_tuples(ArgoQuery *q);
+extern ObjFetch **join_fetchers(ArgoQuery *q);
+extern int64 joinset_threshold(ArgoQuery *q);
+extern void joinset_fetch(ArgoQuery *q, int64 **ids, int64 n, int64 first,
+						  rebuild_emit emit, void *arg);
+
+/* allobjects.c, projscan.c: every object, or a projection of every object */
+extern bool allobjects_applies(ArgoStmt *s);
+extern bool allobjects_readable(ArgoQuery *q);
+extern bool allobjects_run(ArgoQuery *q, result_emit emit, void *arg);
+extern bool projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg);
+
+/* update.c, update_ops.c: UPDATE and UPSERT; what a SET list does */
+extern Jsonb *run_update(ArgoQuery *q);
+/* advisory locks' fourth field: SQL's own use 1 and 2 (upsert, update.c) */
+#define ARGO_UPSERT_LOCK_SPACE 0x4152
+extern Jsonb *argo_apply_set(Jsonb *doc, ArgoPath *path, Jsonb *value);
+extern Jsonb *argo_apply_changes(Jsonb *doc, List *sets);
+
+/* objlock.c: per-object write locks */
+typedef struct LockedObjects
+{
+	int64	   *ids;			/* in id order */
+	int			n;
+	bool		changed;		/* some changed after the locks' snapshot */
+} LockedObjects;
+
+extern SqlBuf *objlock_sql(ArgoCollection *c, ArgoPred *where, bool touch);
+extern LockedObjects *objlock_take(ArgoCollection *c, ArgoPred *where, bool touch);
+extern void objlock_recheck(ArgoCollection *c, ArgoPred *where, LockedObjects *lo);
+
+/* lookup.c: point reads straight from an index */
+extern ArgoPred *lookup_pred(ArgoPred *where);
+extern int64 *lookup_ids(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n);
+extern bool lookup_directory(ArgoCollection *c, int64 id, Snapshot snap, bool *found);
+
+/* stream.c: SQL's rows or object ids into a rebuilder */
+extern void argo_rebuild_from_cursor(Portal portal, Rebuilder *rb);
+extern void argo_rebuild_from_query(SqlBuf *buf, Rebuilder *rb);
+extern void argo_fetch_objects(SqlBuf *ids, ObjFetch *f, Rebuilder *rb);
+typedef void (*row_fn) (void *arg, Datum *values, bool *nulls);
+extern void argo_stream_rows(SqlBuf *buf, row_fn take, void *arg);
+extern void argo_add_row(Rebuilder *rb, KeyDict *d, Datum *v, bool *isnull);
+
+#endif							/* ARGO_EXEC_H */

@@ -1,0 +1,67 @@
+/*
+ * results.c — what a write statement returns: {"inserted": n} and the like.
+ */
+#include "postgres.h"
+
+#include "exec/exec.h"
+
+static void
+push_count(JsonbParseState **st, const char *key, int64 n)
+{
+	JsonbValue	k,
+				v;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) key;
+	k.val.string.len = strlen(key);
+	v.type = jbvNumeric;
+	v.val.numeric = int64_to_numeric(n);
+	pushJsonbValue(st, WJB_KEY, &k);
+	pushJsonbValue(st, WJB_VALUE, &v);
+}
+
+Jsonb *
+argo_count_result(const char *key, int64 n)
+{
+	JsonbParseState *st = NULL;
+
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	push_count(&st, key, n);
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+Jsonb *
+argo_counts_result(const char *key1, int64 n1, const char *key2, int64 n2)
+{
+	JsonbParseState *st = NULL;
+
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	push_count(&st, key1, n1);
+	push_count(&st, key2, n2);
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+/* {"inserted": n, "ids": [...]}: INSERT … RETURNING ID */
+Jsonb *
+argo_inserted_ids_result(const int64 *ids, int n)
+{
+	JsonbParseState *st = NULL;
+	JsonbValue	k,
+				v;
+
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	push_count(&st, "inserted", n);
+	k.type = jbvString;
+	k.val.string.val = "ids";
+	k.val.string.len = 3;
+	pushJsonbValue(&st, WJB_KEY, &k);
+	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < n; i++)
+	{
+		v.type = jbvNumeric;
+		v.val.numeric = int64_to_numeric(ids[i]);
+		pushJsonbValue(&st, WJB_ELEM, &v);
+	}
+	pushJsonbValue(&st, WJB_END_ARRAY, NULL);
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}

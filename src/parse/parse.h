@@ -1,0 +1,205 @@
+/*
+ * parse.h — Argo/SQL statements: the parse tree the scanner and grammar
+ * build, and its analysis (parameters bound, paths flattened, types
+ * checked, collections looked up).
+ */
+#ifndef ARGO_PARSE_H
+#define ARGO_PARSE_H
+
+#include "storage/storage.h"
+
+/* ---------- parse tree ---------- */
+
+typedef enum ArgoLitType
+{
+	ALIT_NULL,
+	ALIT_STRING,
+	ALIT_NUMBER,
+	ALIT_BOOL
+} ArgoLitType;
+
+/* A literal; a parameter ($n) is a literal whose value is bound later. */
+typedef struct ArgoLiteral
+{
+	ArgoLitType type;
+	char	   *str;			/* ALIT_STRING */
+	double		num;			/* ALIT_NUMBER */
+	bool		b;				/* ALIT_BOOL */
+	int			paramno;		/* > 0 for $n until bound */
+	int			user_param;		/* the $n it was bound from, for argo_explain */
+	int			location;
+} ArgoLiteral;
+
+/* One step of a path: an object key or an array index. */
+typedef struct ArgoStep
+{
+	bool		is_index;
+	char	   *key;
+	int64		index;
+} ArgoStep;
+
+typedef struct ArgoPath
+{
+	List	   *steps;			/* of ArgoStep * */
+	int			location;
+	int			source;			/* index into the FROM list, after analysis */
+	char	   *keystr;			/* flattened key, after analysis */
+} ArgoPath;
+
+typedef enum ArgoCmpOp
+{
+	ACMP_EQ,
+	ACMP_NE,
+	ACMP_LT,
+	ACMP_LE,
+	ACMP_GT,
+	ACMP_GE
+} ArgoCmpOp;
+
+typedef enum ArgoPredKind
+{
+	APRED_AND,					/* args: two or more, flattened */
+	APRED_OR,
+	APRED_NOT,					/* left */
+	APRED_CMP,					/* path op lit */
+	APRED_LIKE,					/* path LIKE lit */
+	APRED_BETWEEN,				/* path BETWEEN lit AND lit2 */
+	APRED_ANY,					/* lit op ANY path */
+	APRED_IN,					/* path IN (lits) */
+	APRED_EXISTS,				/* EXISTS path */
+	APRED_ISNULL,				/* path IS NULL */
+	APRED_ISNOTNULL,			/* path IS NOT NULL */
+	APRED_ID					/* ID() op lit, ID() IN (lits): no path */
+} ArgoPredKind;
+
+typedef struct ArgoPred
+{
+	ArgoPredKind kind;
+	struct ArgoPred *left;		/* NOT */
+	List	   *args;			/* AND, OR: of ArgoPred *, none of the same kind */
+	ArgoPath   *path;
+	ArgoCmpOp	op;
+	ArgoLiteral *lit;
+	ArgoLiteral *lit2;
+	List	   *lits;			/* IN: of ArgoLiteral * */
+	ArgoLiteral *list_param;	/* IN $n: a JSON array, becomes lits */
+} ArgoPred;
+
+/* A AND B (or OR): one n-ary node, however long the chain. */
+extern ArgoPred *pred_combine(ArgoPredKind kind, ArgoPred *a, ArgoPred *b);
+
+typedef enum ArgoAggKind
+{
+	AAGG_NONE,
+	AAGG_COUNT_STAR,
+	AAGG_COUNT,
+	AAGG_SUM,
+	AAGG_AVG,
+	AAGG_MIN,
+	AAGG_MAX
+} ArgoAggKind;
+
+/* A SELECT target: a path, or an aggregate over one. */
+typedef struct ArgoTarget
+{
+	ArgoAggKind agg;
+	ArgoPath   *path;			/* NULL for COUNT(*) */
+	char	   *alias;			/* output name of an aggregate */
+	int			location;
+} ArgoTarget;
+
+/* A FROM item; join conditions are on every item after the first. */
+typedef struct ArgoSource
+{
+	char	   *coll;
+	char	   *alias;
+	int			location;
+	ArgoPath   *on_left;
+	ArgoPath   *on_right;
+} ArgoSource;
+
+typedef struct ArgoOrder
+{
+	ArgoPath   *path;
+	bool		desc;
+} ArgoOrder;
+
+/* A JSON value given inline ({…}, […], a scalar) or as a parameter. */
+typedef struct ArgoJson
+{
+	char	   *text;			/* JSON text, or NULL for a parameter */
+	ArgoLiteral *lit;			/* a scalar literal (SET p = 'x') */
+	int			paramno;
+	int			location;
+	Jsonb	   *value;			/* after analysis */
+} ArgoJson;
+
+typedef enum ArgoSetKind
+{
+	ASET_SET,					/* p = v */
+	ASET_UNSET,					/* UNSET p */
+	ASET_INC,					/* p += n, p -= n */
+	ASET_APPEND,				/* p APPEND v */
+	ASET_ADD,					/* p ADD v: append unless an equal element is there */
+	ASET_REMOVE					/* p REMOVE v: every equal element */
+} ArgoSetKind;
+
+typedef struct ArgoSetItem
+{
+	ArgoSetKind kind;
+	ArgoPath   *path;
+	ArgoJson   *value;			/* NULL for UNSET */
+	bool		negate;			/* -= */
+} ArgoSetItem;
+
+typedef enum ArgoStmtKind
+{
+	ASTMT_SELECT,
+	ASTMT_INSERT,
+	ASTMT_DELETE,
+	ASTMT_UPDATE
+} ArgoStmtKind;
+
+typedef struct ArgoStmt
+{
+	ArgoStmtKind kind;
+	bool		star;			/* SELECT * */
+	List	   *targets;		/* of ArgoTarget * */
+	List	   *from;			/* of ArgoSource *; one item for DML */
+	ArgoPred   *where;
+	ArgoPath   *group_by;
+	List	   *order_by;		/* of ArgoOrder * */
+	ArgoLiteral *limit;
+	ArgoLiteral *offset;
+	List	   *objects;		/* INSERT: of ArgoJson * */
+	List	   *sets;			/* UPDATE: of ArgoSetItem * */
+	bool		upsert;			/* UPSERT: insert when nothing matches */
+	bool		returning_ids;	/* INSERT … RETURNING ID */
+	bool		select_ids;		/* SELECT ID() */
+} ArgoStmt;
+
+/* ---------- parser (gram.y, scan.l) ---------- */
+
+extern ArgoStmt *argo_parse(const char *query);
+
+/* Raise a 42601 syntax error pointing into the Argo/SQL text. */
+extern void argo_syntax_error(const char *query, int location,
+							  const char *fmt,...) pg_attribute_printf(3, 4);
+
+/* ---------- statement analysis (analyze.c) ---------- */
+
+typedef struct ArgoQuery
+{
+	ArgoStmt   *stmt;
+	List	   *colls;			/* of ArgoCollection *, parallel to stmt->from */
+	const char *text;
+} ArgoQuery;
+
+extern Jsonb *literal_to_jsonb(ArgoLiteral *lit);
+extern ArgoQuery *argo_analyze(ArgoStmt *stmt, const char *text,
+							   Jsonb **params, int nparams);
+
+extern bool argo_is_aggregate(ArgoStmt *s);
+extern char *keypath_from_steps(List *steps);
+
+#endif							/* ARGO_PARSE_H */

@@ -1,0 +1,58 @@
+/*
+ * sql.h — Argo/SQL as PostgreSQL SQL: predicates as object-id queries,
+ * whole statements (one per Argo query, so one snapshot), ORDER BY one
+ * path with LIMIT through the value indexes, aggregates of a whole
+ * collection off its value rows, and the fragments they share.  Builds
+ * text and parameters; runs nothing.
+ */
+#ifndef ARGO_SQL_H
+#define ARGO_SQL_H
+
+#include "parse/parse.h"
+
+/* predicate.c: WHERE as object ids; the tables' rows as SQL */
+extern void pred_emit_objids(SqlBuf *buf, ArgoCollection *coll, ArgoPred *pred);
+extern void sql_value_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op);
+extern void sql_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
+extern void sql_object_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
+extern void sql_all_objids(SqlBuf *buf, ArgoCollection *coll);
+extern void sql_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
+							  const char *keystr);
+extern int	sql_key_param(SqlBuf *buf, ArgoCollection *c, const char *keystr);
+extern int	sql_keys_param(SqlBuf *buf, List *keys);
+
+/* fragments.c: pieces several statements share */
+/* The typed value columns of one path, from sql_value_join. */
+typedef struct ValueCols
+{
+	char	   *num;
+	char	   *str;
+	char	   *boolean;
+} ValueCols;
+
+extern List *projection_keys(ArgoCollection *c, List *targets, int source);
+extern void sql_base_objids(SqlBuf *buf, ArgoCollection *c, ArgoPred *where);
+extern ValueCols sql_value_join(SqlBuf *buf, ArgoCollection *c,
+								const char *objid_expr, const char *keystr,
+								const char *alias);
+extern void sql_order_keys(StringInfo out, ValueCols *v, bool desc);
+extern void sql_limit_offset(SqlBuf *buf, ArgoStmt *s);
+extern void sql_projection_filter(SqlBuf *buf, ArgoCollection *c,
+								  const char *col, List *targets, int source);
+
+/* topn.c: ORDER BY one path … LIMIT n from the value indexes */
+extern bool topn_applies(ArgoStmt *s);
+extern void topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s);
+
+/* sqlgen.c: whole statements */
+extern SqlBuf *sqlgen_select_rows(ArgoQuery *q);
+extern SqlBuf *sqlgen_select_ids(ArgoQuery *q);
+extern SqlBuf *sqlgen_order_ids(ArgoQuery *q, const int64 *ids, int n);
+extern SqlBuf *sqlgen_all_objects(ArgoQuery *q);
+extern SqlBuf *sqlgen_delete_ids(ArgoCollection *c, const int64 *ids, int n);
+extern SqlBuf *sqlgen_rows_of_ids(ArgoCollection *c, const int64 *ids, int n);
+
+/* aggscan.c: aggregates of a whole collection off its value rows */
+extern SqlBuf *sqlgen_aggregate_direct(ArgoQuery *q);
+
+#endif							/* ARGO_SQL_H */

@@ -1,0 +1,122 @@
+/*
+ * storage.h — collections as tables: the catalog of a collection's tables,
+ * Argo's indexes, the key dictionary, objects written as rows (through
+ * SQL or as COPY writes them) and objects' rows read straight from the
+ * heap.  Knows rows and keys; nothing of statements.
+ */
+#ifndef ARGO_STORAGE_H
+#define ARGO_STORAGE_H
+
+#include "common/common.h"
+#include "doc/doc.h"
+#include "utils/rel.h"
+
+/* ---------- collections (catalog.c) ---------- */
+
+typedef enum ArgoFormat
+{
+	ARGO_FORMAT_ARGO3,
+	ARGO_FORMAT_ARGO1
+} ArgoFormat;
+
+typedef struct ArgoCollection
+{
+	char	   *name;
+	ArgoFormat	format;
+	/* quoted, schema-qualified names, ready to splice into SQL */
+	char	   *str_table;		/* Argo/3 */
+	char	   *num_table;
+	char	   *bool_table;
+	char	   *data_table;		/* Argo/1 */
+	char	   *keys_table;		/* the key dictionary */
+	char	   *obj_table;		/* the object directory */
+	char	   *seq;
+	struct KeyDict *dict;		/* this statement's, from keydict_of */
+} ArgoCollection;
+
+extern void collection_check_name(const char *name);
+extern ArgoCollection *collection_lookup(const char *name, bool missing_ok,
+										 int lockmode);
+extern char *argo_function(const char *fn);
+extern ArgoCollection *collection_create(const char *name, ArgoFormat format,
+										 bool if_not_exists);
+extern ArgoCollection *collection_open_for_insert(const char *name);
+extern void collection_drop(const char *name, bool missing_ok);
+extern void collection_check_may_create(void);
+extern double directory_objects(ArgoCollection *c);
+
+/* indexes.c: Argo's own indexes on the value tables */
+extern void collection_create_indexes(ArgoCollection *coll);
+extern List *collection_drop_indexes(ArgoCollection *coll);
+extern void collection_rebuild_indexes(ArgoCollection *coll, List *dropped);
+extern bool collection_is_empty(ArgoCollection *coll);
+extern ArgoFormat format_from_name(const char *fmt);
+
+/* ---------- the key dictionary (keydict.c) ---------- */
+
+/*
+ * Per-key statistics kept in the dictionary by argo_analyze: rows and
+ * distinct values per type, and rows holding null (or marking {} / []).
+ */
+#define ARGO_KEY_STATS_COLUMNS \
+	"rows_str bigint, distinct_str bigint, rows_num bigint, distinct_num bigint, " \
+	"rows_bool bigint, distinct_bool bigint, rows_null bigint, analyzed_at pg_catalog.timestamptz"
+
+typedef struct KeyDict KeyDict;
+
+extern KeyDict *keydict_of(ArgoCollection *c);
+extern const ArgoKey *keydict_get(KeyDict *d, int32 id);
+extern int32 keydict_find(KeyDict *d, const char *keystr);
+extern List *keydict_subtree(KeyDict *d, const char *keystr);
+extern List *keydict_in_array(KeyDict *d, const char *keystr);
+extern List *keydict_elements(KeyDict *d, const char *keystr);
+extern Datum keydict_id_array(List *keys);
+extern void keydict_assign(ArgoCollection *c, char **keys, int n, int32 *ids);
+
+/* ---------- object decomposition (decompose.c) ---------- */
+
+typedef struct RowBatch RowBatch;
+
+extern RowBatch *rowbatch_create(ArgoCollection *coll, bool directory);
+extern void rowbatch_add_object(RowBatch *batch, int64 objid, Jsonb *obj);
+extern int	rowbatch_objects(RowBatch *batch);
+extern void rowbatch_flush(RowBatch *batch);
+extern void rowbatch_hold(RowBatch *batch);
+extern void rowbatch_drop_common(RowBatch *a, RowBatch *b);
+extern void rowbatch_delete(RowBatch *b);
+extern int64 *argo_next_objids(ArgoCollection *coll, int n);
+extern void argo_check_object(Jsonb *obj);
+
+/*
+ * bulkinsert.c: rows for one table, by columns; a column missing from
+ * cols is NULL in every row.
+ */
+#define ARGO_MAX_BULK_COLS 6
+typedef struct ArgoRows
+{
+	int			n;
+	int			ncols;
+	const char *names[ARGO_MAX_BULK_COLS];
+	Datum	   *cols[ARGO_MAX_BULK_COLS];
+	bool	   *nulls[ARGO_MAX_BULK_COLS];	/* NULL: none is null */
+	bool		append;			/* new objects: after the last page, so that
+								 * rows lie in object order (not where the
+								 * FSM finds space) */
+} ArgoRows;
+
+extern bool argo_bulk_insert(const char *table, int natts, const ArgoRows *rows);
+
+/* fetch.c: objects' rows straight from the heap */
+typedef struct ObjFetch ObjFetch;
+
+extern ObjFetch *objfetch_open(ArgoCollection *c, List *keys, bool projection,
+							   bool stream);
+extern void objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb);
+extern void objfetch_close(ObjFetch *f);
+extern bool objfetch_streams(ObjFetch *f);
+extern Snapshot objfetch_snapshot(ObjFetch *f);
+extern Relation argo_open_table(ArgoCollection *c, const char *suffix);
+extern void argo_check_select(Relation rel);
+extern bool argo_readable_directly(Relation rel);
+
+#endif							/* ARGO_STORAGE_H */
