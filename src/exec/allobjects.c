@@ -4,7 +4,7 @@
  *
  * Fetching each object by index probes in output order costs three
  * B-tree descents an object.  Instead SQL scans the directory and calls
- * argo_object() per id (objfn.c), which reads the objid indexes forward
+ * argo_object() per id (fn/object.c), which reads the objid indexes forward
  * beside it; with ORDER BY the sort keys are joined in and PostgreSQL
  * sorts the rebuilt objects (spilling past work_mem).  The function is
  * parallel safe, so on a large directory PostgreSQL shares its pages

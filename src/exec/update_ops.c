@@ -1,5 +1,5 @@
 /*
- * setops.c — what UPDATE's SET list does to one object, as jsonb.
+ * update_ops.c — what UPDATE's SET list does to one object, as jsonb.
  *
  * p = v and UNSET p go through PostgreSQL's own jsonb_set and
  * jsonb_delete_path; the operators an application would otherwise

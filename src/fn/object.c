@@ -1,5 +1,5 @@
 /*
- * objfn.c — argo_object(collection, id): one object rebuilt, as a
+ * object.c — argo_object(collection, id): one object rebuilt, as a
  * function SQL can call per row, in parallel workers too.
  *
  * Reads of whole collections use it so that PostgreSQL can spread the

@@ -1,6 +1,6 @@
 %{
 /*
- * gram.y — the Argo/SQL grammar: text to parse tree (argo.h), nothing more.
+ * gram.y — the Argo/SQL grammar: text to parse tree (parse.h), nothing more.
  *
  * A pure parser on palloc'd stacks, so an ERROR raised anywhere in a parse
  * leaks nothing.  Semantic checks that need a collection live in analyze.c.

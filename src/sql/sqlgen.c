@@ -120,7 +120,7 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, Datum ids)
 }
 
 /*
- * Every object, rebuilt by argo_object() per directory row (objfn.c), in
+ * Every object, rebuilt by argo_object() per directory row (fn/object.c), in
  * id order or sorted as ORDER BY says.  PostgreSQL may share the
  * directory out among parallel workers, each rebuilding and sorting its
  * objects, and merge their results.
