@@ -16,6 +16,39 @@
  */
 typedef void (*result_emit) (void *arg, Jsonb *value);
 
+/* plan.c: how a statement runs, chosen once for execution and explain */
+typedef enum ArgoStrategy
+{
+	ARGO_PLAN_INSERT,
+	ARGO_PLAN_AGGREGATE,		/* one SQL statement, off the value rows or over objects */
+	ARGO_PLAN_JOIN_FETCH,		/* tuples' ids by SQL; parts' rows from the heap */
+	ARGO_PLAN_JOIN_SQL,			/* parts' rows through SQL */
+	ARGO_PLAN_SELECT_IDS,		/* SELECT ID() */
+	ARGO_PLAN_ALL_OBJECTS,		/* argo_object() per directory row */
+	ARGO_PLAN_PROJECTION,		/* projected rows in heap order, else sorted by SQL */
+	ARGO_PLAN_ROWS_SQL,			/* objects' rows through SQL */
+	ARGO_PLAN_LOOKUP,			/* objects found from C by an index; rows from the heap */
+	ARGO_PLAN_FETCH,			/* objects picked by SQL; rows from the heap */
+	ARGO_PLAN_DELETE,
+	ARGO_PLAN_UPDATE,
+	ARGO_PLAN_UPSERT
+} ArgoStrategy;
+
+typedef struct ArgoPlan
+{
+	ArgoQuery  *q;
+	ArgoStrategy strategy;
+	ArgoPred   *point;			/* an equality answered from C (lookup.c) */
+	int64	   *ids;			/* LOOKUP: what it found */
+	int			nids;
+	ObjFetch   *fetch;			/* LOOKUP, FETCH */
+	ObjFetch  **join_fetch;		/* JOIN_FETCH */
+} ArgoPlan;
+
+extern ArgoPlan *argo_plan(ArgoQuery *q);
+extern void argo_plan_close(ArgoPlan *p);
+extern const char *argo_plan_name(ArgoPlan *p);
+
 /* execute.c: one statement, run or explained */
 extern void argo_execute(const char *query, Jsonb **params, int nparams,
 						 result_emit emit, void *arg);
@@ -31,7 +64,7 @@ extern SqlBuf *sqlgen_aggregate(ArgoQuery *q);
 extern void run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg);
 
 /* join.c, joinset.c: joins, their parts probed or read set-wise */
-extern void run_join(ArgoQuery *q, result_emit emit, void *arg);
+extern void run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg);
 extern SqlBuf *sqlgen_join(ArgoQuery *q);
 extern SqlBuf *sqlgen_join_ids(ArgoQuery *q);
 extern SqlBuf *sqlgen_join_tuples(ArgoQuery *q);
@@ -47,7 +80,7 @@ extern bool allobjects_run(ArgoQuery *q, result_emit emit, void *arg);
 extern bool projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg);
 
 /* update.c, update_ops.c: UPDATE and UPSERT; what a SET list does */
-extern Jsonb *run_update(ArgoQuery *q);
+extern Jsonb *run_update(ArgoPlan *p);
 /* advisory locks' fourth field: SQL's own use 1 and 2 (upsert, update.c) */
 #define ARGO_UPSERT_LOCK_SPACE 0x4152
 extern Jsonb *argo_apply_set(Jsonb *doc, ArgoPath *path, Jsonb *value);
@@ -61,8 +94,8 @@ typedef struct LockedObjects
 	bool		changed;		/* some changed after the locks' snapshot */
 } LockedObjects;
 
-extern SqlBuf *objlock_sql(ArgoCollection *c, ArgoPred *where, bool touch);
-extern LockedObjects *objlock_take(ArgoCollection *c, ArgoPred *where, bool touch);
+extern SqlBuf *objlock_sql(ArgoCollection *c, ArgoPred *where, ArgoPred *point, bool touch);
+extern LockedObjects *objlock_take(ArgoCollection *c, ArgoPred *where, ArgoPred *point, bool touch);
 extern void objlock_recheck(ArgoCollection *c, ArgoPred *where, LockedObjects *lo);
 
 /* lookup.c: point reads straight from an index */

@@ -32,98 +32,26 @@ emit_object(void *arg, int64 objid, Jsonb *obj)
 	t->emit(t->arg, obj);
 }
 
-/*
- * The fetcher for a SELECT's objects, or NULL to read them through SQL.
- * A projection of the whole collection is left to SQL: it reads just the
- * projected keys' rows through the (keyid, value) indexes, where fetching
- * object by object would read every row (a key in 1% of the objects: 150
- * ms instead of 3 ms at 100k objects).
- */
-/* A projection of every object, in id order: for SQL (or projscan.c). */
-static bool
-projects_everything(ArgoStmt *s)
+static Rebuilder *
+rebuilder(ArgoQuery *q, EmitTarget *target)
 {
-	return !s->star && !s->where && !s->order_by && !s->limit && !s->offset;
+	return rebuilder_create(keydict_of(linitial(q->colls)), emit_object, target);
 }
 
-static ObjFetch *
-select_fetcher(ArgoQuery *q)
+/* The objects found from C; with ORDER BY or LIMIT, SQL sorts the few. */
+static void
+select_by_lookup(ArgoPlan *p, Rebuilder *rb)
 {
-	ArgoStmt   *s = q->stmt;
-	ArgoCollection *c = linitial(q->colls);
+	ArgoStmt   *s = p->q->stmt;
 
-	if (projects_everything(s))
-		return NULL;
-	/*
-	 * Without ORDER BY the objects come in id order: read the tables
-	 * forward beside them, descending only where the ids jump (dense
-	 * ranges of ids then cost no descent at all)
-	 */
-	return objfetch_open(c, s->star ? NIL : projection_keys(c, s->targets, 0),
-						 !s->star, s->order_by == NIL);
-}
-
-/* Found by an equality, at most this many objects are sorted as a set. */
-#define LOOKUP_SORT_MAX 1000
-
-/*
- * WHERE path = lit or ID() = n: the objects found from C (lookup.c), no
- * SQL at all; with ORDER BY or LIMIT, when they are few, SQL only sorts
- * them.  False if SQL must find them.
- */
-static bool
-select_by_lookup(ArgoQuery *q, ObjFetch *f, EmitTarget *target)
-{
-	ArgoStmt   *s = q->stmt;
-	ArgoCollection *c = linitial(q->colls);
-	ArgoPred   *p = lookup_pred(s->where);
-	Rebuilder  *rb;
-	int64	   *ids;
-	int			n;
-
-	if (p == NULL)
-		return false;
-	ids = lookup_ids(c, p, GetActiveSnapshot(), &n);
-	if (ids == NULL)
-		return false;
-	rb = rebuilder_create(keydict_of(c), emit_object, target);
 	if (s->order_by || s->limit || s->offset)
 	{
-		if (n > LOOKUP_SORT_MAX)
-			return false;
-		argo_fetch_objects(sqlgen_order_ids(q, ids, n), f, rb);
-		return true;
-	}
-	for (int i = 0; i < n; i++)
-		objfetch_object(f, ids[i], rb);
-	rebuilder_finish(rb);
-	return true;
-}
-
-/*
- * SQL picks the objects; their rows come straight from the heap where
- * the tables allow it, else from SQL too.
- */
-static void
-select_objects(ArgoQuery *q, EmitTarget *target)
-{
-	KeyDict    *d = keydict_of(linitial(q->colls));
-	ObjFetch   *f = select_fetcher(q);
-
-	if (f == NULL)
-	{
-		/* presorted in heap order, or else (all withdrawn) sorted by SQL */
-		if (projects_everything(q->stmt) &&
-			projscan_run(q, rebuilder_create(d, emit_object, target),
-						 target->emit, target->arg))
-			return;
-		argo_rebuild_from_query(sqlgen_select_rows(q),
-								rebuilder_create(d, emit_object, target));
+		argo_fetch_objects(sqlgen_order_ids(p->q, p->ids, p->nids), p->fetch, rb);
 		return;
 	}
-	if (!select_by_lookup(q, f, target))
-		argo_fetch_objects(sqlgen_select_ids(q), f, rebuilder_create(d, emit_object, target));
-	objfetch_close(f);
+	for (int i = 0; i < p->nids; i++)
+		objfetch_object(p->fetch, p->ids[i], rb);
+	rebuilder_finish(rb);
 }
 
 typedef struct IdsTarget
@@ -155,28 +83,45 @@ select_ids(ArgoQuery *q, result_emit emit, void *arg)
 }
 
 static void
-run_select(ArgoQuery *q, result_emit emit, void *arg)
+run_select(ArgoPlan *p, result_emit emit, void *arg)
 {
+	ArgoQuery  *q = p->q;
 	EmitTarget	target = {emit, arg};
 
-	if (argo_is_aggregate(q->stmt))
+	switch (p->strategy)
 	{
-		run_aggregate(q, emit_object, &target);
-		return;
+		case ARGO_PLAN_AGGREGATE:
+			run_aggregate(q, emit_object, &target);
+			break;
+		case ARGO_PLAN_JOIN_FETCH:
+		case ARGO_PLAN_JOIN_SQL:
+			run_join(q, p->join_fetch, emit, arg);
+			break;
+		case ARGO_PLAN_SELECT_IDS:
+			select_ids(q, emit, arg);
+			break;
+		case ARGO_PLAN_ALL_OBJECTS:
+			/* under row-level security found since planning: through SQL */
+			if (!allobjects_run(q, emit, arg))
+				argo_rebuild_from_query(sqlgen_select_rows(q), rebuilder(q, &target));
+			break;
+		case ARGO_PLAN_PROJECTION:
+			/* presorted in heap order, or else (all withdrawn) sorted by SQL */
+			if (!projscan_run(q, rebuilder(q, &target), emit, arg))
+				argo_rebuild_from_query(sqlgen_select_rows(q), rebuilder(q, &target));
+			break;
+		case ARGO_PLAN_ROWS_SQL:
+			argo_rebuild_from_query(sqlgen_select_rows(q), rebuilder(q, &target));
+			break;
+		case ARGO_PLAN_LOOKUP:
+			select_by_lookup(p, rebuilder(q, &target));
+			break;
+		case ARGO_PLAN_FETCH:
+			argo_fetch_objects(sqlgen_select_ids(q), p->fetch, rebuilder(q, &target));
+			break;
+		default:
+			elog(ERROR, "argo: a SELECT planned as %s", argo_plan_name(p));
 	}
-	if (list_length(q->stmt->from) > 1)
-	{
-		run_join(q, emit, arg);
-		return;
-	}
-	if (q->stmt->select_ids)
-	{
-		select_ids(q, emit, arg);
-		return;
-	}
-	if (allobjects_applies(q->stmt) && allobjects_run(q, emit, arg))
-		return;
-	select_objects(q, &target);
 }
 
 static void
@@ -222,10 +167,11 @@ run_count_query(SqlBuf *buf)
 
 /* The objects are locked in id order first, as an UPDATE's are (objlock.c). */
 static void
-run_delete(ArgoQuery *q, result_emit emit, void *arg)
+run_delete(ArgoPlan *p, result_emit emit, void *arg)
 {
+	ArgoQuery  *q = p->q;
 	ArgoCollection *c = linitial(q->colls);
-	LockedObjects *lo = objlock_take(c, q->stmt->where, false);
+	LockedObjects *lo = objlock_take(c, q->stmt->where, p->point, false);
 	int64		total = 0;
 
 	objlock_recheck(c, q->stmt->where, lo);
@@ -240,26 +186,27 @@ argo_execute(const char *query, Jsonb **params, int nparams,
 			 result_emit emit, void *arg)
 {
 	ArgoStmt   *stmt = argo_parse(query);
-	ArgoQuery  *q;
+	ArgoPlan   *p;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
-	q = argo_analyze(stmt, query, params, nparams);
+	p = argo_plan(argo_analyze(stmt, query, params, nparams));
 	switch (stmt->kind)
 	{
 		case ASTMT_SELECT:
-			run_select(q, emit, arg);
+			run_select(p, emit, arg);
 			break;
 		case ASTMT_INSERT:
-			run_insert(q, emit, arg);
+			run_insert(p->q, emit, arg);
 			break;
 		case ASTMT_DELETE:
-			run_delete(q, emit, arg);
+			run_delete(p, emit, arg);
 			break;
 		case ASTMT_UPDATE:
-			emit(arg, run_update(q));
+			emit(arg, run_update(p));
 			break;
 	}
+	argo_plan_close(p);
 	SPI_finish();
 }
 
@@ -294,22 +241,82 @@ describe_params(List *out, MemoryContext cxt, SqlBuf *buf)
 	return out;
 }
 
-/* A join's SQL: its tuples' ids, or, read through SQL, its parts' rows. */
+/* What the strategy does, in a line or two, and the SQL it runs (or NULL). */
 static SqlBuf *
-explain_join(ArgoQuery *q, List **out, MemoryContext cxt)
+explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 {
-	ObjFetch  **f = join_fetchers(q);
+	ArgoQuery  *q = p->q;
+	ArgoStmt   *s = q->stmt;
+	ArgoQuery	whole = *q;
+	ArgoStmt	star = *s;
+	int			n;
+	const char *point = p->point == NULL ? NULL :
+		p->point->kind == APRED_ID ? "the object directory, by id" :
+		psprintf("the (keyid, value) index, for %s", quote_literal_cstr(p->point->path->keystr));
 
-	if (f == NULL)
-		return sqlgen_join(q);
-	for (int k = 0; k < list_length(q->stmt->from); k++)
-		objfetch_close(f[k]);
-	*out = add_line(*out, cxt, "-- tuples' object ids in output order; each part's rows are then read by objid index probes");
-	if (!q->stmt->star)
-		*out = add_line(*out, cxt,
-						psprintf("-- or, if the join gives " INT64_FORMAT " tuples or more (a tenth of its largest collection), set-wise: the tuples' ids as arrays joined with the projected keys' rows",
-								 joinset_threshold(q)));
-	return sqlgen_join_ids(q);
+	*out = add_line(*out, cxt, psprintf("-- strategy: %s", argo_plan_name(p)));
+	switch (p->strategy)
+	{
+		case ARGO_PLAN_AGGREGATE:
+			*out = add_line(*out, cxt, sqlgen_aggregate_direct(q) ?
+							"-- the aggregates read off the value rows alone; no object is rebuilt" :
+							"-- the aggregates computed by SQL over the selected objects; no object is rebuilt");
+			return sqlgen_aggregate(q);
+		case ARGO_PLAN_JOIN_FETCH:
+			*out = add_line(*out, cxt, "-- tuples' object ids in output order; each part's rows are then read by objid index probes");
+			if (!s->star)
+				*out = add_line(*out, cxt,
+								psprintf("-- or, if the join gives " INT64_FORMAT " tuples or more (a tenth of its largest collection), set-wise: the tuples' ids as arrays joined with the projected keys' rows",
+										 joinset_threshold(q)));
+			return sqlgen_join_ids(q);
+		case ARGO_PLAN_JOIN_SQL:
+			*out = add_line(*out, cxt, "-- every part's rows read through SQL (row-level security, or a table that is not a plain heap table)");
+			return sqlgen_join(q);
+		case ARGO_PLAN_SELECT_IDS:
+			star.star = true;
+			whole.stmt = &star;
+			*out = add_line(*out, cxt, "-- the selected objects' ids, in output order; nothing is rebuilt");
+			return sqlgen_select_ids(&whole);
+		case ARGO_PLAN_ALL_OBJECTS:
+			*out = add_line(*out, cxt, "-- argo_object() rebuilds each directory row's object, reading the objid indexes forward beside the directory; PostgreSQL may share the directory out among parallel workers");
+			return sqlgen_all_objects(q);
+		case ARGO_PLAN_PROJECTION:
+			*out = add_line(*out, cxt, "-- each table's rows of the projected keys read in heap order and merged by object id; where a table is found out of object order, the SQL below sorts them instead");
+			return sqlgen_select_rows(q);
+		case ARGO_PLAN_ROWS_SQL:
+			*out = add_line(*out, cxt, "-- the objects' rows read through SQL (row-level security, or a table that is not a plain heap table)");
+			return sqlgen_select_rows(q);
+		case ARGO_PLAN_LOOKUP:
+			*out = add_line(*out, cxt,
+							psprintf("-- %d object(s) found from C through %s, their rows read by objid index probes%s",
+									 p->nids, point,
+									 s->order_by || s->limit || s->offset ? "; SQL only orders them:" : "; no SQL runs"));
+			return s->order_by || s->limit || s->offset ? sqlgen_order_ids(q, p->ids, p->nids) : NULL;
+		case ARGO_PLAN_FETCH:
+			*out = add_line(*out, cxt, objfetch_streams(p->fetch) ?
+							"-- object ids in id order; the objid indexes are then read forward beside them, descending again only where the ids jump (objid index stream)" :
+							"-- object ids in output order; each object's rows are then read by objid index probes");
+			return sqlgen_select_ids(q);
+		case ARGO_PLAN_DELETE:
+		case ARGO_PLAN_UPDATE:
+		case ARGO_PLAN_UPSERT:
+			if (point && lookup_ids(linitial(q->colls), p->point, GetActiveSnapshot(), &n) != NULL)
+				*out = add_line(*out, cxt, psprintf("-- the objects (%d now) found from C through %s; the SQL below locks them by id", n, point));
+			*out = add_line(*out, cxt, p->strategy == ARGO_PLAN_DELETE ?
+							"-- the objects to delete, locked in id order (their directory rows); then their rows are deleted by object id" :
+							"-- the objects to change, locked in id order (their directory rows); each is then read again, changed, and only its changed rows deleted and inserted");
+			if (p->strategy == ARGO_PLAN_UPSERT)
+				*out = add_line(*out, cxt, "-- none found: the object the equalities describe is inserted, under an advisory lock on them");
+			return objlock_sql(linitial(q->colls), s->where, p->point,
+							   p->strategy != ARGO_PLAN_DELETE);
+		case ARGO_PLAN_INSERT:
+			break;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("argo_explain explains SELECT, UPDATE and DELETE statements"),
+			 errhint("An INSERT runs no query: it writes the objects' rows.")));
+	return NULL;
 }
 
 /* The SQL a statement runs, its parameters, and PostgreSQL's plan for it. */
@@ -317,57 +324,26 @@ List *
 argo_explain_query(const char *query, Jsonb **params, int nparams)
 {
 	ArgoStmt   *stmt = argo_parse(query);
-	ArgoQuery  *q;
+	ArgoPlan   *p;
 	SqlBuf	   *buf;
 	List	   *out = NIL;
 	MemoryContext cxt = CurrentMemoryContext;
-	ObjFetch   *fetch;
 	ListCell   *lc;
 	int			rc;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
-	q = argo_analyze(stmt, query, params, nparams);
+	p = argo_plan(argo_analyze(stmt, query, params, nparams));
 	for (int i = 0; i < nparams; i++)
 		out = add_line(out, cxt, psprintf("-- your $%d = %s", i + 1,
 										  JsonbToCString(NULL, &params[i]->root, VARSIZE(params[i]))));
-	if (stmt->kind == ASTMT_SELECT && argo_is_aggregate(stmt))
-		buf = sqlgen_aggregate(q);
-	else if (stmt->kind == ASTMT_SELECT && list_length(stmt->from) > 1)
-		buf = explain_join(q, &out, cxt);
-	else if (stmt->kind == ASTMT_SELECT && allobjects_applies(stmt) && allobjects_readable(q))
+	buf = explain_strategy(p, &out, cxt);
+	argo_plan_close(p);
+	if (buf == NULL)
 	{
-		out = add_line(out, cxt,
-					   "-- every object: argo_object() rebuilds each directory row's object, reading the objid indexes forward beside the directory; PostgreSQL may share the directory out among parallel workers");
-		buf = sqlgen_all_objects(q);
+		SPI_finish();
+		return out;
 	}
-	else if (stmt->kind == ASTMT_SELECT && (fetch = select_fetcher(q)) != NULL)
-	{
-		out = add_line(out, cxt, objfetch_streams(fetch) ?
-					   "-- object ids in id order; the objid indexes are then read forward beside them, descending again only where the ids jump (objid index stream)" :
-					   "-- object ids in output order; each object's rows are then read by objid index probes");
-		objfetch_close(fetch);
-		buf = sqlgen_select_ids(q);
-	}
-	else if (stmt->kind == ASTMT_SELECT)
-		buf = sqlgen_select_rows(q);
-	else if (stmt->kind == ASTMT_DELETE)
-	{
-		out = add_line(out, cxt,
-					   "-- the objects to delete, locked in id order (their directory rows); then their rows are deleted by object id");
-		buf = objlock_sql(linitial(q->colls), stmt->where, false);
-	}
-	else if (stmt->kind == ASTMT_UPDATE)
-	{
-		out = add_line(out, cxt,
-					   "-- the objects to change, locked in id order (their directory rows); each is then read again, changed, and only its changed rows deleted and inserted");
-		buf = objlock_sql(linitial(q->colls), stmt->where, true);
-	}
-	else
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("argo_explain explains SELECT, UPDATE and DELETE statements"),
-				 errhint("An INSERT runs no query: it writes the objects' rows.")));
 	foreach(lc, sql_pretty_lines(buf->sql.data))
 		out = add_line(out, cxt, lfirst(lc));
 	out = describe_params(out, cxt, buf);

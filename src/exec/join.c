@@ -593,11 +593,11 @@ fetch_tuples(ArgoQuery *q, DirectJoin *dj)
 	flush_tuple(dj->ta);
 }
 
+/* The join; its parts' rows from the heap through fetch (argo_plan), or through SQL when NULL. */
 void
-run_join(ArgoQuery *q, result_emit emit, void *arg)
+run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg)
 {
 	TupleAssembler ta = {emit, arg, q->stmt, list_length(q->stmt->from), -1};
-	ObjFetch  **fetch = join_fetchers(q);
 	DirectJoin	dj = {&ta, fetch};
 
 	ta.parts = palloc0(sizeof(Jsonb *) * ta.nparts);
@@ -619,6 +619,4 @@ run_join(ArgoQuery *q, result_emit emit, void *arg)
 		dj.rb[k] = rebuilder_create(keydict_of(list_nth(q->colls, k)), store_part, ps);
 	}
 	fetch_tuples(q, &dj);
-	for (int k = 0; k < ta.nparts; k++)
-		objfetch_close(fetch[k]);
 }

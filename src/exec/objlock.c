@@ -63,10 +63,19 @@ lock_sql(ArgoCollection *c, ArgoPred *where, bool touch, const int64 *ids, int n
 	return buf;
 }
 
+/*
+ * The statement that locks; for a point write (point, from argo_plan),
+ * with the ids the lookup finds now.
+ */
 SqlBuf *
-objlock_sql(ArgoCollection *c, ArgoPred *where, bool touch)
+objlock_sql(ArgoCollection *c, ArgoPred *where, ArgoPred *point, bool touch)
 {
-	return lock_sql(c, where, touch, NULL, 0);
+	int64	   *ids = NULL;
+	int			n = 0;
+
+	if (point != NULL)
+		ids = lookup_ids(c, point, GetActiveSnapshot(), &n);
+	return lock_sql(c, where, touch, ids, n);
 }
 
 /* Whether a lock found a row version the snapshot does not see. */
@@ -116,10 +125,9 @@ refuse_rls(ArgoCollection *c)
  * them changed after the snapshot the locks were taken with.
  */
 LockedObjects *
-objlock_take(ArgoCollection *c, ArgoPred *where, bool touch)
+objlock_take(ArgoCollection *c, ArgoPred *where, ArgoPred *point, bool touch)
 {
 	LockedObjects *lo = palloc0(sizeof(LockedObjects));
-	ArgoPred   *point = lookup_pred(where);
 	int64	   *ids = NULL;
 	int			n = 0;
 	SqlBuf	   *buf;

@@ -199,8 +199,9 @@ upsert_insert(ArgoQuery *q, List *terms)
 
 /* UPDATE (UPSERT): {"updated": n} ({"updated": 0, "inserted": 1}) */
 Jsonb *
-run_update(ArgoQuery *q)
+run_update(ArgoPlan *p)
 {
+	ArgoQuery  *q = p->q;
 	Updater		u = {q, linitial(q->colls)};
 	ArgoPred   *where = q->stmt->where;
 	List	   *terms = NIL;
@@ -223,7 +224,7 @@ run_update(ArgoQuery *q)
 	}
 	u.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo update",
 								  ALLOCSET_DEFAULT_SIZES);
-	lo = objlock_take(u.coll, where, true);
+	lo = objlock_take(u.coll, where, p->point, true);
 	objlock_recheck(u.coll, where, lo);
 	for (int i = 0; i < lo->n; i += UPDATE_BATCH)
 		update_batch(&u, lo->ids + i, Min(UPDATE_BATCH, lo->n - i));

@@ -1,0 +1,70 @@
+-- argo_explain names the strategy that runs: the one argo_plan chose for
+-- execution too.  One statement per strategy, on both formats; each
+-- statement's result is also run, so a strategy that explain names but
+-- execution cannot take would show here.
+SELECT argo_create_collection('ex3', 'argo3'), argo_create_collection('ex1', 'argo1');
+SELECT count(*) FROM argo_query('INSERT INTO ex3 OBJECT {"k": 1, "s": "a", "t": ["x"]}, {"k": 2, "s": "b"}, {"k": 3, "s": "c", "t": ["y"]}') x;
+SELECT count(*) FROM argo_query('INSERT INTO ex1 OBJECT {"k": 1, "s": "a", "t": ["x"]}, {"k": 2, "s": "b"}, {"k": 3, "s": "c", "t": ["y"]}') x;
+
+CREATE FUNCTION pg_temp.strategy(stmt text) RETURNS text LANGUAGE sql AS
+$$ SELECT pg_catalog.substr(e, 14) FROM argo_explain(stmt) e WHERE e LIKE '-- strategy: %' $$;
+
+SELECT c, s AS statement, pg_temp.strategy(pg_catalog.replace(s, '@C', c)) AS strategy
+FROM (VALUES ('ex3'), ('ex1')) cs(c),
+     (VALUES ('SELECT COUNT(*) FROM @C'),
+             ('SELECT COUNT(*) AS n FROM @C WHERE k > 1 GROUP BY s'),
+             ('SELECT a.s, b.k FROM @C AS a INNER JOIN @C AS b ON (a.k = b.k)'),
+             ('SELECT ID() FROM @C WHERE k > 1'),
+             ('SELECT * FROM @C'),
+             ('SELECT s FROM @C'),
+             ('SELECT * FROM @C WHERE k = 2'),
+             ('SELECT * FROM @C WHERE ID() = 2'),
+             ('SELECT s FROM @C WHERE s = ''b'' ORDER BY k LIMIT 1'),
+             ('SELECT * FROM @C WHERE k > 1'),
+             ('SELECT * FROM @C WHERE k > 1 ORDER BY s DESC'),
+             ('DELETE FROM @C WHERE k = 99'),
+             ('UPDATE @C SET n = 1 WHERE k > 5'),
+             ('UPSERT @C SET n += 1 WHERE k = 9')) ss(s)
+ORDER BY c, s;
+
+-- a point write says it finds its objects from C
+SELECT e FROM argo_explain('UPDATE ex3 SET n = 1 WHERE k = 2') e WHERE e LIKE '-- the objects (%';
+SELECT e FROM argo_explain('DELETE FROM ex1 WHERE ID() = 3') e WHERE e LIKE '-- the objects (%';
+-- a lookup with nothing to sort runs no SQL, and explain shows none
+SELECT count(*) AS lines FROM argo_explain('SELECT * FROM ex3 WHERE k = 2');
+
+-- under row-level security the rows go through SQL, and explain says so
+CREATE ROLE argo_ex_reader;
+GRANT USAGE ON SCHEMA argo_data TO argo_ex_reader;
+GRANT SELECT ON ALL TABLES IN SCHEMA argo_data TO argo_ex_reader;
+ALTER TABLE argo_data.ex3_str ENABLE ROW LEVEL SECURITY;
+CREATE POLICY ex_all ON argo_data.ex3_str USING (true);
+SET ROLE argo_ex_reader;
+SELECT s AS statement, pg_temp.strategy(s) AS strategy,
+       (SELECT count(*) FROM argo_query(s)) AS results
+FROM (VALUES ('SELECT * FROM ex3'),
+             ('SELECT * FROM ex3 WHERE k > 1'),
+             ('SELECT a.s, b.k FROM ex3 AS a INNER JOIN ex3 AS b ON (a.k = b.k)')) ss(s);
+RESET ROLE;
+
+-- and every strategy's statement runs and agrees across the formats
+SELECT s AS statement,
+       (SELECT array_agg(x::text ORDER BY x::text) FROM argo_query(pg_catalog.replace(s, '@C', 'ex3')) x) =
+       (SELECT array_agg(x::text ORDER BY x::text) FROM argo_query(pg_catalog.replace(s, '@C', 'ex1')) x) AS same
+FROM (VALUES ('SELECT COUNT(*) FROM @C'),
+             ('SELECT COUNT(*) AS n FROM @C WHERE k > 1 GROUP BY s'),
+             ('SELECT a.s, b.k FROM @C AS a INNER JOIN @C AS b ON (a.k = b.k)'),
+             ('SELECT * FROM @C'),
+             ('SELECT s FROM @C'),
+             ('SELECT * FROM @C WHERE k = 2'),
+             ('SELECT * FROM @C WHERE ID() = 2'),
+             ('SELECT s FROM @C WHERE s = ''b'' ORDER BY k LIMIT 1'),
+             ('SELECT * FROM @C WHERE k > 1'),
+             ('SELECT * FROM @C WHERE k > 1 ORDER BY s DESC')) ss(s)
+ORDER BY s;
+
+DROP POLICY ex_all ON argo_data.ex3_str;
+REVOKE ALL ON ALL TABLES IN SCHEMA argo_data FROM argo_ex_reader;
+REVOKE USAGE ON SCHEMA argo_data FROM argo_ex_reader;
+DROP ROLE argo_ex_reader;
+SELECT argo_drop_collection('ex3'), argo_drop_collection('ex1');
