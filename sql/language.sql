@@ -145,7 +145,7 @@ SELECT count(*) > 3 AS has_plan,
   FROM argo_explain('SELECT * FROM l3 WHERE v >= 20 ORDER BY s LIMIT 5') line;
 -- an equality is answered from C; explain says so, and shows only the sort SQL runs
 SELECT bool_or(line LIKE '-- strategy: index lookup from C') AS says_lookup,
-       bool_or(line LIKE '-- % object(s) found from C through the (keyid, value) index, for ''v''; SQL only orders them:') AS says_how
+       bool_or(line LIKE '-- 1 object(s) found from C through the (keyid, value) index, for ''v'', %; SQL only orders them:') AS says_how
   FROM argo_explain('SELECT * FROM l3 WHERE v = 20 ORDER BY s LIMIT 5') line;
 -- the SQL over several lines, clause by clause; the caller's parameters
 -- under their own numbers, and what each of the SQL's parameters is
