@@ -180,7 +180,7 @@ lookup_value(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
 	AttrNumber	valatt = attnameAttNum(rel, cols[t], false);
 	Relation	irel = NULL;
 
-	argo_check_select(rel);
+	argo_check_privilege(rel, ACL_SELECT);
 	if (argo_readable_directly(rel) && objatt > 0 && keyatt > 0 && valatt > 0)
 		irel = value_index(rel, keyatt, valatt, t == 0);
 	if (irel != NULL && keyid >= 0)
@@ -202,7 +202,7 @@ lookup_directory(ArgoCollection *c, int64 id, Snapshot snap, bool *found)
 	Oid			pk;
 	bool		ok;
 
-	argo_check_select(rel);
+	argo_check_privilege(rel, ACL_SELECT);
 	pk = RelationGetPrimaryKeyIndex(rel);
 	ok = argo_readable_directly(rel) && OidIsValid(pk);
 	if (ok)

@@ -106,7 +106,7 @@ refuse_rls(ArgoCollection *c)
 	for (int i = 0; i < n; i++)
 	{
 		Relation	rel = argo_open_table(c, suffixes[i]);
-		bool		rls = check_enable_rls(RelationGetRelid(rel), InvalidOid, true) == RLS_ENABLED;
+		bool		rls = argo_rls_applies(rel);
 		char	   *name = RelationGetRelationName(rel);
 
 		table_close(rel, NoLock);

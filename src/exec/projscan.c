@@ -13,6 +13,7 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
@@ -58,19 +59,11 @@ static HTAB *disordered = NULL;
 static TableStorage
 table_storage(ArgoCollection *c, const char *suffix)
 {
-	TableStorage ts = {InvalidOid, InvalidOid};
-	Relation	rel;
+	TableStorage ts = {argo_table_relid(c, suffix), InvalidOid};
+	Relation	rel = argo_open_table(c, suffix);
 
-	ts.relid = get_relname_relid(psprintf("%s_%s", c->name, suffix),
-								 get_namespace_oid(ARGO_SCHEMA, false));
-	if (!OidIsValid(ts.relid))
-		return ts;
-	rel = RelationIdGetRelation(ts.relid);	/* locked by collection_lookup */
-	if (RelationIsValid(rel))
-	{
-		ts.relfilenode = rel->rd_node.relNode;
-		RelationClose(rel);
-	}
+	ts.relfilenode = rel->rd_node.relNode;
+	table_close(rel, NoLock);
 	return ts;
 }
 

@@ -56,10 +56,7 @@ progress_start(Loader *l, int type, int64 bytes_total)
 {
 	const int	index[] = {PROGRESS_COPY_COMMAND, PROGRESS_COPY_TYPE, PROGRESS_COPY_BYTES_TOTAL};
 	int64		val[] = {PROGRESS_COPY_COMMAND_FROM, type, bytes_total};
-	Oid			dir = get_relname_relid(psprintf("%s_obj", l->coll->name),
-										get_namespace_oid(ARGO_SCHEMA, false));
-
-	pgstat_progress_start_command(PROGRESS_COMMAND_COPY, dir);
+	pgstat_progress_start_command(PROGRESS_COMMAND_COPY, argo_table_relid(l->coll, "obj"));
 	pgstat_progress_update_multi_param(3, index, val);
 }
 

@@ -32,31 +32,6 @@
 /* Rows handed to heap_multi_insert at a time (as COPY does). */
 #define MULTI_ROWS 1000
 
-/* Columns not dropped (an upgrade from 0.1 dropped keystr). */
-static int
-live_columns(TupleDesc desc)
-{
-	int			n = 0;
-
-	for (int i = 0; i < desc->natts; i++)
-		n += !TupleDescAttr(desc, i)->attisdropped;
-	return n;
-}
-
-static bool
-direct_path_allowed(Relation rel, int natts)
-{
-	TupleConstr *constr = RelationGetDescr(rel)->constr;
-
-	/* Argo's tables have their own columns only */
-	return rel->rd_rel->relkind == RELKIND_RELATION &&
-		live_columns(RelationGetDescr(rel)) == natts &&
-		rel->trigdesc == NULL &&
-		(constr == NULL || !constr->has_generated_stored) &&
-		check_enable_rls(RelationGetRelid(rel), InvalidOid, true) != RLS_ENABLED &&
-		pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_INSERT) == ACLCHECK_OK;
-}
-
 /* Write rows[from, from+n) and their index entries. */
 static void
 write_chunk(ResultRelInfo *rri, EState *estate, TupleTableSlot **slots,
@@ -100,21 +75,20 @@ write_chunk(ResultRelInfo *rri, EState *estate, TupleTableSlot **slots,
 }
 
 /*
- * Insert the rows into table (a quoted qualified name of natts columns);
- * false, having written nothing, if the table needs SQL's INSERT instead.
+ * Insert the rows into table relid (of natts columns); false, having
+ * written nothing, if the table needs SQL's INSERT instead.
  */
 bool
-argo_bulk_insert(const char *table, int natts, const ArgoRows *rows)
+argo_bulk_insert(Oid relid, int natts, const ArgoRows *rows)
 {
-	RangeVar   *rv = makeRangeVarFromNameList(stringToQualifiedNameList(table));
-	Relation	rel = table_openrv(rv, RowExclusiveLock);
+	Relation	rel = table_open(relid, RowExclusiveLock);
 	EState	   *estate;
 	ResultRelInfo *rri;
 	TupleTableSlot **slots;
 	BulkInsertState bis;
 	int			nslots = Min(rows->n, MULTI_ROWS);
 	int			atts[ARGO_MAX_BULK_COLS];
-	bool		allowed = direct_path_allowed(rel, natts);
+	bool		allowed = argo_insertable_directly(rel, natts);
 
 	for (int c = 0; c < rows->ncols; c++)
 	{

@@ -272,6 +272,7 @@ lock_tables(ArgoCollection *c, LOCKMODE lockmode, Oid owner)
 		if (!OidIsValid(relid))
 			return false;
 		check_table(c, relid, suffixes[i], owner);
+		argo_table_resolved(c, suffixes[i], relid);
 	}
 	return true;
 }
@@ -454,10 +455,9 @@ collection_drop(const char *name, bool missing_ok)
 double
 directory_objects(ArgoCollection *c)
 {
-	RangeVar   *rv = makeRangeVar(ARGO_SCHEMA, psprintf("%s_obj", c->name), -1);
-	Relation	rel = table_openrv(rv, AccessShareLock);
+	Relation	rel = argo_open_table(c, "obj");
 	double		n = (double) RelationGetNumberOfBlocks(rel) * DIRECTORY_ROWS_PER_PAGE;
 
-	table_close(rel, AccessShareLock);
+	table_close(rel, NoLock);
 	return n;
 }

@@ -364,15 +364,19 @@ build_array(Datum *elems, bool *nulls, int n, Oid type)
 											  typlen, typbyval, typalign));
 }
 
-/* Write rows to table, directly if allowed, else with INSERT … unnest. */
+/*
+ * Write rows to the collection's table (by suffix; table, its quoted
+ * name), directly if allowed, else with INSERT … unnest.
+ */
 static void
-write_rows(const char *table, int natts, ArgoRows *rows, const Oid *types)
+write_rows(ArgoCollection *c, const char *suffix, const char *table, int natts,
+		   ArgoRows *rows, const Oid *types)
 {
 	SqlBuf	   *buf;
 	StringInfoData cols;
 	int			rc;
 
-	if (rows->n == 0 || argo_bulk_insert(table, natts, rows))
+	if (rows->n == 0 || argo_bulk_insert(argo_table_relid(c, suffix), natts, rows))
 		return;
 	buf = sqlbuf_create();
 	initStringInfo(&cols);
@@ -415,7 +419,8 @@ flush_column(RowBatch *b, int col, const int32 *keyids)
 	rows.cols[3] = c->exact;
 	rows.nulls[3] = c->exact_nulls;
 	rows.append = b->directory;
-	write_rows(col == COL_STR ? coll->str_table :
+	write_rows(coll, col == COL_STR ? "str" : col == COL_NUM ? "num" : "bool",
+			   col == COL_STR ? coll->str_table :
 			   col == COL_NUM ? coll->num_table : coll->bool_table,
 			   ncols, &rows, types[col]);
 }
@@ -474,7 +479,7 @@ flush_argo1(RowBatch *b, const int32 *keyids)
 		rows.cols[5][r] = c->exact[i];
 		rows.nulls[5][r] = c->exact_nulls[i];
 	}
-	write_rows(b->coll->data_table, 6, &rows, types);
+	write_rows(b->coll, "data", b->coll->data_table, 6, &rows, types);
 }
 
 void
@@ -487,7 +492,7 @@ rowbatch_flush(RowBatch *b)
 
 	/* directory rows first: a duplicate id fails before any value row */
 	dir.append = true;
-	write_rows(b->coll->obj_table, 1, &dir, objid_type);
+	write_rows(b->coll, "obj", b->coll->obj_table, 1, &dir, objid_type);
 	keydict_assign(b->coll, b->keys, b->nkeys, keyids);
 	if (b->coll->format == ARGO_FORMAT_ARGO1)
 		flush_argo1(b, keyids);

@@ -86,39 +86,6 @@ struct ObjFetch
 	TableScan	tables[3];
 };
 
-/* Lock, then look again (RangeVarGetRelid): a table dropped meanwhile is 42P01. */
-Relation
-argo_open_table(ArgoCollection *c, const char *suffix)
-{
-	RangeVar   *rv = makeRangeVar(ARGO_SCHEMA, psprintf("%s_%s", c->name, suffix), -1);
-	Oid			relid = RangeVarGetRelid(rv, AccessShareLock, true);
-
-	if (!OidIsValid(relid))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("collection \"%s\" does not exist", c->name)));
-	return table_open(relid, NoLock);
-}
-
-/* SQL would check SELECT; a denial is SQL's error, 42501. */
-void
-argo_check_select(Relation rel)
-{
-	AclResult	acl = pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_SELECT);
-
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
-}
-
-/* A plain heap table, without row-level security: what C may read as SQL would. */
-bool
-argo_readable_directly(Relation rel)
-{
-	return rel->rd_rel->relkind == RELKIND_RELATION &&
-		rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
-		check_enable_rls(RelationGetRelid(rel), InvalidOid, true) != RLS_ENABLED;
-}
-
 /* A valid, non-partial B-tree whose first column is objid. */
 static Oid
 objid_index(Relation rel, AttrNumber objatt)
@@ -149,7 +116,7 @@ table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 	AttrNumber	keyatt = attnameAttNum(rel, "keyid", false);
 	Oid			index;
 
-	argo_check_select(rel);
+	argo_check_privilege(rel, ACL_SELECT);
 	index = argo_readable_directly(rel) && objatt > 0 && keyatt > 0 ?
 		objid_index(rel, objatt) : InvalidOid;
 	if (!OidIsValid(index))
@@ -204,7 +171,7 @@ objfetch_open(ArgoCollection *c, List *keys, bool projection, bool stream)
 		f->keys = bms_make_singleton(0);	/* no key: no row */
 	/* SQL's SELECT * reads the directory too */
 	obj = argo_open_table(c, "obj");
-	argo_check_select(obj);
+	argo_check_privilege(obj, ACL_SELECT);
 	table_close(obj, NoLock);
 	f->snap = RegisterSnapshot(GetActiveSnapshot());
 	for (int i = 0; i < (c->format == ARGO_FORMAT_ARGO1 ? 1 : 3); i++)

@@ -290,11 +290,8 @@ find_indexes(KeyDict *d, Relation rel)
 static void
 check_read_access(Relation rel)
 {
-	AclResult	acl = pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_SELECT);
-
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
-	if (check_enable_rls(RelationGetRelid(rel), InvalidOid, false) == RLS_ENABLED)
+	argo_check_privilege(rel, ACL_SELECT);
+	if (argo_rls_applies(rel))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("row-level security on key dictionary \"%s\" is not supported",
@@ -314,13 +311,7 @@ keydict_of(ArgoCollection *c)
 	if (c->dict != NULL)
 		return c->dict;
 	register_callbacks();
-	/* lock, then look again: a dictionary dropped meanwhile is 42P01 */
-	relid = RangeVarGetRelid(makeRangeVar(ARGO_SCHEMA, psprintf("%s_keys", c->name), -1),
-							 AccessShareLock, true);
-	if (!OidIsValid(relid))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("collection \"%s\" does not exist", c->name)));
+	relid = argo_table_relid(c, "keys");
 	rel = table_open(relid, NoLock);
 	check_read_access(rel);
 	d = hash_search(dicts, &relid, HASH_ENTER, &found);

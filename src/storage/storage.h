@@ -9,7 +9,11 @@
 
 #include "common/common.h"
 #include "doc/doc.h"
+#include "nodes/parsenodes.h"
 #include "utils/rel.h"
+
+/* A collection's tables, by suffix: str, num, bool, data, keys, obj. */
+#define ARGO_NTABLES 6
 
 /* ---------- collections (catalog.c) ---------- */
 
@@ -31,6 +35,7 @@ typedef struct ArgoCollection
 	char	   *keys_table;		/* the key dictionary */
 	char	   *obj_table;		/* the object directory */
 	char	   *seq;
+	Oid			relids[ARGO_NTABLES];	/* resolved and locked by the lookup */
 	struct KeyDict *dict;		/* this statement's, from keydict_of */
 } ArgoCollection;
 
@@ -104,7 +109,7 @@ typedef struct ArgoRows
 								 * FSM finds space) */
 } ArgoRows;
 
-extern bool argo_bulk_insert(const char *table, int natts, const ArgoRows *rows);
+extern bool argo_bulk_insert(Oid relid, int natts, const ArgoRows *rows);
 
 /* fetch.c: objects' rows straight from the heap */
 typedef struct ObjFetch ObjFetch;
@@ -115,8 +120,14 @@ extern void objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb);
 extern void objfetch_close(ObjFetch *f);
 extern bool objfetch_streams(ObjFetch *f);
 extern Snapshot objfetch_snapshot(ObjFetch *f);
+
+/* access.c: whether C may read or write a table directly */
+extern void argo_table_resolved(ArgoCollection *c, const char *suffix, Oid relid);
+extern Oid	argo_table_relid(ArgoCollection *c, const char *suffix);
 extern Relation argo_open_table(ArgoCollection *c, const char *suffix);
-extern void argo_check_select(Relation rel);
+extern void argo_check_privilege(Relation rel, AclMode mode);
+extern bool argo_rls_applies(Relation rel);
 extern bool argo_readable_directly(Relation rel);
+extern bool argo_insertable_directly(Relation rel, int natts);
 
 #endif							/* ARGO_STORAGE_H */

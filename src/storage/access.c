@@ -1,0 +1,127 @@
+/*
+ * access.c — whether C may read or write a collection's table directly.
+ *
+ * Reading or writing a table from C must do what SQL would: the same
+ * privilege check (42501), row-level security, and only where PostgreSQL
+ * would read or write the heap plainly.  Every such decision is made
+ * here; fetch.c, lookup.c, bulkinsert.c, keydict.c and the writers ask.
+ * The tables themselves were resolved and locked once, when the
+ * statement looked its collection up (catalog.c), and are opened by OID.
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_am.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "utils/acl.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+
+#include "storage/storage.h"
+
+static const char *const suffixes[ARGO_NTABLES] = {"str", "num", "bool", "data", "keys", "obj"};
+
+static int
+table_index(const char *suffix)
+{
+	for (int i = 0; i < ARGO_NTABLES; i++)
+		if (strcmp(suffixes[i], suffix) == 0)
+			return i;
+	elog(ERROR, "argo: no collection table \"%s\"", suffix);
+	return -1;
+}
+
+/* Remember the OID of a table of c, resolved and locked by the lookup. */
+void
+argo_table_resolved(ArgoCollection *c, const char *suffix, Oid relid)
+{
+	c->relids[table_index(suffix)] = relid;
+}
+
+/*
+ * The OID of a table of c: the one the statement locked; for a
+ * collection made or found without locking (creation, drop), looked up
+ * and locked now.  A table gone meanwhile means the collection is.
+ */
+Oid
+argo_table_relid(ArgoCollection *c, const char *suffix)
+{
+	int			i = table_index(suffix);
+
+	if (!OidIsValid(c->relids[i]))
+	{
+		RangeVar   *rv = makeRangeVar(ARGO_SCHEMA, psprintf("%s_%s", c->name, suffix), -1);
+
+		c->relids[i] = RangeVarGetRelid(rv, AccessShareLock, true);
+		if (!OidIsValid(c->relids[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("collection \"%s\" does not exist", c->name)));
+	}
+	return c->relids[i];
+}
+
+/* A table of c, open (its lock is the statement's). */
+Relation
+argo_open_table(ArgoCollection *c, const char *suffix)
+{
+	return table_open(argo_table_relid(c, suffix), NoLock);
+}
+
+/* SQL would check the privilege; a denial is SQL's error, 42501. */
+void
+argo_check_privilege(Relation rel, AclMode mode)
+{
+	AclResult	acl = pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), mode);
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
+}
+
+/* Whether row-level security applies to this statement's reads of rel. */
+bool
+argo_rls_applies(Relation rel)
+{
+	return check_enable_rls(RelationGetRelid(rel), InvalidOid, true) == RLS_ENABLED;
+}
+
+/* A plain heap table, without row-level security: what C may read as SQL would. */
+bool
+argo_readable_directly(Relation rel)
+{
+	return rel->rd_rel->relkind == RELKIND_RELATION &&
+		rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
+		!argo_rls_applies(rel);
+}
+
+/* Columns not dropped (an upgrade from 0.1 dropped keystr). */
+static int
+live_columns(TupleDesc desc)
+{
+	int			n = 0;
+
+	for (int i = 0; i < desc->natts; i++)
+		n += !TupleDescAttr(desc, i)->attisdropped;
+	return n;
+}
+
+/*
+ * Whether rows may be written into rel as COPY writes them: a plain
+ * table with Argo's natts columns only, no trigger, no generated column,
+ * no row-level security, and INSERT granted (else SQL's INSERT raises
+ * what it must).
+ */
+bool
+argo_insertable_directly(Relation rel, int natts)
+{
+	TupleConstr *constr = RelationGetDescr(rel)->constr;
+
+	return rel->rd_rel->relkind == RELKIND_RELATION &&
+		live_columns(RelationGetDescr(rel)) == natts &&
+		rel->trigdesc == NULL &&
+		(constr == NULL || !constr->has_generated_stored) &&
+		!argo_rls_applies(rel) &&
+		pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_INSERT) == ACLCHECK_OK;
+}
