@@ -1,5 +1,6 @@
 /*
- * execute.c — runs one Argo/SQL statement through SPI.
+ * execute.c — runs one Argo/SQL statement by the strategy argo_plan chose
+ * (plan.c), and explains that same strategy for argo_explain.
  *
  * Reads use the caller's snapshot (read_only SPI), so a SELECT sees one
  * consistent state of all three tables; writes are single SQL statements.
