@@ -19,13 +19,14 @@ example() {		# example NAME TOOL... -- COMMAND...
 		shift
 	done
 	shift
-	if ! "$@"; then
+	# a registry's hiccup is not the example's failure: once more after a pause
+	if ! "$@" && ! { sleep 5; "$@"; }; then
 		echo "$name example: FAILED"
 		status=1
 	fi
 }
 
-example node node npm -- bash -c 'cd examples/node && npm install --no-audit --no-fund --silent >/dev/null && node app.js'
+example node node npm -- bash -c 'cd examples/node && npm ci --no-audit --no-fund --silent >/dev/null && node app.js'
 example java java mvn -- mvn -q -B -Dstyle.color=never -f examples/java/pom.xml compile exec:java
 example go go -- bash -c 'cd examples/go && go run .'
 exit $status
