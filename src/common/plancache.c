@@ -109,7 +109,9 @@ argo_prepare(SqlBuf *buf, int cursor_options)
 		elog(ERROR, "argo: could not keep a prepared statement");
 	if (e != NULL)				/* a collision: the newer statement wins */
 	{
-		SPI_freeplan(e->plan);
+		/* the older one may be executing under us: then it is only dropped */
+		if (running == 0)
+			SPI_freeplan(e->plan);
 		pfree(e->sql);
 	}
 	else if (hash_get_num_entries(plans) >= MAX_PLANS && running == 0)
