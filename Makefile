@@ -1,5 +1,5 @@
-# Argo — PGXS build.  Grammar and scanner are built from src/gram.y and
-# src/scan.l by PGXS's own bison/flex rules; their outputs are not tracked.
+# Argo — PGXS build.  Grammar and scanner are built from src/parse/gram.y and
+# src/parse/scan.l by PGXS's own bison/flex rules; their outputs are not tracked.
 
 MODULE_big = argo
 # every C file under src/<layer>/, and the parser bison and flex make
