@@ -98,7 +98,7 @@ open_stream(RowStream *s, ArgoCollection *c, Datum keys)
 		"valstr, NULL::pg_catalog.float8, NULL::boolean",
 		"valexact, valnum, NULL::boolean",
 		"NULL::pg_catalog.text, NULL::pg_catalog.float8, valbool",
-		"CASE WHEN valnum IS NULL THEN valstr ELSE valexact END, valnum, valbool"
+		ARGO1_OBJECT_VALSTR ", valnum, valbool"
 	};
 	SqlBuf	   *buf = sqlbuf_create();
 

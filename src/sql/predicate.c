@@ -155,41 +155,41 @@ begin_leaf(SqlBuf *buf, ArgoCollection *c, ArgoLitType t, const char *keystr)
 					 typed_table(c, t), sql_key_param(buf, c, keystr));
 }
 
-/* Rows of every type, as (objid, keyid, valstr, valnum, valbool). */
+/*
+ * Rows of every type, as (objid, keyid, valstr, valnum, valbool); with
+ * exact, for rebuilding objects, a number that keeps its exact text
+ * (numbers.c) has it as valstr beside its valnum.
+ */
+static void
+rows_of_table(SqlBuf *buf, ArgoCollection *c, bool exact)
+{
+	if (c->format == ARGO_FORMAT_ARGO1)
+	{
+		if (exact)
+			appendStringInfo(&buf->sql,
+							 "(SELECT objid, keyid, " ARGO1_OBJECT_VALSTR " AS valstr, valnum, valbool FROM %s)",
+							 c->data_table);
+		else
+			appendStringInfoString(&buf->sql, c->data_table);
+		return;
+	}
+	appendStringInfo(&buf->sql,
+					 "(SELECT objid, keyid, valstr, NULL::pg_catalog.float8 AS valnum, NULL::boolean AS valbool FROM %s"
+					 " UNION ALL SELECT objid, keyid, %s, valnum, NULL FROM %s"
+					 " UNION ALL SELECT objid, keyid, NULL, NULL, valbool FROM %s)",
+					 c->str_table, exact ? "valexact" : "NULL", c->num_table, c->bool_table);
+}
+
 void
 sql_rows_of_table(SqlBuf *buf, ArgoCollection *c)
 {
-	if (c->format == ARGO_FORMAT_ARGO1)
-	{
-		appendStringInfoString(&buf->sql, c->data_table);
-		return;
-	}
-	appendStringInfo(&buf->sql,
-					 "(SELECT objid, keyid, valstr, NULL::pg_catalog.float8 AS valnum, NULL::boolean AS valbool FROM %s"
-					 " UNION ALL SELECT objid, keyid, NULL, valnum, NULL FROM %s"
-					 " UNION ALL SELECT objid, keyid, NULL, NULL, valbool FROM %s)",
-					 c->str_table, c->num_table, c->bool_table);
+	rows_of_table(buf, c, false);
 }
 
-/*
- * The same rows for rebuilding objects: a number that keeps its exact
- * text (numbers.c) has it as valstr beside its valnum.
- */
 void
 sql_object_rows_of_table(SqlBuf *buf, ArgoCollection *c)
 {
-	if (c->format == ARGO_FORMAT_ARGO1)
-	{
-		appendStringInfo(&buf->sql,
-						 "(SELECT objid, keyid, CASE WHEN valnum IS NULL THEN valstr ELSE valexact END AS valstr, valnum, valbool FROM %s)",
-						 c->data_table);
-		return;
-	}
-	appendStringInfo(&buf->sql,
-					 "(SELECT objid, keyid, valstr, NULL::pg_catalog.float8 AS valnum, NULL::boolean AS valbool FROM %s"
-					 " UNION ALL SELECT objid, keyid, valexact, valnum, NULL FROM %s"
-					 " UNION ALL SELECT objid, keyid, NULL, NULL, valbool FROM %s)",
-					 c->str_table, c->num_table, c->bool_table);
+	rows_of_table(buf, c, true);
 }
 
 /* Every object of the collection: its directory. */

@@ -10,6 +10,9 @@
 
 #include "parse/parse.h"
 
+/* An Argo/1 row's text for rebuilding: its string, or a number's exact text */
+#define ARGO1_OBJECT_VALSTR "CASE WHEN valnum IS NULL THEN valstr ELSE valexact END"
+
 /* predicate.c: WHERE as object ids; the tables' rows as SQL */
 extern void pred_emit_objids(SqlBuf *buf, ArgoCollection *coll, ArgoPred *pred);
 extern void sql_value_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op);

@@ -41,7 +41,7 @@ emit_table_rows(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, const char *cond)
 	if (c->format == ARGO_FORMAT_ARGO1)
 	{
 		appendStringInfo(&buf->sql,
-						 "SELECT objid, keyid, CASE WHEN valnum IS NULL THEN valstr ELSE valexact END AS valstr, valnum, valbool FROM %s",
+						 "SELECT objid, keyid, " ARGO1_OBJECT_VALSTR " AS valstr, valnum, valbool FROM %s",
 						 c->data_table);
 		emit_row_filter(buf, cond, keys);
 		return;
