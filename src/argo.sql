@@ -126,6 +126,29 @@ SET jit = off;
 COMMENT ON FUNCTION argo_check(text) IS
 'What is wrong with a collection''s rows (orphans, unknown keys, two rows for one key, broken markers); nothing when healthy';
 
+-- Where an object's rows lie is kept in its directory row (rowmap) and
+-- written by Argo's own writes from C.  This trigger, on every value
+-- table, forgets the maps of the objects whose rows a statement wrote
+-- through SQL instead; argo_repair writes maps again.
+CREATE FUNCTION argo_forget_rowmaps()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'argo_forget_rowmaps'
+LANGUAGE C VOLATILE SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION argo_forget_rowmaps() IS
+'Trigger on a collection''s value tables: rows written through SQL make their objects'' row maps forgotten';
+
+CREATE FUNCTION argo_repair(collection text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'argo_repair'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION argo_repair(text) IS
+'Write again every object''s map of where its rows lie (after VACUUM FULL, CLUSTER or a restore); returns how many were written';
+
 -- A collection exists when its sequence does; its tables are the ones of
 -- its name that its sequence's owner owns (a table another role planted
 -- beside them is not part of it); Argo/1 has a _data table.  objects is

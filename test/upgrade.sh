@@ -12,6 +12,7 @@ RELEASES=(
 	"0.2 cf8d0e7c0cae5c7661b3809b12e88fc47bdb1eaa"
 	"0.3 04c6aecfe8f9f75566789dd0e3f4a0c5d91e2939"
 	"0.4 4470041214582f05d032089436ecd2fa93761237"
+	"0.5 f839fc2158cd0ef292921c32dd142372f3db1706"
 )
 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 SUDO=${SUDO:-}

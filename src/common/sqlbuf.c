@@ -2,12 +2,22 @@
  * sqlbuf.c — generated SQL text together with its parameter values.
  *
  * Every value that reaches SQL (keys, strings, numbers, booleans) goes
- * through here as an SPI parameter; only quoted identifiers are spliced.
+ * through here as an SPI parameter; only quoted identifiers are spliced,
+ * and Argo's own functions are named with their schema.
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
 
 #include "common/common.h"
 
@@ -78,4 +88,31 @@ sqlbuf_replace(SqlBuf *buf, const char *placeholder, const char *text)
 	appendStringInfoString(&out, text);
 	appendStringInfoString(&out, at + strlen(placeholder));
 	buf->sql = out;
+}
+
+/*
+ * One of the extension's own functions, schema-qualified for generated
+ * SQL: the caller's search_path must not choose another.
+ */
+char *
+argo_function(const char *fn)
+{
+	Oid			ext = get_extension_oid("argo", false);
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			nsp;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(ext));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "argo: extension %u not found", ext);
+	nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return psprintf("%s.%s", quote_identifier(get_namespace_name(nsp)),
+					quote_identifier(fn));
 }

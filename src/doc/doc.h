@@ -32,6 +32,7 @@ extern void rebuilder_add_row(Rebuilder *rb, int64 objid, const ArgoKey *key,
 							  text *valstr, bool num_null, double valnum,
 							  bool bool_null, bool valbool);
 extern void rebuilder_add_object(Rebuilder *rb, int64 objid);
+extern void rebuilder_forget(Rebuilder *rb, int64 objid);
 extern struct KeyDict *rebuilder_dict(Rebuilder *rb);
 extern void rebuilder_add_keystr_row(Rebuilder *rb, int64 objid,
 									 const char *keystr, text *valstr,

@@ -174,6 +174,21 @@ rebuilder_add_object(Rebuilder *rb, int64 objid)
 }
 
 /*
+ * Drop the rows of objid given so far, if it is the object being
+ * gathered: its rows will come again, from elsewhere.
+ */
+void
+rebuilder_forget(Rebuilder *rb, int64 objid)
+{
+	if (!rb->have_object || rb->objid != objid)
+		return;
+	MemoryContextReset(rb->cxt);
+	rb->rows = NULL;
+	rb->nrows = rb->maxrows = 0;
+	rb->have_object = false;
+}
+
+/*
  * Set a row's value: one of valstr, valnum, valbool for a scalar, or
  * valnum with valstr for a number that keeps its exact text (numbers.c).
  */

@@ -31,6 +31,17 @@
 
 #include "exec/exec.h"
 
+/* Whether the directory keeps maps (0.6 and later). */
+static bool
+has_maps(ArgoCollection *c)
+{
+	Relation	dir = argo_open_table(c, "obj");
+	bool		has = rowmap_column(dir) > 0;
+
+	table_close(dir, NoLock);
+	return has;
+}
+
 /*
  * Lock (and for an UPDATE, touch) in id order the objects WHERE selects,
  * or, when ids is not NULL, those of the n ids already found.
@@ -42,7 +53,8 @@ lock_sql(ArgoCollection *c, ArgoPred *where, bool touch, const int64 *ids, int n
 
 	if (touch)
 		appendStringInfo(&buf->sql,
-						 "UPDATE %s o SET objid = o.objid FROM (", c->obj_table);
+						 "UPDATE %s o SET objid = o.objid%s FROM (", c->obj_table,
+						 has_maps(c) ? ", rowmap = NULL" : "");
 	appendStringInfo(&buf->sql, "SELECT i.objid, i.xmin AS v FROM %s i", c->obj_table);
 	if (ids != NULL)
 	{

@@ -7,10 +7,12 @@
  * break them: every value row belongs to an object of the directory and
  * to a key of the dictionary, an object has at most one row per key, and
  * the format's own rules hold (a key marking an empty object or array
- * holds no value; an Argo/1 row holds at most one value).
+ * holds no value; an Argo/1 row holds at most one value), and an
+ * object's map says where exactly its rows are (or it has none).
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
@@ -71,6 +73,62 @@ check_queries(ArgoCollection *c)
 	return q;
 }
 
+/* Objects whose maps are wrong: the first few by id, then how many in all. */
+typedef struct MapCheck
+{
+	ReturnSetInfo *rsinfo;
+	int64		wrong;
+} MapCheck;
+
+#define MAPS_NAMED 10
+
+static void
+put_problem(ReturnSetInfo *rsinfo, char *problem)
+{
+	Datum		v = CStringGetTextDatum(problem);
+	bool		isnull = false;
+
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
+}
+
+static void
+check_map(void *arg, int64 objid, bytea *stored, bytea *actual)
+{
+	MapCheck   *mc = arg;
+
+	/* no map is no lie: the object is read by its objid indexes */
+	if (stored == NULL || rowmap_equal(stored, actual))
+		return;
+	if (++mc->wrong <= MAPS_NAMED)
+		put_problem(mc->rsinfo, psprintf("object " INT64_FORMAT "'s map of where its rows lie is out of date", objid));
+}
+
+/* The maps, where Argo reads them (plain tables, no row-level security). */
+static void
+check_maps(ArgoCollection *c, ReturnSetInfo *rsinfo)
+{
+	static const char *const argo3[] = {"str", "num", "bool", "obj"};
+	static const char *const argo1[] = {"data", "obj"};
+	bool		is1 = c->format == ARGO_FORMAT_ARGO1;
+	int			n = is1 ? lengthof(argo1) : lengthof(argo3);
+	MapCheck	mc = {rsinfo, 0};
+
+	for (int i = 0; i < n; i++)
+	{
+		Relation	rel = argo_open_table(c, is1 ? argo1[i] : argo3[i]);
+		bool		ok = argo_readable_directly(rel) &&
+			(i < n - 1 ? OidIsValid(argo_objid_index(rel)) : rowmap_column(rel) > 0);
+
+		table_close(rel, NoLock);
+		if (!ok)
+			return;
+	}
+	rowmap_walk(c, check_map, &mc);
+	if (mc.wrong > 0)
+		put_problem(rsinfo, psprintf(INT64_FORMAT " object(s) in all have out-of-date maps; argo_repair('%s') writes them again",
+									 mc.wrong, c->name));
+}
+
 /* argo_check(collection text) RETURNS SETOF text */
 Datum
 argo_check(PG_FUNCTION_ARGS)
@@ -97,6 +155,7 @@ argo_check(PG_FUNCTION_ARGS)
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
 		}
 	}
+	check_maps(c, rsinfo);
 	SPI_finish();
 	return (Datum) 0;
 }

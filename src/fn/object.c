@@ -249,10 +249,10 @@ argo_object(PG_FUNCTION_ARGS)
 		rebuild_through_sql(s, objid);
 	else
 	{
-		objfetch_object(s->fetch, objid, s->rb);
+		found = objfetch_object(s->fetch, objid, s->rb);
 		rebuilder_finish(s->rb);
 		/* an object with no row ({}) is one only if the directory says so */
-		if (JB_ROOT_COUNT(s->result) == 0)
+		if (found && JB_ROOT_COUNT(s->result) == 0)
 		{
 			if (!lookup_directory(s->coll, objid, GetActiveSnapshot(), &found))
 				rebuild_through_sql(s, objid);

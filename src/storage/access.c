@@ -10,11 +10,15 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_am.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
+#include "utils/regproc.h"
+#include "parser/parse_relation.h"
 #include "utils/acl.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
@@ -108,8 +112,30 @@ live_columns(TupleDesc desc)
 }
 
 /*
+ * Whether every trigger on rel is Argo's own (the one that forgets maps
+ * when rows are written through SQL, which writes from C need not fire).
+ */
+bool
+argo_only_own_triggers(Relation rel)
+{
+	TriggerDesc *td = rel->trigdesc;
+	Oid			own = InvalidOid;
+
+	if (td == NULL)
+		return true;
+	for (int i = 0; i < td->numtriggers; i++)
+	{
+		if (!OidIsValid(own))
+			own = argo_forget_rowmaps_oid();
+		if (td->triggers[i].tgfoid != own)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Whether rows may be written into rel as COPY writes them: a plain
- * table with Argo's natts columns only, no trigger, no generated column,
+ * table with Argo's natts columns only, no trigger but Argo's own, no generated column,
  * no row-level security, and INSERT granted (else SQL's INSERT raises
  * what it must).
  */
@@ -120,8 +146,40 @@ argo_insertable_directly(Relation rel, int natts)
 
 	return rel->rd_rel->relkind == RELKIND_RELATION &&
 		live_columns(RelationGetDescr(rel)) == natts &&
-		rel->trigdesc == NULL &&
+		argo_only_own_triggers(rel) &&
 		(constr == NULL || !constr->has_generated_stored) &&
 		!argo_rls_applies(rel) &&
 		pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_INSERT) == ACLCHECK_OK;
+}
+
+/* A valid, non-partial B-tree whose first column is objid; InvalidOid if none. */
+Oid
+argo_objid_index(Relation rel)
+{
+	AttrNumber	objatt = attnameAttNum(rel, "objid", false);
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		Relation	irel = index_open(lfirst_oid(lc), AccessShareLock);
+		bool		fits = objatt > 0 && irel->rd_rel->relam == BTREE_AM_OID &&
+			irel->rd_index->indisvalid &&
+			irel->rd_index->indkey.values[0] == objatt &&
+			RelationGetIndexPredicate(irel) == NIL;
+
+		index_close(irel, AccessShareLock);
+		if (fits)
+			return lfirst_oid(lc);
+	}
+	return InvalidOid;
+}
+
+/* The OID of Argo's trigger function argo_forget_rowmaps(). */
+Oid
+argo_forget_rowmaps_oid(void)
+{
+	List	   *name = stringToQualifiedNameList(argo_function("argo_forget_rowmaps"));
+
+	return LookupFuncName(name, 0, NULL, true);
 }

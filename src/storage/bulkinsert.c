@@ -67,6 +67,8 @@ write_chunk(ResultRelInfo *rri, EState *estate, TupleTableSlot **slots,
 	 */
 	table_multi_insert(rel, slots, n, GetCurrentCommandId(true),
 					   rows->append ? TABLE_INSERT_SKIP_FSM : 0, bis);
+	for (int i = 0; i < n && rows->tids != NULL; i++)
+		rows->tids[from + i] = slots[i]->tts_tid;
 	for (int i = 0; i < n && rri->ri_NumIndices > 0; i++)
 	{
 		ResetPerTupleExprContext(estate);

@@ -102,33 +102,6 @@ qualified(const char *coll, const char *suffix)
 	return quote_qualified_identifier(ARGO_SCHEMA, table_name(coll, suffix));
 }
 
-/*
- * One of the extension's own functions, schema-qualified for generated
- * SQL: the caller's search_path must not choose another.
- */
-char *
-argo_function(const char *fn)
-{
-	Oid			ext = get_extension_oid("argo", false);
-	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tup;
-	Oid			nsp;
-
-	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(ext));
-	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
-	tup = systable_getnext(scan);
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "argo: extension %u not found", ext);
-	nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	return psprintf("%s.%s", quote_identifier(get_namespace_name(nsp)),
-					quote_identifier(fn));
-}
-
 static Oid
 relation_owner(Oid relid)
 {
@@ -336,7 +309,29 @@ create_common_tables(ArgoCollection *c)
 					 ARGO_KEY_STATS_COLUMNS ")",
 					 c->keys_table, kseq));
 	run_ddl(psprintf("ALTER SEQUENCE %s OWNED BY %s.keyid", kseq, c->keys_table));
-	run_ddl(psprintf("CREATE TABLE %s (objid bigint PRIMARY KEY)", c->obj_table));
+	/* rowmap: where the object's rows lie (rowmap.c) */
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint PRIMARY KEY, rowmap pg_catalog.bytea)", c->obj_table));
+}
+
+/*
+ * A value table's rows written through SQL make their objects' maps
+ * forgotten (fn/rowmaps.c); Argo's own writes from C fire no trigger.
+ */
+static void
+create_map_triggers(ArgoCollection *c, const char *table)
+{
+	static const char *const events[][2] = {
+		{"insert", "INSERT ON %s REFERENCING NEW TABLE AS argo_new"},
+		{"update", "UPDATE ON %s REFERENCING OLD TABLE AS argo_old NEW TABLE AS argo_new"},
+		{"delete", "DELETE ON %s REFERENCING OLD TABLE AS argo_old"},
+		{"truncate", "TRUNCATE ON %s"}
+	};
+	char	   *fn = argo_function("argo_forget_rowmaps");
+
+	for (int i = 0; i < lengthof(events); i++)
+		run_ddl(psprintf("CREATE TRIGGER argo_rowmaps_%s AFTER %s FOR EACH STATEMENT EXECUTE FUNCTION %s(%s)",
+						 events[i][0], psprintf(events[i][1], table), fn,
+						 quote_literal_cstr(c->name)));
 }
 
 static void
@@ -348,6 +343,9 @@ create_argo3_tables(ArgoCollection *c)
 	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valnum double precision NOT NULL, valexact pg_catalog.text)", c->num_table));
 	/* also holds null, {} and [] (valbool NULL) */
 	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valbool boolean)", c->bool_table));
+	create_map_triggers(c, c->str_table);
+	create_map_triggers(c, c->num_table);
+	create_map_triggers(c, c->bool_table);
 	collection_create_indexes(c);
 }
 
@@ -357,6 +355,7 @@ create_argo1_tables(ArgoCollection *c)
 	create_common_tables(c);
 	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valstr pg_catalog.text COLLATE pg_catalog.\"C\", valnum double precision, valbool boolean, valexact pg_catalog.text, "
 					 "CHECK (pg_catalog.num_nonnulls(valstr, valnum, valbool) OPERATOR(pg_catalog.<=) 1))", c->data_table));
+	create_map_triggers(c, c->data_table);
 	collection_create_indexes(c);
 }
 

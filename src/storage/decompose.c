@@ -8,6 +8,7 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -366,9 +367,10 @@ build_array(Datum *elems, bool *nulls, int n, Oid type)
 
 /*
  * Write rows to the collection's table (by suffix; table, its quoted
- * name), directly if allowed, else with INSERT … unnest.
+ * name), directly if allowed, else with INSERT … unnest.  True when
+ * written directly: then rows->tids, if given, says where each row went.
  */
-static void
+static bool
 write_rows(ArgoCollection *c, const char *suffix, const char *table, int natts,
 		   ArgoRows *rows, const Oid *types)
 {
@@ -376,8 +378,10 @@ write_rows(ArgoCollection *c, const char *suffix, const char *table, int natts,
 	StringInfoData cols;
 	int			rc;
 
-	if (rows->n == 0 || argo_bulk_insert(argo_table_relid(c, suffix), natts, rows))
-		return;
+	if (rows->n == 0)
+		return true;
+	if (argo_bulk_insert(argo_table_relid(c, suffix), natts, rows))
+		return true;
 	buf = sqlbuf_create();
 	initStringInfo(&cols);
 	for (int i = 0; i < rows->ncols; i++)
@@ -394,10 +398,22 @@ write_rows(ArgoCollection *c, const char *suffix, const char *table, int natts,
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "argo: insert into %s failed: %s", table,
 			 SPI_result_code_string(rc));
+	return false;
 }
 
+/*
+ * Where one table's new rows went, for the objects' maps: each row's
+ * object and tid (tids NULL: written through SQL, not known).
+ */
+typedef struct Written
+{
+	int			n;
+	Datum	   *objids;
+	ItemPointerData *tids;
+} Written;
+
 static void
-flush_column(RowBatch *b, int col, const int32 *keyids)
+flush_column(RowBatch *b, int col, const int32 *keyids, Written *w)
 {
 	static const Oid types[NCOLS][4] = {
 		{INT8OID, INT4OID, TEXTOID},
@@ -419,10 +435,13 @@ flush_column(RowBatch *b, int col, const int32 *keyids)
 	rows.cols[3] = c->exact;
 	rows.nulls[3] = c->exact_nulls;
 	rows.append = b->directory;
-	write_rows(coll, col == COL_STR ? "str" : col == COL_NUM ? "num" : "bool",
-			   col == COL_STR ? coll->str_table :
-			   col == COL_NUM ? coll->num_table : coll->bool_table,
-			   ncols, &rows, types[col]);
+	rows.tids = palloc(sizeof(ItemPointerData) * Max(c->n, 1));
+	w->n = c->n;
+	w->objids = c->objids;
+	w->tids = write_rows(coll, col == COL_STR ? "str" : col == COL_NUM ? "num" : "bool",
+						 col == COL_STR ? coll->str_table :
+						 col == COL_NUM ? coll->num_table : coll->bool_table,
+						 ncols, &rows, types[col]) ? rows.tids : NULL;
 }
 
 /* The pending column whose next row has the least object id, or -1. */
@@ -450,7 +469,7 @@ next_column(RowBatch *b, const int *at)
  * pages rather than one per type.
  */
 static void
-flush_argo1(RowBatch *b, const int32 *keyids)
+flush_argo1(RowBatch *b, const int32 *keyids, Written *w)
 {
 	static const Oid types[6] = {INT8OID, INT4OID, TEXTOID, FLOAT8OID, BOOLOID, TEXTOID};
 	int			n = b->cols[COL_STR].n + b->cols[COL_NUM].n + b->cols[COL_BOOL].n;
@@ -479,7 +498,76 @@ flush_argo1(RowBatch *b, const int32 *keyids)
 		rows.cols[5][r] = c->exact[i];
 		rows.nulls[5][r] = c->exact_nulls[i];
 	}
-	write_rows(b->coll, "data", b->coll->data_table, 6, &rows, types);
+	rows.tids = palloc(sizeof(ItemPointerData) * Max(n, 1));
+	w->n = n;
+	w->objids = rows.cols[0];
+	w->tids = write_rows(b->coll, "data", b->coll->data_table, 6, &rows, types) ?
+		rows.tids : NULL;
+}
+
+/*
+ * The new objects' maps, from where their rows went (each table's rows
+ * in the objects' order); NULL when some table was written through SQL.
+ */
+static Datum *
+new_maps(RowBatch *b, Written *w, int ntables)
+{
+	static const char *const argo3[] = {"str", "num", "bool"};
+	Relation	rels[ROWMAP_MAX_TABLES];
+	Datum	   *maps = palloc(sizeof(Datum) * Max(b->nobjids, 1));
+	int			at[ROWMAP_MAX_TABLES] = {0};
+	uint32		epoch;
+
+	for (int t = 0; t < ntables; t++)
+		if (w[t].tids == NULL && w[t].n > 0)
+			return NULL;
+	for (int t = 0; t < ntables; t++)
+		rels[t] = argo_open_table(b->coll, ntables == 1 ? "data" : argo3[t]);
+	epoch = rowmap_epoch(rels, ntables);
+	for (int t = 0; t < ntables; t++)
+		table_close(rels[t], NoLock);
+	for (int k = 0; k < b->nobjids; k++)
+	{
+		ItemPointerData *tids[ROWMAP_MAX_TABLES];
+		int			n[ROWMAP_MAX_TABLES];
+
+		for (int t = 0; t < ntables; t++)
+		{
+			int			from = at[t];
+
+			while (at[t] < w[t].n && w[t].objids[at[t]] == b->objids[k])
+				at[t]++;
+			tids[t] = w[t].tids + from;
+			n[t] = at[t] - from;
+		}
+		maps[k] = PointerGetDatum(rowmap_encode(epoch, ntables, tids, n));
+	}
+	return maps;
+}
+
+/*
+ * The new objects' directory rows, with their maps where the directory
+ * has the column (a collection of 0.5 not yet updated has not).
+ */
+static void
+write_directory(RowBatch *b, Datum *maps)
+{
+	static const Oid types[2] = {INT8OID, BYTEAOID};
+	Relation	dir = argo_open_table(b->coll, "obj");
+	bool		has_maps = rowmap_column(dir) > 0;
+	ArgoRows	rows = {b->nobjids, has_maps ? 2 : 1, {"objid", "rowmap"}, {b->objids, maps}};
+	bool	   *nulls = NULL;
+
+	table_close(dir, NoLock);
+	if (maps == NULL && has_maps)
+	{
+		nulls = palloc(sizeof(bool) * Max(b->nobjids, 1));
+		memset(nulls, true, sizeof(bool) * Max(b->nobjids, 1));
+		rows.cols[1] = palloc0(sizeof(Datum) * Max(b->nobjids, 1));
+		rows.nulls[1] = nulls;
+	}
+	rows.append = true;
+	write_rows(b->coll, "obj", b->coll->obj_table, rows.ncols, &rows, types);
 }
 
 void
@@ -487,18 +575,18 @@ rowbatch_flush(RowBatch *b)
 {
 	MemoryContext old = MemoryContextSwitchTo(b->cxt);
 	int32	   *keyids = palloc(sizeof(int32) * Max(b->nkeys, 1));
-	static const Oid objid_type[1] = {INT8OID};
-	ArgoRows	dir = {b->nobjids, 1, {"objid"}, {b->objids}};
+	Written		w[NCOLS];
+	int			ntables = b->coll->format == ARGO_FORMAT_ARGO1 ? 1 : NCOLS;
 
-	/* directory rows first: a duplicate id fails before any value row */
-	dir.append = true;
-	write_rows(b->coll, "obj", b->coll->obj_table, 1, &dir, objid_type);
 	keydict_assign(b->coll, b->keys, b->nkeys, keyids);
 	if (b->coll->format == ARGO_FORMAT_ARGO1)
-		flush_argo1(b, keyids);
+		flush_argo1(b, keyids, w);
 	else
 		for (int col = 0; col < NCOLS; col++)
-			flush_column(b, col, keyids);
+			flush_column(b, col, keyids, &w[col]);
+	/* the directory rows last: they say where the rows went */
+	if (b->directory)
+		write_directory(b, new_maps(b, w, ntables));
 	MemoryContextSwitchTo(old);
 	batch_reset(b);
 }

@@ -1,13 +1,16 @@
 /*
- * fetch.c — an object's rows read straight from the heap through the
- * value tables' objid indexes, without SQL.
+ * fetch.c — an object's rows read straight from the heap, without SQL.
  *
  * Generated SQL picks the objects (which ids, in which order); their rows
- * are then fetched here, one index probe per value table and object,
- * instead of a LATERAL subquery per object through SPI and the executor.
+ * are then fetched here.  The object's directory row, found by one
+ * descent of the directory's primary key, says where its rows lie
+ * (rowmap.c): the heap pages are read directly, each row checked to be
+ * visible and the object's.  Where a map is missing, of another epoch or
+ * wrong, the object is read through the value tables' objid indexes
+ * instead, one probe per table.
  * When the objects come in increasing id order (every object, or a
- * parallel worker's share of them), each table's objid index is instead
- * read forward beside them, as a merge join would: no descent per
+ * parallel worker's share of them), the directory and objid indexes are
+ * instead read forward beside them, as a merge join would: no descent per
  * object, and the heap, written in id order, is read nearly in order.
  * Where the ids asked for jump ahead (the rows between would be read only
  * to be skipped) or go back, the object is probed instead.
@@ -20,6 +23,7 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/heapam.h"
 #include "access/relscan.h"
 #include "access/stratnum.h"
 #include "access/table.h"
@@ -27,15 +31,18 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/bitmapset.h"
 #include "nodes/makefuncs.h"
 #include "parser/parse_relation.h"
+#include "storage/bufmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
@@ -48,7 +55,8 @@ typedef enum ValKind
 	VAL_STR,
 	VAL_NUM,
 	VAL_BOOL,
-	VAL_ANY						/* Argo/1: all three columns */
+	VAL_ANY,					/* Argo/1: all three columns */
+	VAL_DIR						/* the directory: its row map */
 } ValKind;
 
 typedef struct TableScan
@@ -68,6 +76,10 @@ typedef struct TableScan
 	int64		pending_objid;
 	bool		asked_any;
 	int64		asked;			/* the last object asked for */
+	/* rows read by a map: the page pinned last, and the table's length */
+	TupleTableSlot *mslot;
+	Buffer		buf;
+	BlockNumber nblocks;
 } TableScan;
 
 struct ObjFetch
@@ -84,29 +96,15 @@ struct ObjFetch
 	bool		stream;			/* objects come in id order: merge */
 	int			ntables;
 	TableScan	tables[3];
+	/* the directory, when the maps are read */
+	bool		maps;
+	TableScan	dir;
+	AttrNumber	mapatt;
+	uint32		epoch;			/* of maps written for these tables now */
+	MemoryContext objcxt;		/* one object's map */
+	bool		dir_found;		/* the directory row of the object asked */
+	bytea	   *map;			/* its map, in objcxt; NULL: none */
 };
-
-/* A valid, non-partial B-tree whose first column is objid. */
-static Oid
-objid_index(Relation rel, AttrNumber objatt)
-{
-	List	   *indexes = RelationGetIndexList(rel);
-	ListCell   *lc;
-
-	foreach(lc, indexes)
-	{
-		Relation	irel = index_open(lfirst_oid(lc), AccessShareLock);
-		bool		fits = irel->rd_rel->relam == BTREE_AM_OID &&
-			irel->rd_index->indisvalid &&
-			irel->rd_index->indkey.values[0] == objatt &&
-			RelationGetIndexPredicate(irel) == NIL;
-
-		index_close(irel, AccessShareLock);
-		if (fits)
-			return lfirst_oid(lc);
-	}
-	return InvalidOid;
-}
 
 /* Open one value table for probing; false (closed again) if SQL must read it. */
 static bool
@@ -114,11 +112,16 @@ table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 {
 	AttrNumber	objatt = attnameAttNum(rel, "objid", false);
 	AttrNumber	keyatt = attnameAttNum(rel, "keyid", false);
-	Oid			index;
+	Oid			index = InvalidOid;
 
 	argo_check_privilege(rel, ACL_SELECT);
-	index = argo_readable_directly(rel) && objatt > 0 && keyatt > 0 ?
-		objid_index(rel, objatt) : InvalidOid;
+	if (argo_readable_directly(rel) && objatt > 0)
+	{
+		if (kind == VAL_DIR)
+			index = RelationGetPrimaryKeyIndex(rel);
+		else if (keyatt > 0)
+			index = argo_objid_index(rel);
+	}
 	if (!OidIsValid(index))
 	{
 		table_close(rel, NoLock);
@@ -135,6 +138,9 @@ table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 	t->index = index_open(index, AccessShareLock);
 	t->scan = index_beginscan(rel, t->index, f->snap, 1, 0);
 	t->slot = table_slot_create(rel, NULL);
+	t->mslot = table_slot_create(rel, NULL);
+	t->buf = InvalidBuffer;
+	t->nblocks = RelationGetNumberOfBlocks(rel);
 	t->pending = t->done = t->positioned = t->asked_any = false;
 	return true;
 }
@@ -142,11 +148,39 @@ table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 static void
 table_end(TableScan *t)
 {
+	if (BufferIsValid(t->buf))
+		ReleaseBuffer(t->buf);
 	index_endscan(t->scan);
 	ExecDropSingleTupleTableSlot(t->slot);
+	ExecDropSingleTupleTableSlot(t->mslot);
 	/* locks are kept to the end of the transaction, as SQL keeps them */
 	index_close(t->index, NoLock);
 	table_close(t->rel, NoLock);
+}
+
+/*
+ * Read the maps too, where the directory can be read directly and has
+ * them (a collection made before 0.6 and not yet updated has no column).
+ */
+static void
+maps_begin(ObjFetch *f, ArgoCollection *c)
+{
+	Relation	rels[ROWMAP_MAX_TABLES];
+	Relation	dir = argo_open_table(c, "obj");
+
+	f->mapatt = rowmap_column(dir);
+	if (f->mapatt <= 0)
+	{
+		table_close(dir, NoLock);
+		return;
+	}
+	if (!table_begin(f, &f->dir, dir, VAL_DIR))
+		return;
+	for (int i = 0; i < f->ntables; i++)
+		rels[i] = f->tables[i].rel;
+	f->epoch = rowmap_epoch(rels, f->ntables);
+	f->objcxt = AllocSetContextCreate(f->cxt, "argo object map", ALLOCSET_SMALL_SIZES);
+	f->maps = true;
 }
 
 /*
@@ -186,6 +220,7 @@ objfetch_open(ArgoCollection *c, List *keys, bool projection, bool stream)
 		}
 		f->ntables++;
 	}
+	maps_begin(f, c);
 	return f;
 }
 
@@ -195,6 +230,9 @@ objfetch_close(ObjFetch *f)
 	for (int i = 0; i < f->ntables; i++)
 		table_end(&f->tables[i]);
 	f->ntables = 0;
+	if (f->maps)
+		table_end(&f->dir);
+	f->maps = false;
 	UnregisterSnapshot(f->snap);
 }
 
@@ -207,6 +245,20 @@ column(TableScan *t, int v, bool *isnull)
 		return (Datum) 0;
 	}
 	return slot_getattr(t->slot, t->valatt[v], isnull);
+}
+
+/* The directory row in t's slot: the object is there, with this map. */
+/* The directory row in t's slot: the object is there, with this map. */
+static void
+take_directory_row(ObjFetch *f, TableScan *t)
+{
+	bool		isnull;
+	Datum		d = slot_getattr(t->slot, f->mapatt, &isnull);
+	MemoryContext old = MemoryContextSwitchTo(f->objcxt);
+
+	f->dir_found = true;
+	f->map = isnull ? NULL : (bytea *) PG_DETOAST_DATUM_COPY(d);
+	MemoryContextSwitchTo(old);
 }
 
 /* Hand the current row of t to the rebuilder. */
@@ -235,6 +287,23 @@ take_row(ObjFetch *f, TableScan *t, int64 objid, int32 keyid, Rebuilder *rb)
 					  bnull, bnull ? false : DatumGetBool(b));
 }
 
+/* The row in t's slot, of object objid: the directory's, or a value. */
+static void
+take(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
+{
+	bool		isnull;
+	int32		keyid;
+
+	if (t->kind == VAL_DIR)
+	{
+		take_directory_row(f, t);
+		return;
+	}
+	keyid = DatumGetInt32(slot_getattr(t->slot, t->keyatt, &isnull));
+	if (f->keys == NULL || bms_is_member(keyid, f->keys))
+		take_row(f, t, objid, keyid, rb);
+}
+
 /* Take t's rows of objid from its index probe. */
 static void
 probe_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
@@ -245,13 +314,8 @@ probe_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 	index_rescan(t->scan, &key, 1, NULL, 0);
 	while (index_getnext_slot(t->scan, ForwardScanDirection, t->slot))
 	{
-		bool		isnull;
-		int32		keyid;
-
 		CHECK_FOR_INTERRUPTS();
-		keyid = DatumGetInt32(slot_getattr(t->slot, t->keyatt, &isnull));
-		if (f->keys == NULL || bms_is_member(keyid, f->keys))
-			take_row(f, t, objid, keyid, rb);
+		take(f, t, objid, rb);
 	}
 }
 
@@ -278,8 +342,6 @@ stream_rows(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 
 	for (;;)
 	{
-		int32		keyid;
-
 		CHECK_FOR_INTERRUPTS();
 		if (!t->pending)
 		{
@@ -296,9 +358,7 @@ stream_rows(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 		t->pending = false;
 		if (t->pending_objid < objid)
 			continue;			/* an object not asked for */
-		keyid = DatumGetInt32(slot_getattr(t->slot, t->keyatt, &isnull));
-		if (f->keys == NULL || bms_is_member(keyid, f->keys))
-			take_row(f, t, objid, keyid, rb);
+		take(f, t, objid, rb);
 	}
 }
 
@@ -328,26 +388,169 @@ stream_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 	stream_rows(f, t, objid, rb);
 }
 
+/* t's rows of objid, by probe or stream as the objects come. */
+static void
+read_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
+{
+	if (f->stream)
+		stream_table(f, t, objid, rb);
+	else
+		probe_table(f, t, objid, rb);
+}
+
+/* Pin t's page block for reading by map; false if the table has no such page. */
+static bool
+map_page(TableScan *t, BlockNumber block)
+{
+	if (BufferIsValid(t->buf) && BufferGetBlockNumber(t->buf) == block)
+		return true;
+	/* the table may have grown since it was opened (this statement's writes) */
+	if (block >= t->nblocks)
+		t->nblocks = RelationGetNumberOfBlocks(t->rel);
+	if (block >= t->nblocks)
+		return false;
+	t->buf = ReleaseAndReadBuffer(t->buf, t->rel, block);
+	heap_page_prune_opt(t->rel, t->buf);
+	return true;
+}
+
+/*
+ * The rows of one run, each the visible version of the chain its line
+ * pointer starts (an UPDATE by SQL keeps a HOT chain's first pointer);
+ * false when one is missing or not visible.  The page stays pinned, so
+ * the tuples stay valid after its lock is released.
+ */
+static bool
+run_tuples(ObjFetch *f, TableScan *t, const RowRun *run, HeapTupleData *tups)
+{
+	Page		page;
+	OffsetNumber maxoff;
+	bool		ok = true;
+
+	if (!map_page(t, run->block))
+		return false;
+	LockBuffer(t->buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(t->buf);
+	maxoff = PageGetMaxOffsetNumber(page);
+	for (int i = 0; ok && i < run->count; i++)
+	{
+		ItemPointerData tid;
+		bool		all_dead;
+
+		ItemPointerSet(&tid, run->block, run->first + i);
+		ok = run->first + i <= maxoff &&
+			heap_hot_search_buffer(&tid, t->rel, t->buf, f->snap, &tups[i],
+								   &all_dead, true);
+	}
+	LockBuffer(t->buf, BUFFER_LOCK_UNLOCK);
+	return ok;
+}
+
+/*
+ * Take t's rows of objid where the map says they are; false when a row
+ * there is not visible or not the object's (the map is not to be
+ * trusted: the caller reads the object again by its objid indexes).
+ */
+static bool
+map_table(ObjFetch *f, TableScan *t, int64 objid, const RowRun *runs, int nruns,
+		  Rebuilder *rb)
+{
+	HeapTupleData tups[MaxHeapTuplesPerPage];
+
+	for (int r = 0; r < nruns; r++)
+	{
+		if (!run_tuples(f, t, &runs[r], tups))
+			return false;
+		for (int i = 0; i < runs[r].count; i++)
+		{
+			bool		isnull;
+
+			CHECK_FOR_INTERRUPTS();
+			ExecStoreBufferHeapTuple(&tups[i], t->mslot, t->buf);
+			if (DatumGetInt64(slot_getattr(t->mslot, t->objatt, &isnull)) != objid || isnull)
+				return false;
+		}
+		/* all of the run is the object's: only now give it out */
+		for (int i = 0; i < runs[r].count; i++)
+		{
+			TupleTableSlot *save = t->slot;
+
+			ExecStoreBufferHeapTuple(&tups[i], t->mslot, t->buf);
+			t->slot = t->mslot;
+			take(f, t, objid, rb);
+			t->slot = save;
+		}
+	}
+	return true;
+}
+
+/*
+ * The object's directory row, by probe or stream; false when the
+ * directory has none.
+ */
+static bool
+read_directory(ObjFetch *f, int64 objid)
+{
+	MemoryContextReset(f->objcxt);
+	f->dir_found = false;
+	f->map = NULL;
+	read_table(f, &f->dir, objid, NULL);
+	return f->dir_found;
+}
+
+/*
+ * objid's rows by its map: false, nothing given out, when there is no
+ * usable map; false after giving rows out when the map proves wrong (the
+ * caller has the rebuilder forget them).
+ */
+static bool
+read_by_map(ObjFetch *f, int64 objid, Rebuilder *rb)
+{
+	RowMap		m;
+	MemoryContext old;
+	bool		ok;
+
+	if (f->map == NULL)
+		return false;
+	old = MemoryContextSwitchTo(f->objcxt);
+	ok = rowmap_decode(f->map, f->ntables, &m) && m.epoch == f->epoch;
+	MemoryContextSwitchTo(old);
+	for (int i = 0; ok && i < f->ntables; i++)
+		ok = map_table(f, &f->tables[i], objid, m.runs[i], m.nruns[i], rb);
+	return ok;
+}
+
 /*
  * Feed object objid's rows (those of the chosen keys) to the rebuilder;
- * for a whole object, first say that it exists, rows or not ({}).
+ * for a whole object, first say that it exists, rows or not ({}).  False
+ * when the directory, read, has no such object (nothing is given out).
  */
-void
+bool
 objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb)
 {
 	MemoryContext old;
 
+	old = MemoryContextSwitchTo(f->cxt);
+	if (f->maps && !read_directory(f, objid))
+	{
+		MemoryContextSwitchTo(old);
+		return false;
+	}
 	if (f->keys == NULL)
 		rebuilder_add_object(rb, objid);
-	old = MemoryContextSwitchTo(f->cxt);
-	for (int i = 0; i < f->ntables; i++)
+	if (!f->maps || !read_by_map(f, objid, rb))
 	{
-		if (f->stream)
-			stream_table(f, &f->tables[i], objid, rb);
-		else
-			probe_table(f, &f->tables[i], objid, rb);
+		if (f->maps)
+		{
+			rebuilder_forget(rb, objid);
+			if (f->keys == NULL)
+				rebuilder_add_object(rb, objid);
+		}
+		for (int i = 0; i < f->ntables; i++)
+			read_table(f, &f->tables[i], objid, rb);
 	}
 	MemoryContextSwitchTo(old);
+	return true;
 }
 
 bool

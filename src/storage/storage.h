@@ -10,6 +10,7 @@
 #include "common/common.h"
 #include "doc/doc.h"
 #include "nodes/parsenodes.h"
+#include "storage/itemptr.h"
 #include "utils/rel.h"
 
 /* A collection's tables, by suffix: str, num, bool, data, keys, obj. */
@@ -42,7 +43,6 @@ typedef struct ArgoCollection
 extern void collection_check_name(const char *name);
 extern ArgoCollection *collection_lookup(const char *name, bool missing_ok,
 										 int lockmode);
-extern char *argo_function(const char *fn);
 extern ArgoCollection *collection_create(const char *name, ArgoFormat format,
 										 bool if_not_exists);
 extern ArgoCollection *collection_open_for_insert(const char *name);
@@ -107,16 +107,47 @@ typedef struct ArgoRows
 	bool		append;			/* new objects: after the last page, so that
 								 * rows lie in object order (not where the
 								 * FSM finds space) */
+	ItemPointerData *tids;		/* if not NULL: where each row went */
 } ArgoRows;
 
 extern bool argo_bulk_insert(Oid relid, int natts, const ArgoRows *rows);
+
+/* rowmap.c: where an object's rows lie, kept in its directory row */
+#define ROWMAP_MAX_TABLES 3
+
+typedef struct RowRun
+{
+	BlockNumber block;
+	OffsetNumber first;
+	uint16		count;
+} RowRun;
+
+typedef struct RowMap
+{
+	uint32		epoch;
+	int			ntables;
+	int			nruns[ROWMAP_MAX_TABLES];
+	RowRun	   *runs[ROWMAP_MAX_TABLES];
+} RowMap;
+
+extern uint32 rowmap_epoch(Relation *tables, int ntables);
+extern bytea *rowmap_encode(uint32 epoch, int ntables, ItemPointerData **tids,
+							const int *n);
+extern bool rowmap_epoch_of(bytea *map, uint32 *epoch);
+extern bool rowmap_decode(bytea *map, int ntables, RowMap *m);
+extern AttrNumber rowmap_column(Relation dir);
+
+/* maprepair.c: the maps the objid indexes call for */
+typedef void (*map_visit) (void *arg, int64 objid, bytea *stored, bytea *actual);
+extern void rowmap_walk(ArgoCollection *c, map_visit fn, void *arg);
+extern bool rowmap_equal(bytea *a, bytea *b);
 
 /* fetch.c: objects' rows straight from the heap */
 typedef struct ObjFetch ObjFetch;
 
 extern ObjFetch *objfetch_open(ArgoCollection *c, List *keys, bool projection,
 							   bool stream);
-extern void objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb);
+extern bool objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb);
 extern void objfetch_close(ObjFetch *f);
 extern bool objfetch_streams(ObjFetch *f);
 extern Snapshot objfetch_snapshot(ObjFetch *f);
@@ -129,5 +160,8 @@ extern void argo_check_privilege(Relation rel, AclMode mode);
 extern bool argo_rls_applies(Relation rel);
 extern bool argo_readable_directly(Relation rel);
 extern bool argo_insertable_directly(Relation rel, int natts);
+extern Oid	argo_objid_index(Relation rel);
+extern bool argo_only_own_triggers(Relation rel);
+extern Oid	argo_forget_rowmaps_oid(void);
 
 #endif							/* ARGO_STORAGE_H */

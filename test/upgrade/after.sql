@@ -2,6 +2,14 @@
 \set ON_ERROR_STOP 1
 ALTER EXTENSION argo UPDATE;
 SELECT extversion AS updated_to FROM pg_extension WHERE extname = 'argo';
+-- 0.6: the update wrote every object's map of where its rows lie
+DO $$
+BEGIN
+  IF EXISTS (SELECT FROM argo_data.up3_obj WHERE rowmap IS NULL) OR
+     EXISTS (SELECT FROM argo_data.up1_obj WHERE rowmap IS NULL) THEN
+    RAISE EXCEPTION 'an upgraded collection has objects without a map';
+  END IF;
+END $$;
 CREATE TABLE after_upgrade AS
   SELECT 'up3' AS coll, x AS doc FROM argo_query('SELECT * FROM up3') x
   UNION ALL SELECT 'up1', x FROM argo_query('SELECT * FROM up1') x;
@@ -73,6 +81,18 @@ BEGIN
   END IF;
   IF EXISTS (SELECT FROM argo_check('up3')) OR EXISTS (SELECT FROM argo_check('up1')) THEN
     RAISE EXCEPTION 'argo_check finds an upgraded collection damaged';
+  END IF;
+END $$;
+-- 0.6: the maps are right (argo_check compares them with the objid
+-- indexes); rows written through SQL make their object's map forgotten
+DO $$
+BEGIN
+  DELETE FROM argo_data.up3_str WHERE objid = (SELECT min(objid) FROM argo_data.up3_str);
+  IF NOT EXISTS (SELECT FROM argo_data.up3_obj WHERE rowmap IS NULL) THEN
+    RAISE EXCEPTION 'a delete through SQL left its object''s map in an upgraded collection';
+  END IF;
+  IF EXISTS (SELECT FROM argo_check('up3')) OR EXISTS (SELECT FROM argo_check('up1')) THEN
+    RAISE EXCEPTION 'argo_check finds an upgraded collection''s maps wrong';
   END IF;
 END $$;
 -- every function of the updated extension says what it does

@@ -1,0 +1,72 @@
+-- Where an object's rows lie: each directory row keeps a map of its
+-- object's rows, written by Argo's writes from C and read instead of the
+-- objid indexes.  Maps that cannot be trusted are never used: rows
+-- written through SQL make their objects' maps forgotten, a rewritten
+-- table makes every map of the collection stale, a malformed or lying
+-- map is checked row by row; argo_check reports, argo_repair rewrites.
+SET client_min_messages = warning;
+SELECT argo_create_collection('rm3', 'argo3'), argo_create_collection('rm1', 'argo1');
+CREATE TEMP TABLE docs (doc jsonb);
+INSERT INTO docs VALUES
+  ('{"a": 1, "b": "x", "c": [1, 2, {"d": true}], "e": null, "f": {}, "g": []}'),
+  ('{"z": "q"}'), ('{}'),
+  ('{"k": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], "s": ["a", "b"], "t": false}');
+SELECT argo_load('rm3', 'SELECT doc FROM docs'), argo_load('rm1', 'SELECT doc FROM docs');
+-- every object has a map, and reads give the objects back
+SELECT count(*) FILTER (WHERE rowmap IS NOT NULL) AS mapped, count(*) FROM argo_data.rm3_obj;
+SELECT count(*) FILTER (WHERE rowmap IS NOT NULL) AS mapped, count(*) FROM argo_data.rm1_obj;
+SELECT x FROM argo_query('SELECT * FROM rm3') x;
+SELECT x FROM argo_query('SELECT * FROM rm1 WHERE ID() = 4') x;
+SELECT argo_object('rm3', 1), argo_object('rm3', 3), argo_object('rm3', 99);
+-- a row inserted through SQL: its object's map is forgotten, the row read
+INSERT INTO argo_data.rm3_num (objid, keyid, valnum)
+  SELECT 2, keyid, 7 FROM argo_data.rm3_keys WHERE keystr = 'a';
+SELECT objid, rowmap IS NULL AS forgotten FROM argo_data.rm3_obj ORDER BY objid;
+SELECT x FROM argo_query('SELECT * FROM rm3 WHERE ID() = 2') x;
+-- … and deleted through SQL
+DELETE FROM argo_data.rm1_data WHERE objid = 1 AND valbool;
+SELECT objid, rowmap IS NULL AS forgotten FROM argo_data.rm1_obj ORDER BY objid;
+SELECT x FROM argo_query('SELECT * FROM rm1 WHERE ID() = 1') x;
+SELECT * FROM argo_check('rm3');
+SELECT argo_repair('rm3') AS rewritten, argo_repair('rm1') AS rewritten1;
+SELECT count(*) FILTER (WHERE rowmap IS NULL) AS unmapped FROM argo_data.rm3_obj;
+-- a rewritten table: every map is of another epoch, and not used
+VACUUM FULL argo_data.rm3_str;
+SELECT * FROM argo_check('rm3');
+SELECT x FROM argo_query('SELECT * FROM rm3') x;
+SELECT x FROM argo_query('SELECT * FROM rm3 WHERE b = ''x''') x;
+SELECT argo_repair('rm3') AS rewritten;
+SELECT * FROM argo_check('rm3');
+-- a map that lies about a row (another object's) or is not a map at all
+UPDATE argo_data.rm1_obj SET rowmap = (SELECT rowmap FROM argo_data.rm1_obj WHERE objid = 4) WHERE objid = 2;
+UPDATE argo_data.rm1_obj SET rowmap = '\x01ffff'::bytea WHERE objid = 1;
+SELECT x FROM argo_query('SELECT * FROM rm1') x;
+SELECT argo_object('rm1', 2);
+SELECT * FROM argo_check('rm1');
+SELECT argo_repair('rm1') AS rewritten;
+-- Argo's own writes keep every object readable
+SELECT x FROM argo_query('UPDATE rm3 SET k[0] = 100, s APPEND ''c'' WHERE ID() = 4') x;
+SELECT x FROM argo_query('UPDATE rm1 SET z = ''r'', n = 5 WHERE EXISTS z') x;
+SELECT x FROM argo_query('SELECT * FROM rm3 WHERE ID() = 4') x;
+SELECT x FROM argo_query('SELECT * FROM rm1 WHERE EXISTS z') x;
+SELECT x FROM argo_query('DELETE FROM rm3 WHERE ID() = 1') x;
+SELECT * FROM argo_check('rm3');
+SELECT * FROM argo_check('rm1');
+-- TRUNCATE of a value table forgets every map
+TRUNCATE argo_data.rm3_bool;
+SELECT count(*) FILTER (WHERE rowmap IS NOT NULL) AS mapped FROM argo_data.rm3_obj;
+SELECT x FROM argo_query('SELECT * FROM rm3') x;
+-- a user's trigger on a value table: Argo writes through SQL, and the
+-- objects it writes so have no map (and still come back whole)
+CREATE FUNCTION rm_count() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NULL; END$$;
+CREATE TRIGGER mine AFTER INSERT ON argo_data.rm1_data FOR EACH STATEMENT EXECUTE FUNCTION rm_count();
+SELECT x FROM argo_query('INSERT INTO rm1 OBJECT {"via": "sql", "n": [1, 2]}') x;
+SELECT rowmap IS NULL AS unmapped FROM argo_data.rm1_obj WHERE objid = (SELECT max(objid) FROM argo_data.rm1_obj);
+SELECT x FROM argo_query('SELECT * FROM rm1 WHERE via = ''sql''') x;
+DROP TRIGGER mine ON argo_data.rm1_data;
+-- the trigger function is Argo's own, for statement triggers only
+SELECT argo_forget_rowmaps();
+SELECT argo_repair('nope');
+SELECT argo_repair(NULL);
+SELECT argo_drop_collection('rm3'), argo_drop_collection('rm1');
+DROP FUNCTION rm_count();

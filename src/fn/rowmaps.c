@@ -1,0 +1,206 @@
+/*
+ * rowmaps.c — keeping the objects' maps (storage/rowmap.c) honest when
+ * rows are written by SQL rather than by Argo from C.
+ *
+ * argo_forget_rowmaps() is the trigger Argo puts on each value table:
+ * after any statement that inserts, updates or deletes rows of the table
+ * through SQL (a role writing the table directly, or Argo itself where
+ * it must write through SQL), the maps of the objects those rows belong
+ * to are set to NULL, so those objects are read through the objid
+ * indexes until they are written again.  Argo's own writes from C fire
+ * no trigger and keep the maps right themselves.  Only objects that have
+ * a map are touched, so a write through SQL of new objects (whose
+ * directory rows come after their rows) needs no UPDATE privilege on the
+ * directory.
+ *
+ * argo_repair(collection) writes every object's map again from its rows
+ * as the objid indexes find them: after a table was rewritten (VACUUM
+ * FULL, CLUSTER, pg_repack, a restored dump, which change the addresses
+ * of rows), or for objects whose maps were forgotten.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "access/table.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/rel.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "exec/exec.h"
+
+PG_FUNCTION_INFO_V1(argo_forget_rowmaps);
+PG_FUNCTION_INFO_V1(argo_repair);
+
+/* The ids of the objects with a map among those the statement's rows belong to. */
+static Datum
+mapped_objects(const char *dir, TriggerData *td, bool *none)
+{
+	bool		with_new = td->tg_trigger->tgnewtable != NULL;
+	bool		with_old = td->tg_trigger->tgoldtable != NULL;
+	char	   *sql;
+	int			rc;
+	Datum		ids;
+
+	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+		sql = psprintf("SELECT pg_catalog.array_agg(d.objid) FROM %s d WHERE d.rowmap IS NOT NULL", dir);
+	else
+		sql = psprintf("SELECT pg_catalog.array_agg(d.objid) FROM %s d WHERE d.rowmap IS NOT NULL"
+					   " AND d.objid OPERATOR(pg_catalog.=) ANY (SELECT objid FROM %s%s%s)",
+					   dir,
+					   with_new ? quote_identifier(td->tg_trigger->tgnewtable) : "",
+					   with_new && with_old ? " UNION ALL SELECT objid FROM " : "",
+					   with_old ? quote_identifier(td->tg_trigger->tgoldtable) : "");
+	rc = SPI_execute(sql, false, 1);
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "argo: could not find the objects written: %s", SPI_result_code_string(rc));
+	ids = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, none);
+	return ids;
+}
+
+/*
+ * argo_forget_rowmaps() RETURNS trigger, AFTER … FOR EACH STATEMENT on a
+ * value table, with transition tables; its argument is the collection.
+ */
+Datum
+argo_forget_rowmaps(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	const char *coll;
+	char	   *dir;
+	bool		none;
+	Datum		ids;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) ||
+		td->tg_trigger->tgnargs != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("argo_forget_rowmaps() runs only as a statement trigger with the collection's name")));
+	coll = td->tg_trigger->tgargs[0];
+	collection_check_name(coll);
+	dir = quote_qualified_identifier(ARGO_SCHEMA, psprintf("%s_obj", coll));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
+		elog(ERROR, "argo: could not register the transition tables");
+	ids = mapped_objects(dir, td, &none);
+	if (!none)
+	{
+		Oid			type = INT8ARRAYOID;
+		int			rc = SPI_execute_with_args(psprintf("UPDATE %s SET rowmap = NULL WHERE objid OPERATOR(pg_catalog.=) ANY ($1)", dir),
+											   1, &type, &ids, NULL, false, 0);
+
+		if (rc != SPI_OK_UPDATE)
+			elog(ERROR, "argo: could not forget maps: %s", SPI_result_code_string(rc));
+	}
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/* Maps to write, a batch at a time. */
+typedef struct Repair
+{
+	ArgoCollection *c;
+	MemoryContext cxt;
+	int			n;
+	Datum		ids[1000];
+	Datum		maps[1000];
+	int64		total;
+} Repair;
+
+static void
+repair_flush(Repair *r)
+{
+	SqlBuf	   *buf = sqlbuf_create();
+	int			rc;
+
+	if (r->n == 0)
+		return;
+	sqlbuf_param(buf, INT8ARRAYOID,
+				 PointerGetDatum(construct_array(r->ids, r->n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)));
+	sqlbuf_param(buf, BYTEAARRAYOID,
+				 PointerGetDatum(construct_array(r->maps, r->n, BYTEAOID, -1, false, TYPALIGN_INT)));
+	appendStringInfo(&buf->sql,
+					 "UPDATE %s o SET rowmap = m.map FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) AS m(id, map)"
+					 " WHERE o.objid OPERATOR(pg_catalog.=) m.id",
+					 r->c->obj_table);
+	rc = argo_run(buf, false);
+	if (rc != SPI_OK_UPDATE)
+		elog(ERROR, "argo: could not write maps: %s", SPI_result_code_string(rc));
+	r->total += r->n;
+	r->n = 0;
+	MemoryContextReset(r->cxt);
+}
+
+static void
+repair_visit(void *arg, int64 objid, bytea *stored, bytea *actual)
+{
+	Repair	   *r = arg;
+	MemoryContext old;
+
+	if (rowmap_equal(stored, actual))
+		return;
+	old = MemoryContextSwitchTo(r->cxt);
+	r->ids[r->n] = Int64GetDatum(objid);
+	r->maps[r->n] = PointerGetDatum(DatumGetByteaPCopy(PointerGetDatum(actual)));
+	r->n++;
+	MemoryContextSwitchTo(old);
+	if (r->n == lengthof(r->ids))
+		repair_flush(r);
+}
+
+/*
+ * The maps are read from C, so they are made from C too: every table
+ * must be one C may read (no row-level security for this role), and the
+ * directory must have them (a collection updated to 0.6 has).
+ */
+static void
+check_readable(ArgoCollection *c)
+{
+	static const char *const argo3[] = {"str", "num", "bool", "obj"};
+	static const char *const argo1[] = {"data", "obj"};
+	bool		is1 = c->format == ARGO_FORMAT_ARGO1;
+	int			n = is1 ? lengthof(argo1) : lengthof(argo3);
+
+	for (int i = 0; i < n; i++)
+	{
+		Relation	rel = argo_open_table(c, is1 ? argo1[i] : argo3[i]);
+		bool		ok = argo_readable_directly(rel) &&
+			(i < n - 1 ? OidIsValid(argo_objid_index(rel)) : rowmap_column(rel) > 0);
+		char	   *relname = pstrdup(RelationGetRelationName(rel));
+
+		argo_check_privilege(rel, ACL_SELECT);
+		table_close(rel, NoLock);
+		if (!ok)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("argo_repair cannot read table \"%s\" directly", relname),
+					 errdetail("The maps of where objects' rows lie are read and written only for plain tables with their objid index, without row-level security for the role.")));
+	}
+}
+
+/*
+ * argo_repair(collection text) RETURNS bigint: write every object's map
+ * again where it is not what the object's rows call for; returns how
+ * many were written.  Writers of the collection wait meanwhile.
+ */
+Datum
+argo_repair(PG_FUNCTION_ARGS)
+{
+	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
+	Repair		r = {0};
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	/* as a writer would lock, and stronger: no object changes meanwhile */
+	r.c = collection_lookup(name, false, ShareRowExclusiveLock);
+	check_readable(r.c);
+	r.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo repair", ALLOCSET_DEFAULT_SIZES);
+	rowmap_walk(r.c, repair_visit, &r);
+	repair_flush(&r);
+	SPI_finish();
+	PG_RETURN_INT64(r.total);
+}
