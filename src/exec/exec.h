@@ -96,6 +96,8 @@ typedef struct LockedObjects
 
 extern SqlBuf *objlock_sql(ArgoCollection *c, ArgoPred *where, ArgoPred *point, bool touch);
 extern LockedObjects *objlock_take(ArgoCollection *c, ArgoPred *where, ArgoPred *point, bool touch);
+extern LockedObjects *objlock_take_direct(ArgoCollection *c, ArgoPred *where,
+										  ArgoPred *point, ObjWriter *w);
 extern void objlock_recheck(ArgoCollection *c, ArgoPred *where, LockedObjects *lo);
 
 /* lookup.c: point reads straight from an index */

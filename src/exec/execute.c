@@ -10,10 +10,12 @@
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/snapmgr.h"
 
@@ -166,19 +168,64 @@ run_count_query(SqlBuf *buf)
 /* Objects deleted per statement: their ids are one array parameter. */
 #define DELETE_BATCH 10000
 
+/*
+ * Delete locked objects from C: their rows found (by map or objid index)
+ * and deleted by tid, then their directory rows.
+ */
+static int64
+delete_direct(ArgoCollection *c, ObjWriter *w, const int64 *ids, int n)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "argo delete",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	RowLog		log = {0};
+	ObjFetch   *f;
+
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	f = objfetch_open(c, NIL, false, false);
+	if (f == NULL)
+		elog(ERROR, "argo: a collection written from C cannot be read from C");
+	objfetch_log_rows(f, &log);
+	for (int i = 0; i < n; i++)
+	{
+		int			from = log.n;
+
+		objfetch_object(f, ids[i], NULL);
+		for (int r = from; r < log.n; r++)
+			objwriter_delete_rows(w, log.rows[r].table, &log.rows[r].tid, 1);
+		objwriter_delete_object(w, ids[i]);
+		if (i % 1000 == 999)
+			log.n = 0;
+	}
+	objfetch_close(f);
+	PopActiveSnapshot();
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	return n;
+}
+
 /* The objects are locked in id order first, as an UPDATE's are (objlock.c). */
 static void
 run_delete(ArgoPlan *p, result_emit emit, void *arg)
 {
 	ArgoQuery  *q = p->q;
 	ArgoCollection *c = linitial(q->colls);
-	LockedObjects *lo = objlock_take(c, q->stmt->where, p->point, false);
+	ObjWriter  *w = objwriter_open(c, ACL_DELETE);
+	LockedObjects *lo = w ? objlock_take_direct(c, q->stmt->where, p->point, w) :
+		objlock_take(c, q->stmt->where, p->point, false);
 	int64		total = 0;
 
 	objlock_recheck(c, q->stmt->where, lo);
-	for (int i = 0; i < lo->n; i += DELETE_BATCH)
-		total += run_count_query(sqlgen_delete_ids(c, lo->ids + i,
-												   Min(DELETE_BATCH, lo->n - i)));
+	if (w)
+	{
+		total = delete_direct(c, w, lo->ids, lo->n);
+		objwriter_close(w);
+	}
+	else
+		for (int i = 0; i < lo->n; i += DELETE_BATCH)
+			total += run_count_query(sqlgen_delete_ids(c, lo->ids + i,
+													   Min(DELETE_BATCH, lo->n - i)));
 	emit(arg, argo_count_result("deleted", total));
 }
 

@@ -15,6 +15,10 @@
  * statement's snapshot; in READ COMMITTED such objects are read again and
  * kept only if they still match WHERE, as PostgreSQL's own UPDATE
  * re-evaluates a row that changed while it waited.
+ *
+ * On a plain local collection the locks are taken from C (objwrite.c),
+ * each directory row then rewritten with its object's new map; through
+ * SQL (lock and touch in one statement) where the tables need SQL.
  */
 #include "postgres.h"
 
@@ -176,6 +180,73 @@ objlock_take(ArgoCollection *c, ArgoPred *where, ArgoPred *point, bool touch)
 	SPI_freetuptable(SPI_tuptable);
 	UnregisterSnapshot(snap);
 	objid_sort(lo->ids, lo->n);
+	return lo;
+}
+
+/* The ids, in order, of the objects WHERE selects under snap (SQL). */
+static int64 *
+ids_by_sql(ArgoCollection *c, ArgoPred *where, Snapshot snap, int *n)
+{
+	SqlBuf	   *buf = sqlbuf_create();
+	int64	   *ids;
+	int			rc;
+
+	sql_base_objids(buf, c, where);
+	appendStringInfoString(&buf->sql, " ORDER BY 1");
+	rc = argo_run_snapshot(buf, snap);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "argo: could not find the objects to write: %s", SPI_result_code_string(rc));
+	*n = (int) SPI_processed;
+	ids = palloc(sizeof(int64) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+	{
+		bool		isnull;
+
+		ids[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	SPI_freetuptable(SPI_tuptable);
+	return ids;
+}
+
+/*
+ * The same as objlock_take, the locks taken from C by the writer w: the
+ * objects found (from C for a point write, else by SQL) and each
+ * directory row locked in id order.
+ */
+LockedObjects *
+objlock_take_direct(ArgoCollection *c, ArgoPred *where, ArgoPred *point, ObjWriter *w)
+{
+	LockedObjects *lo = palloc0(sizeof(LockedObjects));
+	int64	   *ids = NULL;
+	int			n = 0;
+	Snapshot	snap;
+
+	refuse_rls(c);
+	CommandCounterIncrement();
+	snap = RegisterSnapshot(GetTransactionSnapshot());
+	/* ID() = n: the lock finds the directory row, or that there is none */
+	if (point != NULL && point->kind == APRED_ID)
+	{
+		ids = palloc(sizeof(int64));
+		ids[0] = (int64) point->lit->num;
+		n = 1;
+	}
+	else if (point != NULL)
+		ids = lookup_ids(c, point, snap, &n);
+	if (ids == NULL)
+		ids = ids_by_sql(c, where, snap, &n);
+	lo->ids = palloc(sizeof(int64) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		changed;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!objwriter_lock(w, ids[i], snap, &changed))
+			continue;
+		lo->ids[lo->n++] = ids[i];
+		lo->changed |= changed;
+	}
+	UnregisterSnapshot(snap);
 	return lo;
 }
 

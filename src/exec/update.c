@@ -7,6 +7,11 @@
  * arrays), and only the rows that differ are deleted and inserted:
  * writers of different objects run in parallel, writers of one object
  * take turns and each starts from the other's result.
+ *
+ * On a plain local collection all of it happens from C (objwrite.c): the
+ * rows read are logged with their tids, the changed ones deleted by tid,
+ * the new ones inserted as COPY would, and each directory row rewritten
+ * with its object's new map.  Otherwise through SQL, the maps forgotten.
  */
 #include "postgres.h"
 
@@ -52,9 +57,12 @@ take_object(void *arg, int64 objid, Jsonb *obj)
 	u->n++;
 }
 
-/* The locked objects' current rows, rebuilt into u->ids/u->docs. */
+/*
+ * The locked objects' current rows, rebuilt into u->ids/u->docs; with a
+ * log, each row read is logged with its tid.
+ */
 static void
-read_locked(Updater *u, const int64 *ids, int n)
+read_locked(Updater *u, const int64 *ids, int n, RowLog *log)
 {
 	ArgoCollection *c = u->coll;
 	Rebuilder  *rb = rebuilder_create(keydict_of(c), take_object, u);
@@ -66,13 +74,17 @@ read_locked(Updater *u, const int64 *ids, int n)
 	f = objfetch_open(c, NIL, false, false);
 	if (f != NULL)
 	{
+		if (log != NULL)
+			objfetch_log_rows(f, log);
 		for (int i = 0; i < n; i++)
 			objfetch_object(f, ids[i], rb);
 		rebuilder_finish(rb);
 		objfetch_close(f);
 	}
-	else
+	else if (log == NULL)
 		argo_rebuild_from_query(sqlgen_rows_of_ids(c, ids, n), rb);
+	else
+		elog(ERROR, "argo: a collection written from C cannot be read from C");
 	PopActiveSnapshot();
 }
 
@@ -90,7 +102,7 @@ update_batch(Updater *u, const int64 *ids, int n)
 	rowbatch_hold(before);
 	rowbatch_hold(after);
 	u->n = 0;
-	read_locked(u, ids, n);
+	read_locked(u, ids, n, NULL);
 	for (int i = 0; i < u->n; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -100,6 +112,148 @@ update_batch(Updater *u, const int64 *ids, int n)
 	rowbatch_drop_common(before, after);
 	rowbatch_delete(before);
 	rowbatch_flush(after);
+	u->total += u->n;
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(u->cxt);
+}
+
+/* Logged rows by object, table, key; then by tid. */
+static int
+logged_cmp(const void *x, const void *y)
+{
+	const LoggedRow *a = x;
+	const LoggedRow *b = y;
+
+	if (a->objid != b->objid)
+		return a->objid < b->objid ? -1 : 1;
+	if (a->table != b->table)
+		return a->table - b->table;
+	if (a->keyid != b->keyid)
+		return a->keyid < b->keyid ? -1 : 1;
+	return ItemPointerCompare((ItemPointer) &a->tid, (ItemPointer) &b->tid);
+}
+
+/* The first logged row of (objid, table, keyid) in the sorted log, or -1. */
+static int
+logged_find(RowLog *log, int64 objid, int table, int32 keyid)
+{
+	int			lo = 0,
+				hi = log->n;
+	LoggedRow	want = {objid, keyid, (int16) table};
+
+	ItemPointerSetInvalid(&want.tid);
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+		LoggedRow  *r = &log->rows[mid];
+		int			c = r->objid != objid ? (r->objid < objid ? -1 : 1) :
+			r->table != table ? r->table - table :
+			r->keyid != keyid ? (r->keyid < keyid ? -1 : 1) : 0;
+
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < log->n && log->rows[lo].objid == objid &&
+		log->rows[lo].table == table && log->rows[lo].keyid == keyid ? lo : -1;
+}
+
+/*
+ * Delete the rows left in before (what changed) by the tids the read
+ * logged (every row of that key, should there be more than one), and
+ * mark them gone in the log.
+ */
+static void
+delete_changed(ObjWriter *w, RowBatch *before, RowLog *log, int ntables)
+{
+	qsort(log->rows, log->n, sizeof(LoggedRow), logged_cmp);
+	for (int t = 0; t < ntables; t++)
+	{
+		int64	   *objids;
+		int32	   *keyids;
+		int			n = rowbatch_pairs(before, t, &objids, &keyids);
+		ItemPointerData *tids = palloc(sizeof(ItemPointerData) * Max(n, 1));
+		int			ntids = 0;
+
+		for (int i = 0; i < n; i++)
+		{
+			int			at = logged_find(log, objids[i], t, keyids[i]);
+
+			for (; at >= 0 && at < log->n && log->rows[at].objid == objids[i] &&
+				 log->rows[at].table == t && log->rows[at].keyid == keyids[i]; at++)
+			{
+				if (log->rows[at].gone)
+					continue;
+				log->rows[at].gone = true;
+				if (ntids == n)
+					tids = repalloc(tids, sizeof(ItemPointerData) * (ntids *= 2));
+				tids[ntids++] = log->rows[at].tid;
+			}
+		}
+		objwriter_delete_rows(w, t, tids, ntids);
+	}
+	rowbatch_clear(before);
+}
+
+/*
+ * Rewrite each object's directory row with the map of its rows now: those
+ * read and not deleted, and those inserted (log); no map when some rows
+ * went through SQL (known is false).
+ */
+static void
+write_maps(ObjWriter *w, Updater *u, RowLog *log, int ntables, bool known)
+{
+	int			at = 0;
+
+	qsort(log->rows, log->n, sizeof(LoggedRow), logged_cmp);
+	for (int i = 0; i < u->n; i++)
+	{
+		int64		objid = u->ids[i];
+		ItemPointerData *tids[ROWMAP_MAX_TABLES];
+		int			n[ROWMAP_MAX_TABLES] = {0};
+
+		int			end;
+
+		while (at < log->n && log->rows[at].objid < objid)
+			at++;
+		for (end = at; end < log->n && log->rows[end].objid == objid; end++)
+			;
+		for (int t = 0; t < ntables; t++)
+			tids[t] = palloc(sizeof(ItemPointerData) * Max(end - at, 1));
+		for (; at < end; at++)
+			if (!log->rows[at].gone)
+				tids[log->rows[at].table][n[log->rows[at].table]++] = log->rows[at].tid;
+		objwriter_set_map(w, objid, known ?
+						  rowmap_encode(objwriter_epoch(w), ntables, tids, n) : NULL);
+	}
+}
+
+/* The same as update_batch, every write from C by w. */
+static void
+update_batch_direct(Updater *u, ObjWriter *w, const int64 *ids, int n)
+{
+	MemoryContext old = MemoryContextSwitchTo(u->cxt);
+	RowBatch   *before = rowbatch_create(u->coll, false);
+	RowBatch   *after = rowbatch_create(u->coll, false);
+	int			ntables = u->coll->format == ARGO_FORMAT_ARGO1 ? 1 : 3;
+	RowLog		log = {0};
+	bool		known;
+
+	rowbatch_hold(before);
+	rowbatch_hold(after);
+	u->n = 0;
+	read_locked(u, ids, n, &log);
+	for (int i = 0; i < u->n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		rowbatch_add_object(before, u->ids[i], u->docs[i]);
+		rowbatch_add_object(after, u->ids[i], argo_apply_changes(u->docs[i], u->q->stmt->sets));
+	}
+	rowbatch_drop_common(before, after);
+	delete_changed(w, before, &log, ntables);
+	known = rowbatch_flush_logged(after, &log);
+	write_maps(w, u, &log, ntables, known);
 	u->total += u->n;
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(u->cxt);
@@ -206,6 +360,7 @@ run_update(ArgoPlan *p)
 	ArgoPred   *where = q->stmt->where;
 	List	   *terms = NIL;
 	LockedObjects *lo;
+	ObjWriter  *w;
 
 	if (q->stmt->upsert)
 	{
@@ -224,10 +379,19 @@ run_update(ArgoPlan *p)
 	}
 	u.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo update",
 								  ALLOCSET_DEFAULT_SIZES);
-	lo = objlock_take(u.coll, where, p->point, true);
+	w = objwriter_open(u.coll, ACL_UPDATE);
+	lo = w ? objlock_take_direct(u.coll, where, p->point, w) :
+		objlock_take(u.coll, where, p->point, true);
 	objlock_recheck(u.coll, where, lo);
 	for (int i = 0; i < lo->n; i += UPDATE_BATCH)
-		update_batch(&u, lo->ids + i, Min(UPDATE_BATCH, lo->n - i));
+	{
+		if (w)
+			update_batch_direct(&u, w, lo->ids + i, Min(UPDATE_BATCH, lo->n - i));
+		else
+			update_batch(&u, lo->ids + i, Min(UPDATE_BATCH, lo->n - i));
+	}
+	if (w)
+		objwriter_close(w);
 	if (q->stmt->upsert && u.total == 0)
 	{
 		upsert_insert(q, terms);

@@ -20,6 +20,8 @@
 #include "utils/regproc.h"
 #include "parser/parse_relation.h"
 #include "utils/acl.h"
+#include "utils/inval.h"
+#include "utils/syscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
 
@@ -175,11 +177,31 @@ argo_objid_index(Relation rel)
 	return InvalidOid;
 }
 
-/* The OID of Argo's trigger function argo_forget_rowmaps(). */
+/*
+ * The OID of Argo's trigger function argo_forget_rowmaps(), looked up once
+ * per backend and again after any change to pg_proc (a dropped and
+ * re-created extension): every write from C asks.
+ */
+static Oid	forget_rowmaps_oid = InvalidOid;
+static bool forget_rowmaps_callback = false;
+
+static void
+forget_rowmaps_oid_reset(Datum arg, int cacheid, uint32 hashvalue)
+{
+	forget_rowmaps_oid = InvalidOid;
+}
+
 Oid
 argo_forget_rowmaps_oid(void)
 {
-	List	   *name = stringToQualifiedNameList(argo_function("argo_forget_rowmaps"));
-
-	return LookupFuncName(name, 0, NULL, true);
+	if (!forget_rowmaps_callback)
+	{
+		CacheRegisterSyscacheCallback(PROCOID, forget_rowmaps_oid_reset, (Datum) 0);
+		forget_rowmaps_callback = true;
+	}
+	if (!OidIsValid(forget_rowmaps_oid))
+		forget_rowmaps_oid =
+			LookupFuncName(stringToQualifiedNameList(argo_function("argo_forget_rowmaps")),
+						   0, NULL, true);
+	return forget_rowmaps_oid;
 }

@@ -112,7 +112,7 @@ rowbatch_objects(RowBatch *batch)
 static void
 column_grow(PendingRows *c)
 {
-	c->max = c->max ? c->max * 2 : 1024;
+	c->max = c->max ? c->max * 2 : 64;
 	if (c->objids == NULL)
 	{
 		c->objids = palloc(sizeof(Datum) * c->max);
@@ -413,7 +413,7 @@ typedef struct Written
 } Written;
 
 static void
-flush_column(RowBatch *b, int col, const int32 *keyids, Written *w)
+flush_column(RowBatch *b, int col, const int32 *keyids, Written *w, Datum **wkeys)
 {
 	static const Oid types[NCOLS][4] = {
 		{INT8OID, INT4OID, TEXTOID},
@@ -438,6 +438,7 @@ flush_column(RowBatch *b, int col, const int32 *keyids, Written *w)
 	rows.tids = palloc(sizeof(ItemPointerData) * Max(c->n, 1));
 	w->n = c->n;
 	w->objids = c->objids;
+	*wkeys = ids;
 	w->tids = write_rows(coll, col == COL_STR ? "str" : col == COL_NUM ? "num" : "bool",
 						 col == COL_STR ? coll->str_table :
 						 col == COL_NUM ? coll->num_table : coll->bool_table,
@@ -469,7 +470,7 @@ next_column(RowBatch *b, const int *at)
  * pages rather than one per type.
  */
 static void
-flush_argo1(RowBatch *b, const int32 *keyids, Written *w)
+flush_argo1(RowBatch *b, const int32 *keyids, Written *w, Datum **wkeys)
 {
 	static const Oid types[6] = {INT8OID, INT4OID, TEXTOID, FLOAT8OID, BOOLOID, TEXTOID};
 	int			n = b->cols[COL_STR].n + b->cols[COL_NUM].n + b->cols[COL_BOOL].n;
@@ -501,6 +502,7 @@ flush_argo1(RowBatch *b, const int32 *keyids, Written *w)
 	rows.tids = palloc(sizeof(ItemPointerData) * Max(n, 1));
 	w->n = n;
 	w->objids = rows.cols[0];
+	*wkeys = rows.cols[1];
 	w->tids = write_rows(b->coll, "data", b->coll->data_table, 6, &rows, types) ?
 		rows.tids : NULL;
 }
@@ -570,24 +572,114 @@ write_directory(RowBatch *b, Datum *maps)
 	write_rows(b->coll, "obj", b->coll->obj_table, rows.ncols, &rows, types);
 }
 
-void
-rowbatch_flush(RowBatch *b)
+/* Log the rows of one table written directly: object, key, tid. */
+static void
+log_written(RowLog *log, Written *w, const Datum *keyids, int table)
+{
+	for (int i = 0; i < w->n; i++)
+	{
+		LoggedRow  *r;
+
+		if (log->n == log->max)
+		{
+			log->max = log->max ? log->max * 2 : 64;
+			log->rows = log->rows ? repalloc_huge(log->rows, sizeof(LoggedRow) * log->max) :
+				palloc(sizeof(LoggedRow) * log->max);
+		}
+		r = &log->rows[log->n++];
+		r->objid = DatumGetInt64(w->objids[i]);
+		r->keyid = DatumGetInt32(keyids[i]);
+		r->table = (int16) table;
+		r->gone = false;
+		r->tid = w->tids[i];
+	}
+}
+
+/*
+ * Write the batch's rows (and, for new objects, their directory rows
+ * with their maps).  With a log (in whose memory context the caller
+ * is), the rows written are logged with their tids; false when some
+ * table was written through SQL (its rows are not logged).
+ */
+static bool
+flush(RowBatch *b, RowLog *log)
 {
 	MemoryContext old = MemoryContextSwitchTo(b->cxt);
 	int32	   *keyids = palloc(sizeof(int32) * Max(b->nkeys, 1));
 	Written		w[NCOLS];
+	Datum	   *wkeys[NCOLS];
 	int			ntables = b->coll->format == ARGO_FORMAT_ARGO1 ? 1 : NCOLS;
+	bool		direct = true;
 
 	keydict_assign(b->coll, b->keys, b->nkeys, keyids);
 	if (b->coll->format == ARGO_FORMAT_ARGO1)
-		flush_argo1(b, keyids, w);
+		flush_argo1(b, keyids, w, wkeys);
 	else
 		for (int col = 0; col < NCOLS; col++)
-			flush_column(b, col, keyids, &w[col]);
+			flush_column(b, col, keyids, &w[col], &wkeys[col]);
 	/* the directory rows last: they say where the rows went */
 	if (b->directory)
 		write_directory(b, new_maps(b, w, ntables));
+	for (int t = 0; t < ntables; t++)
+		direct = direct && (w[t].tids != NULL || w[t].n == 0);
 	MemoryContextSwitchTo(old);
+	for (int t = 0; log != NULL && t < ntables; t++)
+		if (w[t].tids != NULL)
+			log_written(log, &w[t], wkeys[t], t);
+	batch_reset(b);
+	return direct;
+}
+
+void
+rowbatch_flush(RowBatch *b)
+{
+	flush(b, NULL);
+}
+
+bool
+rowbatch_flush_logged(RowBatch *b, RowLog *log)
+{
+	return flush(b, log);
+}
+
+/*
+ * The (object, key id) pairs of the rows of table t (Argo/1: 0) in the
+ * batch, for deleting them; the count.
+ */
+int
+rowbatch_pairs(RowBatch *b, int t, int64 **objids, int32 **keyids)
+{
+	KeyDict    *d = keydict_of(b->coll);
+	int			from = b->coll->format == ARGO_FORMAT_ARGO1 ? 0 : t;
+	int			to = b->coll->format == ARGO_FORMAT_ARGO1 ? NCOLS : t + 1;
+	int			n = 0,
+				i = 0;
+
+	for (int col = from; col < to; col++)
+		n += b->cols[col].n;
+	*objids = palloc(sizeof(int64) * Max(n, 1));
+	*keyids = palloc(sizeof(int32) * Max(n, 1));
+	for (int col = from; col < to; col++)
+	{
+		PendingRows *c = &b->cols[col];
+
+		for (int r = 0; r < c->n; r++, i++)
+		{
+			int32		k = keydict_find(d, b->keys[c->key[r]]);
+
+			if (k < 0)
+				elog(ERROR, "argo: a stored key is missing from the dictionary");
+			(*objids)[i] = DatumGetInt64(c->objids[r]);
+			(*keyids)[i] = k;
+		}
+	}
+	return n;
+}
+
+/* The batch's rows are gone (deleted by the caller): forget them. */
+void
+rowbatch_clear(RowBatch *b)
+{
 	batch_reset(b);
 }
 

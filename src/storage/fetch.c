@@ -104,6 +104,8 @@ struct ObjFetch
 	MemoryContext objcxt;		/* one object's map */
 	bool		dir_found;		/* the directory row of the object asked */
 	bytea	   *map;			/* its map, in objcxt; NULL: none */
+	RowLog	   *log;			/* if not NULL: every row handed out, logged */
+	MemoryContext logcxt;		/* where the log grows: the caller's */
 };
 
 /* Open one value table for probing; false (closed again) if SQL must read it. */
@@ -287,6 +289,26 @@ take_row(ObjFetch *f, TableScan *t, int64 objid, int32 keyid, Rebuilder *rb)
 					  bnull, bnull ? false : DatumGetBool(b));
 }
 
+static void
+log_row(ObjFetch *f, TableScan *t, int64 objid, int32 keyid)
+{
+	RowLog	   *log = f->log;
+	LoggedRow  *r;
+
+	if (log->n == log->max)
+	{
+		log->max = log->max ? log->max * 2 : 64;
+		log->rows = log->rows ? repalloc_huge(log->rows, sizeof(LoggedRow) * log->max) :
+			MemoryContextAlloc(f->logcxt, sizeof(LoggedRow) * log->max);
+	}
+	r = &log->rows[log->n++];
+	r->objid = objid;
+	r->keyid = keyid;
+	r->table = (int16) (t - f->tables);
+	r->gone = false;
+	r->tid = t->slot->tts_tid;
+}
+
 /* The row in t's slot, of object objid: the directory's, or a value. */
 static void
 take(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
@@ -300,7 +322,11 @@ take(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 		return;
 	}
 	keyid = DatumGetInt32(slot_getattr(t->slot, t->keyatt, &isnull));
-	if (f->keys == NULL || bms_is_member(keyid, f->keys))
+	if (f->keys != NULL && !bms_is_member(keyid, f->keys))
+		return;
+	if (f->log != NULL)
+		log_row(f, t, objid, keyid);
+	if (rb != NULL)
 		take_row(f, t, objid, keyid, rb);
 }
 
@@ -524,11 +550,13 @@ read_by_map(ObjFetch *f, int64 objid, Rebuilder *rb)
  * Feed object objid's rows (those of the chosen keys) to the rebuilder;
  * for a whole object, first say that it exists, rows or not ({}).  False
  * when the directory, read, has no such object (nothing is given out).
+ * rb NULL: only log the rows (a DELETE needs their tids, not the object).
  */
 bool
 objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb)
 {
 	MemoryContext old;
+	int			logged = f->log ? f->log->n : 0;
 
 	old = MemoryContextSwitchTo(f->cxt);
 	if (f->maps && !read_directory(f, objid))
@@ -536,21 +564,38 @@ objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb)
 		MemoryContextSwitchTo(old);
 		return false;
 	}
-	if (f->keys == NULL)
+	if (f->keys == NULL && rb != NULL)
 		rebuilder_add_object(rb, objid);
 	if (!f->maps || !read_by_map(f, objid, rb))
 	{
 		if (f->maps)
 		{
-			rebuilder_forget(rb, objid);
-			if (f->keys == NULL)
-				rebuilder_add_object(rb, objid);
+			if (f->log)
+				f->log->n = logged;
+			if (rb != NULL)
+			{
+				rebuilder_forget(rb, objid);
+				if (f->keys == NULL)
+					rebuilder_add_object(rb, objid);
+			}
 		}
 		for (int i = 0; i < f->ntables; i++)
 			read_table(f, &f->tables[i], objid, rb);
 	}
 	MemoryContextSwitchTo(old);
 	return true;
+}
+
+/*
+ * From now on, log every row handed out (with its tid) into log, whose
+ * memory is the current context's; a row the fetch hands out and then
+ * takes back (a wrong map) stays logged only once, as read again.
+ */
+void
+objfetch_log_rows(ObjFetch *f, RowLog *log)
+{
+	f->log = log;
+	f->logcxt = CurrentMemoryContext;
 }
 
 bool

@@ -89,6 +89,10 @@ extern void rowbatch_flush(RowBatch *batch);
 extern void rowbatch_hold(RowBatch *batch);
 extern void rowbatch_drop_common(RowBatch *a, RowBatch *b);
 extern void rowbatch_delete(RowBatch *b);
+struct RowLog;
+extern bool rowbatch_flush_logged(RowBatch *b, struct RowLog *log);
+extern int	rowbatch_pairs(RowBatch *b, int t, int64 **objids, int32 **keyids);
+extern void rowbatch_clear(RowBatch *b);
 extern int64 *argo_next_objids(ArgoCollection *coll, int n);
 extern void argo_check_object(Jsonb *obj);
 
@@ -151,6 +155,39 @@ extern bool objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb);
 extern void objfetch_close(ObjFetch *f);
 extern bool objfetch_streams(ObjFetch *f);
 extern Snapshot objfetch_snapshot(ObjFetch *f);
+
+/*
+ * fetch.c can log the rows it hands out, with their tids, for a writer
+ * that will delete some of them and write the object's new map.
+ */
+typedef struct LoggedRow
+{
+	int64		objid;
+	int32		keyid;
+	int16		table;			/* index among the format's value tables */
+	bool		gone;			/* deleted since */
+	ItemPointerData tid;
+} LoggedRow;
+
+typedef struct RowLog
+{
+	int			n;
+	int			max;
+	LoggedRow  *rows;
+} RowLog;
+
+extern void objfetch_log_rows(ObjFetch *f, RowLog *log);
+
+/* objwrite.c: an UPDATE's or DELETE's writes from C */
+typedef struct ObjWriter ObjWriter;
+
+extern ObjWriter *objwriter_open(ArgoCollection *c, AclMode mode);
+extern void objwriter_close(ObjWriter *w);
+extern uint32 objwriter_epoch(ObjWriter *w);
+extern bool objwriter_lock(ObjWriter *w, int64 objid, Snapshot snap, bool *changed);
+extern void objwriter_delete_rows(ObjWriter *w, int t, const ItemPointerData *tids, int n);
+extern void objwriter_set_map(ObjWriter *w, int64 objid, bytea *map);
+extern void objwriter_delete_object(ObjWriter *w, int64 objid);
 
 /* access.c: whether C may read or write a table directly */
 extern void argo_table_resolved(ArgoCollection *c, const char *suffix, Oid relid);

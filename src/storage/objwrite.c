@@ -1,0 +1,290 @@
+/*
+ * objwrite.c — an UPDATE's or DELETE's changes to a plain local
+ * collection made from C, as the executor would make them, without SQL:
+ * the directory row locked FOR UPDATE, value rows deleted by tid, the
+ * directory row rewritten with the object's new map (or deleted).
+ *
+ * It does what SQL would do and no more: the same privileges (42501),
+ * and only where PostgreSQL itself would just write the heap — plain
+ * heap tables without row-level security and without triggers other than
+ * Argo's own (whose job, forgetting maps of rows written through SQL,
+ * these writes do themselves); objwriter_open declines otherwise and the
+ * caller writes through SQL.  Locks follow PostgreSQL's own rules: a
+ * READ COMMITTED writer waits for another's lock and then works on the
+ * newest version (saying that the object changed); under a transaction
+ * snapshot a concurrent change is a serialization failure (40001).
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_relation.h"
+#include "utils/acl.h"
+#include "utils/fmgroids.h"
+#include "utils/hsearch.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "storage/storage.h"
+
+typedef struct LockedRow
+{
+	int64		objid;			/* hash key */
+	ItemPointerData tid;		/* the version locked (and later written) */
+} LockedRow;
+
+struct ObjWriter
+{
+	ArgoCollection *c;
+	int			ntables;
+	Relation	tables[ROWMAP_MAX_TABLES];
+	Relation	dir;
+	Relation	pk;
+	AttrNumber	objatt;
+	AttrNumber	mapatt;
+	uint32		epoch;
+	EState	   *estate;			/* for the directory's index entries */
+	ResultRelInfo *rri;
+	TupleTableSlot *lockslot;
+	TupleTableSlot *newslot;
+	HTAB	   *locked;
+};
+
+/* A plain heap table no one but Argo has triggers on, without row-level security. */
+static bool
+writable(Relation rel)
+{
+	return argo_readable_directly(rel) && argo_only_own_triggers(rel);
+}
+
+static void
+objwriter_free(ObjWriter *w, int ntables)
+{
+	for (int i = 0; i < ntables; i++)
+		table_close(w->tables[i], NoLock);
+	table_close(w->dir, NoLock);
+	pfree(w);
+}
+
+/*
+ * Ready to write c's objects from C; NULL when some table must be
+ * written through SQL.  mode: ACL_UPDATE for an UPDATE (the directory
+ * row is rewritten), ACL_DELETE for a DELETE (it is deleted); both
+ * delete value rows.
+ */
+ObjWriter *
+objwriter_open(ArgoCollection *c, AclMode mode)
+{
+	static const char *const argo3[] = {"str", "num", "bool"};
+	ObjWriter  *w = palloc0(sizeof(ObjWriter));
+	bool		ok;
+	HASHCTL		ctl;
+
+	w->c = c;
+	w->ntables = c->format == ARGO_FORMAT_ARGO1 ? 1 : 3;
+	w->dir = argo_open_table(c, "obj");
+	w->mapatt = rowmap_column(w->dir);
+	w->objatt = attnameAttNum(w->dir, "objid", false);
+	ok = writable(w->dir) && w->mapatt > 0 && w->objatt > 0 &&
+		OidIsValid(RelationGetPrimaryKeyIndex(w->dir));
+	for (int i = 0; i < w->ntables; i++)
+	{
+		w->tables[i] = argo_open_table(c, w->ntables == 1 ? "data" : argo3[i]);
+		ok = ok && writable(w->tables[i]);
+	}
+	if (!ok)
+	{
+		objwriter_free(w, w->ntables);
+		return NULL;
+	}
+	/*
+	 * SQL's checks, one privilege at a time (a mask passes if any of it
+	 * is granted): the directory row is updated or deleted, rows deleted.
+	 */
+	argo_check_privilege(w->dir, ACL_SELECT);
+	argo_check_privilege(w->dir, mode);
+	for (int i = 0; i < w->ntables; i++)
+	{
+		argo_check_privilege(w->tables[i], ACL_SELECT);
+		argo_check_privilege(w->tables[i], ACL_DELETE);
+	}
+	w->epoch = rowmap_epoch(w->tables, w->ntables);
+	w->pk = index_open(RelationGetPrimaryKeyIndex(w->dir), AccessShareLock);
+	w->estate = CreateExecutorState();
+	w->rri = makeNode(ResultRelInfo);
+	InitResultRelInfo(w->rri, w->dir, 0, NULL, 0);
+	ExecOpenIndices(w->rri, false);
+	w->lockslot = table_slot_create(w->dir, NULL);
+	w->newslot = MakeSingleTupleTableSlot(RelationGetDescr(w->dir), &TTSOpsVirtual);
+	ctl.keysize = sizeof(int64);
+	ctl.entrysize = sizeof(LockedRow);
+	ctl.hcxt = CurrentMemoryContext;
+	w->locked = hash_create("argo locked objects", 256, &ctl,
+							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	return w;
+}
+
+void
+objwriter_close(ObjWriter *w)
+{
+	ExecDropSingleTupleTableSlot(w->lockslot);
+	ExecDropSingleTupleTableSlot(w->newslot);
+	ExecCloseIndices(w->rri);
+	FreeExecutorState(w->estate);
+	index_close(w->pk, NoLock);
+	hash_destroy(w->locked);
+	objwriter_free(w, w->ntables);
+}
+
+uint32
+objwriter_epoch(ObjWriter *w)
+{
+	return w->epoch;
+}
+
+/* The tid of objid's directory row visible to snap; false if none. */
+static bool
+directory_tid(ObjWriter *w, int64 objid, Snapshot snap, ItemPointer tid)
+{
+	IndexScanDesc scan = index_beginscan(w->dir, w->pk, snap, 1, 0);
+	ScanKeyData key;
+	bool		found;
+
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(objid));
+	index_rescan(scan, &key, 1, NULL, 0);
+	found = index_getnext_slot(scan, ForwardScanDirection, w->lockslot);
+	if (found)
+		*tid = w->lockslot->tts_tid;
+	index_endscan(scan);
+	return found;
+}
+
+static void
+serialization_failure(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			 errmsg("could not serialize access due to concurrent %s", what)));
+}
+
+/*
+ * Lock objid's directory row FOR UPDATE, as found under snap, waiting
+ * for another writer of it; false when the object is gone (deleted
+ * meanwhile, in READ COMMITTED).  *changed: the version locked is newer
+ * than snap's (another writer's commit came between).
+ */
+bool
+objwriter_lock(ObjWriter *w, int64 objid, Snapshot snap, bool *changed)
+{
+	ItemPointerData tid;
+	TM_FailureData tmfd;
+	TM_Result	res;
+	LockedRow  *lr;
+	bool		found;
+
+	*changed = false;
+	if (!directory_tid(w, objid, snap, &tid))
+		return false;
+	res = table_tuple_lock(w->dir, &tid, snap, w->lockslot, GetCurrentCommandId(true),
+						   LockTupleExclusive, LockWaitBlock,
+						   IsolationUsesXactSnapshot() ? 0 : TUPLE_LOCK_FLAG_FIND_LAST_VERSION,
+						   &tmfd);
+	switch (res)
+	{
+		case TM_Ok:
+			break;
+		case TM_Updated:
+			serialization_failure("update");
+			break;
+		case TM_Deleted:
+			if (IsolationUsesXactSnapshot())
+				serialization_failure("delete");
+			return false;
+		case TM_SelfModified:
+			/* this command wrote it already: nothing more to do with it */
+			return false;
+		default:
+			elog(ERROR, "argo: unexpected result %d locking an object", (int) res);
+	}
+	*changed = tmfd.traversed;
+	lr = hash_search(w->locked, &objid, HASH_ENTER, &found);
+	lr->tid = w->lockslot->tts_tid;
+	return true;
+}
+
+static LockedRow *
+locked_row(ObjWriter *w, int64 objid)
+{
+	LockedRow  *lr = hash_search(w->locked, &objid, HASH_FIND, NULL);
+
+	if (lr == NULL)
+		elog(ERROR, "argo: object " INT64_FORMAT " is written without its lock", objid);
+	return lr;
+}
+
+/* Delete rows of table t (its index in the format's value tables) by tid. */
+void
+objwriter_delete_rows(ObjWriter *w, int t, const ItemPointerData *tids, int n)
+{
+	Snapshot	snap = GetActiveSnapshot();
+
+	for (int i = 0; i < n; i++)
+	{
+		ItemPointerData tid = tids[i];
+		TM_FailureData tmfd;
+		TM_Result	res;
+
+		CHECK_FOR_INTERRUPTS();
+		res = table_tuple_delete(w->tables[t], &tid, GetCurrentCommandId(true), snap,
+								 InvalidSnapshot, true, &tmfd, false);
+		/* a row written behind the object's lock, by SQL */
+		if (res == TM_Updated || res == TM_Deleted)
+			serialization_failure(res == TM_Updated ? "update" : "delete");
+		if (res != TM_Ok && res != TM_SelfModified)
+			elog(ERROR, "argo: unexpected result %d deleting a row", (int) res);
+	}
+}
+
+/*
+ * Rewrite the locked directory row of objid with a new map (NULL: none);
+ * the new version is what later writers and REPEATABLE READ see.
+ */
+void
+objwriter_set_map(ObjWriter *w, int64 objid, bytea *map)
+{
+	LockedRow  *lr = locked_row(w, objid);
+	TupleTableSlot *slot = w->newslot;
+	bool		update_indexes;
+
+	ExecClearTuple(slot);
+	memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
+	slot->tts_values[w->objatt - 1] = Int64GetDatum(objid);
+	slot->tts_isnull[w->objatt - 1] = false;
+	slot->tts_values[w->mapatt - 1] = PointerGetDatum(map);
+	slot->tts_isnull[w->mapatt - 1] = map == NULL;
+	ExecStoreVirtualTuple(slot);
+	simple_table_tuple_update(w->dir, &lr->tid, slot, GetActiveSnapshot(), &update_indexes);
+	lr->tid = slot->tts_tid;
+	if (update_indexes)
+	{
+		ResetPerTupleExprContext(w->estate);
+		ExecInsertIndexTuples(w->rri, slot, w->estate, true, false, NULL, NIL);
+	}
+}
+
+/* Delete the locked directory row of objid. */
+void
+objwriter_delete_object(ObjWriter *w, int64 objid)
+{
+	LockedRow  *lr = locked_row(w, objid);
+
+	simple_table_tuple_delete(w->dir, &lr->tid, GetActiveSnapshot());
+	hash_search(w->locked, &objid, HASH_REMOVE, NULL);
+}
