@@ -33,7 +33,10 @@ ORDER BY c, s;
 
 -- a point write says it finds its objects from C
 SELECT e FROM argo_explain('UPDATE ex3 SET n = 1 WHERE k = 2') e WHERE e LIKE '-- the objects (%';
-SELECT e FROM argo_explain('DELETE FROM ex1 WHERE ID() = 3') e WHERE e LIKE '-- the objects (%';
+SELECT e FROM argo_explain('DELETE FROM ex1 WHERE ID() = 3') e WHERE e LIKE '-- the object %';
+-- and locks and writes them from C: no SQL runs for a point write
+SELECT e FROM argo_explain('UPDATE ex3 SET n = 1 WHERE k = 2') e WHERE e LIKE '-- each %';
+SELECT count(*) AS lines FROM argo_explain('DELETE FROM ex1 WHERE ID() = 3');
 -- a lookup with nothing to sort runs no SQL, and explain shows none
 SELECT count(*) AS lines FROM argo_explain('SELECT * FROM ex3 WHERE k = 2');
 

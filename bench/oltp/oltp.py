@@ -451,6 +451,7 @@ def main():
             drop(cur, s, tables[s])
     conn.close()
     shutil.rmtree(tmp)
+    os.makedirs(args.out, exist_ok=True)
     base = os.path.join(args.out, "oltp-%d" % args.records)
     text = report(info, args, systems, loads, ycsb, bg, batches)
     with open(base + ".md", "w") as f:

@@ -41,6 +41,7 @@ typedef struct ArgoPlan
 	ArgoPred   *point;			/* an equality answered from C (lookup.c) */
 	int64	   *ids;			/* LOOKUP: what it found */
 	int			nids;
+	bool		unchecked;		/* ids: ID() = n, the directory not asked yet */
 	ObjFetch   *fetch;			/* LOOKUP, FETCH */
 	ObjFetch  **join_fetch;		/* JOIN_FETCH */
 } ArgoPlan;

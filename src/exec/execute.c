@@ -289,6 +289,37 @@ describe_params(List *out, MemoryContext cxt, SqlBuf *buf)
 	return out;
 }
 
+/*
+ * A write of a plain local collection: locked and written from C; the
+ * only SQL is what finds the objects, unless a point write finds them
+ * from C.
+ */
+static SqlBuf *
+explain_write_from_c(ArgoPlan *p, List **out, MemoryContext cxt, const char *point)
+{
+	ArgoStmt   *s = p->q->stmt;
+	SqlBuf	   *buf = NULL;
+	int			n;
+
+	if (point && p->point->kind == APRED_ID)
+		*out = add_line(*out, cxt, "-- the object found from C through the object directory, by id, as it is locked");
+	else if (point && lookup_ids(linitial(p->q->colls), p->point, GetActiveSnapshot(), &n) != NULL)
+		*out = add_line(*out, cxt, psprintf("-- the objects (%d now) found from C through %s", n, point));
+	else
+	{
+		*out = add_line(*out, cxt, "-- the objects found by the SQL below");
+		buf = sqlbuf_create();
+		sql_base_objids(buf, linitial(p->q->colls), s->where);
+		appendStringInfoString(&buf->sql, " ORDER BY 1");
+	}
+	*out = add_line(*out, cxt, p->strategy == ARGO_PLAN_DELETE ?
+					"-- each locked from C in id order (its directory row, FOR UPDATE); its rows, found by its map (else its objid index probes), deleted by tid, then its directory row" :
+					"-- each locked from C in id order (its directory row, FOR UPDATE), read again by its map, changed; only its changed rows deleted (by tid) and inserted, and its directory row rewritten with its new map");
+	if (p->strategy == ARGO_PLAN_UPSERT)
+		*out = add_line(*out, cxt, "-- none found: the object the equalities describe is inserted, under an advisory lock on them");
+	return buf;
+}
+
 /* What the strategy does, in a line or two, and the SQL it runs (or NULL). */
 static SqlBuf *
 explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
@@ -311,7 +342,7 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 							"-- the aggregates computed by SQL over the selected objects; no object is rebuilt");
 			return sqlgen_aggregate(q);
 		case ARGO_PLAN_JOIN_FETCH:
-			*out = add_line(*out, cxt, "-- tuples' object ids in output order; each part's rows are then read by objid index probes");
+			*out = add_line(*out, cxt, "-- tuples' object ids in output order; each part's rows are then read where its directory row's map says (else by objid index probes)");
 			if (!s->star)
 				*out = add_line(*out, cxt,
 								psprintf("-- or, if the join gives " INT64_FORMAT " tuples or more (a tenth of its largest collection), set-wise: the tuples' ids as arrays joined with the projected keys' rows",
@@ -326,7 +357,7 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 			*out = add_line(*out, cxt, "-- the selected objects' ids, in output order; nothing is rebuilt");
 			return sqlgen_select_ids(&whole);
 		case ARGO_PLAN_ALL_OBJECTS:
-			*out = add_line(*out, cxt, "-- argo_object() rebuilds each directory row's object, reading the objid indexes forward beside the directory; PostgreSQL may share the directory out among parallel workers");
+			*out = add_line(*out, cxt, "-- argo_object() rebuilds each directory row's object where its map says its rows are (else reading the objid indexes forward beside the directory); PostgreSQL may share the directory out among parallel workers");
 			return sqlgen_all_objects(q);
 		case ARGO_PLAN_PROJECTION:
 			*out = add_line(*out, cxt, "-- each table's rows of the projected keys read in heap order and merged by object id; where a table is found out of object order, the SQL below sorts them instead");
@@ -335,19 +366,23 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 			*out = add_line(*out, cxt, "-- the objects' rows read through SQL (row-level security, or a table that is not a plain heap table)");
 			return sqlgen_select_rows(q);
 		case ARGO_PLAN_LOOKUP:
-			*out = add_line(*out, cxt,
-							psprintf("-- %d object(s) found from C through %s, their rows read by objid index probes%s",
+			*out = add_line(*out, cxt, p->unchecked ?
+							psprintf("-- the object found from C through %s (if there), its rows read where its directory row's map says (else by objid index probes); no SQL runs",
+									 point) :
+							psprintf("-- %d object(s) found from C through %s, their rows read where their directory rows' maps say (else by objid index probes)%s",
 									 p->nids, point,
 									 s->order_by || s->limit || s->offset ? "; SQL only orders them:" : "; no SQL runs"));
 			return s->order_by || s->limit || s->offset ? sqlgen_order_ids(q, p->ids, p->nids) : NULL;
 		case ARGO_PLAN_FETCH:
 			*out = add_line(*out, cxt, objfetch_streams(p->fetch) ?
-							"-- object ids in id order; the objid indexes are then read forward beside them, descending again only where the ids jump (objid index stream)" :
-							"-- object ids in output order; each object's rows are then read by objid index probes");
+							"-- object ids in id order; each object's rows are then read where its directory row's map says, the directory (and, for objects without a map, the objid indexes) read forward beside them, descending again only where the ids jump (objid index stream)" :
+							"-- object ids in output order; each object's rows are then read where its directory row's map says (else by objid index probes)");
 			return sqlgen_select_ids(q);
 		case ARGO_PLAN_DELETE:
 		case ARGO_PLAN_UPDATE:
 		case ARGO_PLAN_UPSERT:
+			if (objwriter_possible(linitial(q->colls)))
+				return explain_write_from_c(p, out, cxt, point);
 			if (point && lookup_ids(linitial(q->colls), p->point, GetActiveSnapshot(), &n) != NULL)
 				*out = add_line(*out, cxt, psprintf("-- the objects (%d now) found from C through %s; the SQL below locks them by id", n, point));
 			*out = add_line(*out, cxt, p->strategy == ARGO_PLAN_DELETE ?

@@ -57,6 +57,16 @@ plan_lookup(ArgoPlan *p)
 	p->point = lookup_pred(s->where);
 	if (p->point == NULL)
 		return false;
+	/* ID() = n: the fetch reads the directory row, or finds there is none */
+	if (p->point->kind == APRED_ID && objfetch_reads_directory(p->fetch) &&
+		!(s->order_by || s->limit || s->offset))
+	{
+		p->ids = palloc(sizeof(int64));
+		p->ids[0] = (int64) p->point->lit->num;
+		p->nids = 1;
+		p->unchecked = true;
+		return true;
+	}
 	p->ids = lookup_ids(linitial(p->q->colls), p->point, GetActiveSnapshot(), &p->nids);
 	if (p->ids == NULL)
 		return false;

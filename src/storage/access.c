@@ -13,7 +13,10 @@
 #include "access/genam.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
+#include "access/htup_details.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "parser/parse_func.h"
@@ -154,7 +157,11 @@ argo_insertable_directly(Relation rel, int natts)
 		pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_INSERT) == ACLCHECK_OK;
 }
 
-/* A valid, non-partial B-tree whose first column is objid; InvalidOid if none. */
+/*
+ * A valid, non-partial B-tree whose first column is objid; InvalidOid if
+ * none.  Read from the catalog caches without opening (and locking)
+ * each index: a read that finds its rows by map never opens one.
+ */
 Oid
 argo_objid_index(Relation rel)
 {
@@ -164,13 +171,25 @@ argo_objid_index(Relation rel)
 
 	foreach(lc, indexes)
 	{
-		Relation	irel = index_open(lfirst_oid(lc), AccessShareLock);
-		bool		fits = objatt > 0 && irel->rd_rel->relam == BTREE_AM_OID &&
-			irel->rd_index->indisvalid &&
-			irel->rd_index->indkey.values[0] == objatt &&
-			RelationGetIndexPredicate(irel) == NIL;
+		HeapTuple	itup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		HeapTuple	ctup;
+		Form_pg_index index;
+		bool		fits;
 
-		index_close(irel, AccessShareLock);
+		if (!HeapTupleIsValid(itup))
+			continue;
+		index = (Form_pg_index) GETSTRUCT(itup);
+		fits = objatt > 0 && index->indisvalid && index->indnkeyatts >= 1 &&
+			index->indkey.values[0] == objatt &&
+			heap_attisnull(itup, Anum_pg_index_indpred, NULL);
+		ReleaseSysCache(itup);
+		if (!fits)
+			continue;
+		ctup = SearchSysCache1(RELOID, ObjectIdGetDatum(lfirst_oid(lc)));
+		if (!HeapTupleIsValid(ctup))
+			continue;
+		fits = ((Form_pg_class) GETSTRUCT(ctup))->relam == BTREE_AM_OID;
+		ReleaseSysCache(ctup);
 		if (fits)
 			return lfirst_oid(lc);
 	}

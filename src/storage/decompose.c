@@ -9,9 +9,12 @@
 #include "postgres.h"
 
 #include "access/table.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
+#include "commands/sequence.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -683,29 +686,22 @@ rowbatch_clear(RowBatch *b)
 	batch_reset(b);
 }
 
-/* n fresh object ids from the collection's sequence, in one round trip. */
+/*
+ * n fresh object ids from the collection's sequence, drawn from C as
+ * nextval() draws them (its privilege check included).
+ */
 int64 *
 argo_next_objids(ArgoCollection *coll, int n)
 {
-	int64	   *ids = palloc(sizeof(int64) * n);
-	SqlBuf	   *buf = sqlbuf_create();
-	int			rc;
+	int64	   *ids = palloc(sizeof(int64) * Max(n, 1));
+	RangeVar   *rv = makeRangeVar(ARGO_SCHEMA, psprintf("%s_seq", coll->name), -1);
+	Oid			seq = RangeVarGetRelid(rv, NoLock, false);
 
-	appendStringInfo(&buf->sql, "SELECT pg_catalog.nextval('%s'::pg_catalog.regclass) FROM pg_catalog.generate_series(1, $1)",
-					 coll->seq);
-	sqlbuf_param(buf, INT4OID, Int32GetDatum(n));
-	rc = argo_run(buf, false);
-	if (rc != SPI_OK_SELECT || SPI_processed != (uint64) n)
-		elog(ERROR, "argo: could not draw object ids: %s",
-			 SPI_result_code_string(rc));
 	for (int i = 0; i < n; i++)
 	{
-		bool		isnull;
-
-		ids[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
-											 SPI_tuptable->tupdesc, 1, &isnull));
+		CHECK_FOR_INTERRUPTS();
+		ids[i] = nextval_internal(seq, true);
 	}
-	SPI_freetuptable(SPI_tuptable);
 	return ids;
 }
 

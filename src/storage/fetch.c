@@ -69,6 +69,7 @@ typedef struct TableScan
 	AttrNumber	objatt;
 	AttrNumber	keyatt;
 	AttrNumber	valatt[4];		/* valstr, valnum, valbool, valexact */
+	Oid			indexoid;		/* objid index (the directory: primary key) */
 	/* streaming: the row in the slot, not yet taken, and its object */
 	bool		pending;
 	bool		done;
@@ -137,12 +138,14 @@ table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 	t->valatt[1] = attnameAttNum(rel, "valnum", false);
 	t->valatt[2] = attnameAttNum(rel, "valbool", false);
 	t->valatt[3] = attnameAttNum(rel, "valexact", false);
-	t->index = index_open(index, AccessShareLock);
-	t->scan = index_beginscan(rel, t->index, f->snap, 1, 0);
+	/* the index is opened when first read: a map may make it unneeded */
+	t->indexoid = index;
+	t->index = NULL;
+	t->scan = NULL;
 	t->slot = table_slot_create(rel, NULL);
 	t->mslot = table_slot_create(rel, NULL);
 	t->buf = InvalidBuffer;
-	t->nblocks = RelationGetNumberOfBlocks(rel);
+	t->nblocks = 0;				/* asked when a map first goes past it */
 	t->pending = t->done = t->positioned = t->asked_any = false;
 	return true;
 }
@@ -152,11 +155,13 @@ table_end(TableScan *t)
 {
 	if (BufferIsValid(t->buf))
 		ReleaseBuffer(t->buf);
-	index_endscan(t->scan);
+	if (t->scan != NULL)
+		index_endscan(t->scan);
 	ExecDropSingleTupleTableSlot(t->slot);
 	ExecDropSingleTupleTableSlot(t->mslot);
 	/* locks are kept to the end of the transaction, as SQL keeps them */
-	index_close(t->index, NoLock);
+	if (t->index != NULL)
+		index_close(t->index, NoLock);
 	table_close(t->rel, NoLock);
 }
 
@@ -330,6 +335,18 @@ take(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 		take_row(f, t, objid, keyid, rb);
 }
 
+/* t's index scan, begun on first use. */
+static IndexScanDesc
+index_scan(ObjFetch *f, TableScan *t)
+{
+	if (t->scan == NULL)
+	{
+		t->index = index_open(t->indexoid, AccessShareLock);
+		t->scan = index_beginscan(t->rel, t->index, f->snap, 1, 0);
+	}
+	return t->scan;
+}
+
 /* Take t's rows of objid from its index probe. */
 static void
 probe_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
@@ -337,7 +354,7 @@ probe_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 	ScanKeyData key;
 
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(objid));
-	index_rescan(t->scan, &key, 1, NULL, 0);
+	index_rescan(index_scan(f, t), &key, 1, NULL, 0);
 	while (index_getnext_slot(t->scan, ForwardScanDirection, t->slot))
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -347,12 +364,12 @@ probe_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 
 /* Start t's stream over at the first row of objid or later. */
 static void
-stream_seek(TableScan *t, int64 objid)
+stream_seek(ObjFetch *f, TableScan *t, int64 objid)
 {
 	ScanKeyData key;
 
 	ScanKeyInit(&key, 1, BTGreaterEqualStrategyNumber, F_INT8GE, Int64GetDatum(objid));
-	index_rescan(t->scan, &key, 1, NULL, 0);
+	index_rescan(index_scan(f, t), &key, 1, NULL, 0);
 	t->pending = t->done = false;
 	t->positioned = true;
 }
@@ -410,7 +427,7 @@ stream_table(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 		return;
 	}
 	if (!t->positioned)
-		stream_seek(t, objid);
+		stream_seek(f, t, objid);
 	stream_rows(f, t, objid, rb);
 }
 
@@ -596,6 +613,13 @@ objfetch_log_rows(ObjFetch *f, RowLog *log)
 {
 	f->log = log;
 	f->logcxt = CurrentMemoryContext;
+}
+
+/* Whether each object's directory row is read (and a missing one said). */
+bool
+objfetch_reads_directory(ObjFetch *f)
+{
+	return f->maps;
 }
 
 bool

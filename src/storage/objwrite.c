@@ -74,6 +74,30 @@ objwriter_free(ObjWriter *w, int ntables)
 }
 
 /*
+ * Whether c's objects can be written from C (what objwriter_open checks
+ * before the privileges): for argo_explain.
+ */
+bool
+objwriter_possible(ArgoCollection *c)
+{
+	static const char *const argo3[] = {"str", "num", "bool"};
+	int			ntables = c->format == ARGO_FORMAT_ARGO1 ? 1 : 3;
+	Relation	dir = argo_open_table(c, "obj");
+	bool		ok = writable(dir) && rowmap_column(dir) > 0 &&
+		OidIsValid(RelationGetPrimaryKeyIndex(dir));
+
+	table_close(dir, NoLock);
+	for (int i = 0; ok && i < ntables; i++)
+	{
+		Relation	rel = argo_open_table(c, ntables == 1 ? "data" : argo3[i]);
+
+		ok = writable(rel);
+		table_close(rel, NoLock);
+	}
+	return ok;
+}
+
+/*
  * Ready to write c's objects from C; NULL when some table must be
  * written through SQL.  mode: ACL_UPDATE for an UPDATE (the directory
  * row is rewritten), ACL_DELETE for a DELETE (it is deleted); both

@@ -154,6 +154,7 @@ extern ObjFetch *objfetch_open(ArgoCollection *c, List *keys, bool projection,
 extern bool objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb);
 extern void objfetch_close(ObjFetch *f);
 extern bool objfetch_streams(ObjFetch *f);
+extern bool objfetch_reads_directory(ObjFetch *f);
 extern Snapshot objfetch_snapshot(ObjFetch *f);
 
 /*
@@ -182,6 +183,7 @@ extern void objfetch_log_rows(ObjFetch *f, RowLog *log);
 typedef struct ObjWriter ObjWriter;
 
 extern ObjWriter *objwriter_open(ArgoCollection *c, AclMode mode);
+extern bool objwriter_possible(ArgoCollection *c);
 extern void objwriter_close(ObjWriter *w);
 extern uint32 objwriter_epoch(ObjWriter *w);
 extern bool objwriter_lock(ObjWriter *w, int64 objid, Snapshot snap, bool *changed);
