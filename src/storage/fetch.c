@@ -492,39 +492,35 @@ run_tuples(ObjFetch *f, TableScan *t, const RowRun *run, HeapTupleData *tups)
 /*
  * Take t's rows of objid where the map says they are; false when a row
  * there is not visible or not the object's (the map is not to be
- * trusted: the caller reads the object again by its objid indexes).
+ * trusted: the caller forgets what was given out and reads the object
+ * again by its objid indexes).
  */
 static bool
 map_table(ObjFetch *f, TableScan *t, int64 objid, const RowRun *runs, int nruns,
 		  Rebuilder *rb)
 {
 	HeapTupleData tups[MaxHeapTuplesPerPage];
+	TupleTableSlot *save = t->slot;
+	bool		ok = true;
 
-	for (int r = 0; r < nruns; r++)
+	/* each row given out as soon as it proves the object's: a wrong one is forgotten by the caller */
+	t->slot = t->mslot;
+	for (int r = 0; ok && r < nruns; r++)
 	{
-		if (!run_tuples(f, t, &runs[r], tups))
-			return false;
-		for (int i = 0; i < runs[r].count; i++)
+		ok = run_tuples(f, t, &runs[r], tups);
+		for (int i = 0; ok && i < runs[r].count; i++)
 		{
 			bool		isnull;
 
 			CHECK_FOR_INTERRUPTS();
 			ExecStoreBufferHeapTuple(&tups[i], t->mslot, t->buf);
-			if (DatumGetInt64(slot_getattr(t->mslot, t->objatt, &isnull)) != objid || isnull)
-				return false;
-		}
-		/* all of the run is the object's: only now give it out */
-		for (int i = 0; i < runs[r].count; i++)
-		{
-			TupleTableSlot *save = t->slot;
-
-			ExecStoreBufferHeapTuple(&tups[i], t->mslot, t->buf);
-			t->slot = t->mslot;
-			take(f, t, objid, rb);
-			t->slot = save;
+			ok = DatumGetInt64(slot_getattr(t->mslot, t->objatt, &isnull)) == objid && !isnull;
+			if (ok)
+				take(f, t, objid, rb);
 		}
 	}
-	return true;
+	t->slot = save;
+	return ok;
 }
 
 /*
