@@ -63,6 +63,12 @@ CREATE TRIGGER mine AFTER INSERT ON argo_data.rm1_data FOR EACH STATEMENT EXECUT
 SELECT x FROM argo_query('INSERT INTO rm1 OBJECT {"via": "sql", "n": [1, 2]}') x;
 SELECT rowmap IS NULL AS unmapped FROM argo_data.rm1_obj WHERE objid = (SELECT max(objid) FROM argo_data.rm1_obj);
 SELECT x FROM argo_query('SELECT * FROM rm1 WHERE via = ''sql''') x;
+-- … and its UPDATE and DELETE go through SQL statements too
+SELECT x FROM argo_query('UPDATE rm1 SET n[1] = 20, via = ''sql2'' WHERE via = ''sql''') x;
+SELECT x FROM argo_query('SELECT * FROM rm1 WHERE via = ''sql2''') x;
+SELECT count(*) AS locks_by_sql FROM argo_explain('UPDATE rm1 SET n = 1 WHERE ID() = 1') e WHERE e LIKE '%FOR UPDATE%';
+SELECT x FROM argo_query('DELETE FROM rm1 WHERE via = ''sql2''') x;
+SELECT * FROM argo_check('rm1');
 DROP TRIGGER mine ON argo_data.rm1_data;
 -- the trigger function is Argo's own, for statement triggers only
 SELECT argo_forget_rowmaps();

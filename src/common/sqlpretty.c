@@ -26,7 +26,9 @@ break_at(const char *sql, const char *s)
 {
 	if (s == sql || (s[-1] != ' ' && s[-1] != '('))
 		return 0;
-	/* one line for CROSS JOIN, LEFT JOIN, INNER JOIN */
+	/* one line for FOR UPDATE, and for CROSS JOIN, LEFT JOIN, INNER JOIN */
+	if (strncmp(s, "UPDATE ", 7) == 0 && s - sql >= 4 && strncmp(s - 4, "FOR ", 4) == 0)
+		return 0;
 	if (strncmp(s, "JOIN ", 5) == 0 &&
 		((s - sql >= 6 && strncmp(s - 6, "CROSS ", 6) == 0) ||
 		 (s - sql >= 5 && strncmp(s - 5, "LEFT ", 5) == 0) ||

@@ -848,44 +848,33 @@ rowbatch_drop_common(RowBatch *a, RowBatch *b)
 	MemoryContextSwitchTo(old);
 }
 
-/* (objid, keyid) arrays of the rows of columns [from, to). */
+/* (objid, keyid) arrays of the rows of table t (Argo/1: 0), as parameters. */
 static int
-row_pairs(RowBatch *b, int from, int to, SqlBuf *buf)
+row_pairs(RowBatch *b, int t, SqlBuf *buf)
 {
-	KeyDict    *d = keydict_of(b->coll);
-	int			n = 0,
-				i = 0;
-	Datum	   *objids,
-			   *keyids;
+	int64	   *objids;
+	int32	   *keyids;
+	int			n = rowbatch_pairs(b, t, &objids, &keyids);
+	Datum	   *o,
+			   *k;
 
-	for (int col = from; col < to; col++)
-		n += b->cols[col].n;
 	if (n == 0)
 		return 0;
-	objids = palloc(sizeof(Datum) * n);
-	keyids = palloc(sizeof(Datum) * n);
-	for (int col = from; col < to; col++)
+	o = palloc(sizeof(Datum) * n);
+	k = palloc(sizeof(Datum) * n);
+	for (int i = 0; i < n; i++)
 	{
-		PendingRows *c = &b->cols[col];
-
-		for (int r = 0; r < c->n; r++, i++)
-		{
-			int32		k = keydict_find(d, b->keys[c->key[r]]);
-
-			if (k < 0)
-				elog(ERROR, "argo: a stored key is missing from the dictionary");
-			objids[i] = c->objids[r];
-			keyids[i] = Int32GetDatum(k);
-		}
+		o[i] = Int64GetDatum(objids[i]);
+		k[i] = Int32GetDatum(keyids[i]);
 	}
-	sqlbuf_param(buf, INT8ARRAYOID, build_array(objids, NULL, n, INT8OID));
-	return sqlbuf_param(buf, INT4ARRAYOID, build_array(keyids, NULL, n, INT4OID));
+	sqlbuf_param(buf, INT8ARRAYOID, build_array(o, NULL, n, INT8OID));
+	return sqlbuf_param(buf, INT4ARRAYOID, build_array(k, NULL, n, INT4OID));
 }
 
 static void
-delete_pairs(RowBatch *b, SqlBuf *buf, const char *table, int from, int to)
+delete_pairs(RowBatch *b, SqlBuf *buf, const char *table, int t)
 {
-	int			k = row_pairs(b, from, to, buf);
+	int			k = row_pairs(b, t, buf);
 
 	if (k == 0)
 		return;
@@ -905,12 +894,12 @@ rowbatch_delete(RowBatch *b)
 	buf->generic_plan = true;
 	appendStringInfoString(&buf->sql, "WITH t AS (SELECT)");
 	if (c->format == ARGO_FORMAT_ARGO1)
-		delete_pairs(b, buf, c->data_table, 0, NCOLS);
+		delete_pairs(b, buf, c->data_table, 0);
 	else
 	{
-		delete_pairs(b, buf, c->str_table, COL_STR, COL_STR + 1);
-		delete_pairs(b, buf, c->num_table, COL_NUM, COL_NUM + 1);
-		delete_pairs(b, buf, c->bool_table, COL_BOOL, COL_BOOL + 1);
+		delete_pairs(b, buf, c->str_table, COL_STR);
+		delete_pairs(b, buf, c->num_table, COL_NUM);
+		delete_pairs(b, buf, c->bool_table, COL_BOOL);
 	}
 	if (buf->nparams > 0)
 	{
