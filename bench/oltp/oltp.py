@@ -409,6 +409,9 @@ def main():
                     help="only the deterministic write check (as CI runs it)")
     args = ap.parse_args()
     systems = args.systems.split(",")
+    unknown = [s for s in systems if s not in SYSTEMS]
+    if unknown:
+        ap.error("unknown system(s) %s; the systems are %s" % (", ".join(unknown), ",".join(SYSTEMS)))
     args.clients = [int(c) for c in args.clients.split(",")]
     args.bg_clients = [int(c) for c in args.bg_clients.split(",")]
     tmp = tempfile.mkdtemp(prefix="argo-oltp-")
