@@ -295,12 +295,35 @@ collection_is_empty(ArgoCollection *c)
 }
 
 /*
- * The key dictionary and the object directory.  An empty object {} has
- * its directory row and no other.  The dictionary's statistics columns
- * are filled by argo_analyze (schema.c).
+ * The columns of a collection's table, by suffix, as CREATE TABLE takes
+ * them.  A distributed collection's tables have no primary key on the
+ * coordinator (its partitions are foreign tables); its shards' have.
  */
-static void
-create_common_tables(ArgoCollection *c)
+const char *
+collection_table_columns(const char *suffix, bool distributed)
+{
+	if (strcmp(suffix, "str") == 0)
+		return "objid bigint NOT NULL, keyid integer NOT NULL, valstr pg_catalog.text COLLATE pg_catalog.\"C\" NOT NULL";
+	/* valexact: a number's text where its double would not give it back */
+	if (strcmp(suffix, "num") == 0)
+		return "objid bigint NOT NULL, keyid integer NOT NULL, valnum double precision NOT NULL, valexact pg_catalog.text";
+	/* also holds null, {} and [] (valbool NULL) */
+	if (strcmp(suffix, "bool") == 0)
+		return "objid bigint NOT NULL, keyid integer NOT NULL, valbool boolean";
+	if (strcmp(suffix, "data") == 0)
+		return "objid bigint NOT NULL, keyid integer NOT NULL, valstr pg_catalog.text COLLATE pg_catalog.\"C\", valnum double precision, valbool boolean, valexact pg_catalog.text, "
+			"CHECK (pg_catalog.num_nonnulls(valstr, valnum, valbool) OPERATOR(pg_catalog.<=) 1)";
+	/* rowmap: where the object's rows lie (rowmap.c) */
+	return distributed ? "objid bigint NOT NULL, rowmap pg_catalog.bytea" :
+		"objid bigint PRIMARY KEY, rowmap pg_catalog.bytea";
+}
+
+/*
+ * The key dictionary, its statistics columns filled by argo_analyze
+ * (schema.c), and its id sequence.
+ */
+void
+collection_create_dictionary(ArgoCollection *c)
 {
 	char	   *kseq = qualified(c->name, "kseq");
 
@@ -309,8 +332,6 @@ create_common_tables(ArgoCollection *c)
 					 ARGO_KEY_STATS_COLUMNS ")",
 					 c->keys_table, kseq));
 	run_ddl(psprintf("ALTER SEQUENCE %s OWNED BY %s.keyid", kseq, c->keys_table));
-	/* rowmap: where the object's rows lie (rowmap.c) */
-	run_ddl(psprintf("CREATE TABLE %s (objid bigint PRIMARY KEY, rowmap pg_catalog.bytea)", c->obj_table));
 }
 
 /*
@@ -334,28 +355,27 @@ create_map_triggers(ArgoCollection *c, const char *table)
 						 quote_literal_cstr(c->name)));
 }
 
+/*
+ * The dictionary, the object directory (an empty object {} has its
+ * directory row and no other) and the value tables of the format, with
+ * their triggers and indexes.
+ */
 static void
-create_argo3_tables(ArgoCollection *c)
+create_tables(ArgoCollection *c)
 {
-	create_common_tables(c);
-	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valstr pg_catalog.text COLLATE pg_catalog.\"C\" NOT NULL)", c->str_table));
-	/* valexact: a number's text where its double would not give it back */
-	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valnum double precision NOT NULL, valexact pg_catalog.text)", c->num_table));
-	/* also holds null, {} and [] (valbool NULL) */
-	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valbool boolean)", c->bool_table));
-	create_map_triggers(c, c->str_table);
-	create_map_triggers(c, c->num_table);
-	create_map_triggers(c, c->bool_table);
-	collection_create_indexes(c);
-}
+	static const char *const argo3[] = {"str", "num", "bool"};
+	bool		is1 = c->format == ARGO_FORMAT_ARGO1;
 
-static void
-create_argo1_tables(ArgoCollection *c)
-{
-	create_common_tables(c);
-	run_ddl(psprintf("CREATE TABLE %s (objid bigint NOT NULL, keyid integer NOT NULL, valstr pg_catalog.text COLLATE pg_catalog.\"C\", valnum double precision, valbool boolean, valexact pg_catalog.text, "
-					 "CHECK (pg_catalog.num_nonnulls(valstr, valnum, valbool) OPERATOR(pg_catalog.<=) 1))", c->data_table));
-	create_map_triggers(c, c->data_table);
+	collection_create_dictionary(c);
+	run_ddl(psprintf("CREATE TABLE %s (%s)", c->obj_table, collection_table_columns("obj", false)));
+	for (int i = 0; i < (is1 ? 1 : 3); i++)
+	{
+		const char *suffix = is1 ? "data" : argo3[i];
+		char	   *table = qualified(c->name, suffix);
+
+		run_ddl(psprintf("CREATE TABLE %s (%s)", table, collection_table_columns(suffix, false)));
+		create_map_triggers(c, table);
+	}
 	collection_create_indexes(c);
 }
 
@@ -401,10 +421,7 @@ collection_create(const char *name, ArgoFormat format, bool if_not_exists)
 				 errmsg("collection \"%s\" already exists", name)));
 	}
 	c = make_collection(name, format);
-	if (format == ARGO_FORMAT_ARGO3)
-		create_argo3_tables(c);
-	else
-		create_argo1_tables(c);
+	create_tables(c);
 	/* last: the sequence's existence is what makes the collection exist */
 	run_ddl(psprintf("CREATE SEQUENCE %s", c->seq));
 	CommandCounterIncrement();

@@ -49,6 +49,8 @@ extern ArgoCollection *collection_open_for_insert(const char *name);
 extern void collection_drop(const char *name, bool missing_ok);
 extern void collection_check_may_create(void);
 extern double directory_objects(ArgoCollection *c);
+extern const char *collection_table_columns(const char *suffix, bool distributed);
+extern void collection_create_dictionary(ArgoCollection *c);
 
 /* indexes.c: Argo's own indexes on the value tables */
 extern void collection_create_indexes(ArgoCollection *coll);
