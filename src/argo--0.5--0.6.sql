@@ -25,6 +25,16 @@ SET jit = off;
 COMMENT ON FUNCTION @extschema@.argo_repair(text) IS
 'Write again every object''s map of where its rows lie (after VACUUM FULL, CLUSTER or a restore); returns how many were written';
 
+CREATE FUNCTION @extschema@.argo_create_distributed_collection(name text, servers text[], format text DEFAULT 'argo3')
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_create_distributed_collection'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION @extschema@.argo_create_distributed_collection(text, text[], text) IS
+'Create a collection whose objects are spread by id over postgres_fdw servers, each holding whole objects';
+
 DO $$
 DECLARE
   c record;

@@ -190,3 +190,18 @@ SELECT c.name,
 -- Anyone may list collections (pg_class shows them anyway); the objects
 -- column is computed with the caller's own privileges.
 GRANT SELECT ON argo_collections TO PUBLIC;
+
+-- A collection spread over several PostgreSQL servers (README,
+-- "Distributed collections"): its directory and value tables are hash
+-- partitions that are postgres_fdw foreign tables; ids and key ids are
+-- assigned here.  The shards are made through dblink, so this runs in no
+-- transaction block.
+CREATE FUNCTION argo_create_distributed_collection(name text, servers text[], format text DEFAULT 'argo3')
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_create_distributed_collection'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION argo_create_distributed_collection(text, text[], text) IS
+'Create a collection whose objects are spread by id over postgres_fdw servers, each holding whole objects';

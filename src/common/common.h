@@ -108,6 +108,7 @@ extern void sqlbuf_add_text(SqlBuf *buf, const char *text);
 extern void sqlbuf_replace(SqlBuf *buf, const char *placeholder,
 						   const char *text);
 extern char *argo_function(const char *fn);
+extern char *extension_function(const char *extname, const char *fn);
 
 /* sqlpretty.c: generated SQL over several lines, for argo_explain */
 extern List *sql_pretty_lines(const char *sql);

@@ -91,19 +91,23 @@ sqlbuf_replace(SqlBuf *buf, const char *placeholder, const char *text)
 }
 
 /*
- * One of the extension's own functions, schema-qualified for generated
- * SQL: the caller's search_path must not choose another.
+ * A function of an installed extension, schema-qualified for generated
+ * SQL: the caller's search_path must not choose another.  NULL when
+ * the extension is not installed.
  */
 char *
-argo_function(const char *fn)
+extension_function(const char *extname, const char *fn)
 {
-	Oid			ext = get_extension_oid("argo", false);
-	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	Oid			ext = get_extension_oid(extname, true);
+	Relation	rel;
 	ScanKeyData key;
 	SysScanDesc scan;
 	HeapTuple	tup;
 	Oid			nsp;
 
+	if (!OidIsValid(ext))
+		return NULL;
+	rel = table_open(ExtensionRelationId, AccessShareLock);
 	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
 				ObjectIdGetDatum(ext));
 	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
@@ -115,4 +119,15 @@ argo_function(const char *fn)
 	table_close(rel, AccessShareLock);
 	return psprintf("%s.%s", quote_identifier(get_namespace_name(nsp)),
 					quote_identifier(fn));
+}
+
+/* One of Argo's own functions, schema-qualified. */
+char *
+argo_function(const char *fn)
+{
+	char	   *qualified = extension_function("argo", fn);
+
+	if (qualified == NULL)
+		elog(ERROR, "argo: extension \"argo\" is not installed");
+	return qualified;
 }

@@ -23,6 +23,7 @@ PG_FUNCTION_INFO_V1(argo_query);
 PG_FUNCTION_INFO_V1(argo_explain);
 PG_FUNCTION_INFO_V1(argo_create_collection);
 PG_FUNCTION_INFO_V1(argo_drop_collection);
+PG_FUNCTION_INFO_V1(argo_create_distributed_collection);
 
 typedef struct SrfOut
 {
@@ -167,6 +168,58 @@ argo_create_collection(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
 	collection_create(name, format, false);
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/* The servers of a text[] argument, each named once, none null. */
+static List *
+server_list(FunctionCallInfo fcinfo, int argno)
+{
+	ArrayType  *arr;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	List	   *servers = NIL;
+
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("servers must not be null")));
+	arr = PG_GETARG_ARRAYTYPE_P(argno);
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("servers must be a one-dimensional array")));
+	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+	{
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("a server name must not be null")));
+		servers = lappend(servers, TextDatumGetCString(elems[i]));
+	}
+	return servers;
+}
+
+/*
+ * argo_create_distributed_collection(name text, servers text[], format
+ * text) RETURNS void.  Its shards are made in their own transactions, so
+ * it runs in none of the caller's.
+ */
+Datum
+argo_create_distributed_collection(PG_FUNCTION_ARGS)
+{
+	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
+	List	   *servers = server_list(fcinfo, 1);
+	char	   *fmt = argo_text_arg(fcinfo, 2, "format");
+	ArgoFormat	format = format_from_name(fmt);
+
+	PreventInTransactionBlock(true, "argo_create_distributed_collection()");
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	collection_create_distributed(name, format, servers);
 	SPI_finish();
 	PG_RETURN_VOID();
 }

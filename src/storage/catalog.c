@@ -16,6 +16,7 @@
 #include "access/relation.h"
 #include "access/stratnum.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_extension.h"
@@ -403,8 +404,13 @@ lock_collection_name(const char *name)
 					   ExclusiveLock);
 }
 
-ArgoCollection *
-collection_create(const char *name, ArgoFormat format, bool if_not_exists)
+/*
+ * servers NIL: a collection of this server's tables; else distributed
+ * over those postgres_fdw servers (shards.c).
+ */
+static ArgoCollection *
+create_collection(const char *name, ArgoFormat format, bool if_not_exists,
+				  List *servers)
 {
 	ArgoCollection *c;
 
@@ -421,11 +427,26 @@ collection_create(const char *name, ArgoFormat format, bool if_not_exists)
 				 errmsg("collection \"%s\" already exists", name)));
 	}
 	c = make_collection(name, format);
-	create_tables(c);
+	if (servers == NIL)
+		create_tables(c);
+	else
+		collection_create_shards(c, servers);
 	/* last: the sequence's existence is what makes the collection exist */
 	run_ddl(psprintf("CREATE SEQUENCE %s", c->seq));
 	CommandCounterIncrement();
 	return c;
+}
+
+ArgoCollection *
+collection_create(const char *name, ArgoFormat format, bool if_not_exists)
+{
+	return create_collection(name, format, if_not_exists, NIL);
+}
+
+ArgoCollection *
+collection_create_distributed(const char *name, ArgoFormat format, List *servers)
+{
+	return create_collection(name, format, false, servers);
 }
 
 /* INSERT's lazy creation, in the default format. */
@@ -444,6 +465,7 @@ collection_drop(const char *name, bool missing_ok)
 {
 	ArgoCollection *c;
 	Oid			owner;
+	List	   *servers = NIL;
 
 	/* only the owner may drop it: said before taking a lock others wait on */
 	collection_check_name(name);
@@ -457,6 +479,11 @@ collection_drop(const char *name, bool missing_ok)
 	c = collection_lookup(name, missing_ok, NoLock);
 	if (c == NULL)
 		return;
+	if (collection_is_distributed(c))
+	{
+		PreventInTransactionBlock(true, "argo_drop_collection() of a distributed collection");
+		servers = collection_shard_servers(c);
+	}
 	if (c->format == ARGO_FORMAT_ARGO3)
 		run_ddl(psprintf("DROP TABLE %s, %s, %s, %s, %s", c->str_table,
 						 c->num_table, c->bool_table, c->keys_table,
@@ -465,6 +492,9 @@ collection_drop(const char *name, bool missing_ok)
 		run_ddl(psprintf("DROP TABLE %s, %s, %s", c->data_table,
 						 c->keys_table, c->obj_table));
 	run_ddl(psprintf("DROP SEQUENCE %s", c->seq));
+	/* last, so that an error on a shard undoes the coordinator's drop */
+	if (servers != NIL)
+		collection_drop_shards(name, servers);
 }
 
 /* Objects in c, as its directory's size says (never less than its rows). */

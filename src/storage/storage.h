@@ -45,6 +45,8 @@ extern ArgoCollection *collection_lookup(const char *name, bool missing_ok,
 										 int lockmode);
 extern ArgoCollection *collection_create(const char *name, ArgoFormat format,
 										 bool if_not_exists);
+extern ArgoCollection *collection_create_distributed(const char *name, ArgoFormat format,
+													 List *servers);
 extern ArgoCollection *collection_open_for_insert(const char *name);
 extern void collection_drop(const char *name, bool missing_ok);
 extern void collection_check_may_create(void);
@@ -58,6 +60,12 @@ extern List *collection_drop_indexes(ArgoCollection *coll);
 extern void collection_rebuild_indexes(ArgoCollection *coll, List *dropped);
 extern bool collection_is_empty(ArgoCollection *coll);
 extern ArgoFormat format_from_name(const char *fmt);
+
+/* shards.c: collections spread over postgres_fdw servers */
+extern void collection_create_shards(ArgoCollection *c, List *servers);
+extern bool collection_is_distributed(ArgoCollection *c);
+extern List *collection_shard_servers(ArgoCollection *c);
+extern void collection_drop_shards(const char *name, List *servers);
 
 /* ---------- the key dictionary (keydict.c) ---------- */
 
