@@ -27,6 +27,7 @@ typedef enum ArgoStrategy
 	ARGO_PLAN_ALL_OBJECTS,		/* argo_object() per directory row */
 	ARGO_PLAN_PROJECTION,		/* projected rows in heap order, else sorted by SQL */
 	ARGO_PLAN_ROWS_SQL,			/* objects' rows through SQL */
+	ARGO_PLAN_BATCHES,			/* ids by SQL, rows by SQL a batch at a time */
 	ARGO_PLAN_LOOKUP,			/* objects found from C by an index; rows from the heap */
 	ARGO_PLAN_FETCH,			/* objects picked by SQL; rows from the heap */
 	ARGO_PLAN_DELETE,
@@ -99,6 +100,7 @@ extern SqlBuf *objlock_sql(ArgoCollection *c, ArgoPred *where, ArgoPred *point, 
 extern LockedObjects *objlock_take(ArgoCollection *c, ArgoPred *where, ArgoPred *point, bool touch);
 extern LockedObjects *objlock_take_direct(ArgoCollection *c, ArgoPred *where,
 										  ArgoPred *point, ObjWriter *w);
+extern LockedObjects *objlock_take_distributed(ArgoCollection *c, ArgoPred *where);
 extern void objlock_recheck(ArgoCollection *c, ArgoPred *where, LockedObjects *lo);
 
 /* lookup.c: point reads straight from an index */
@@ -108,6 +110,7 @@ extern bool lookup_directory(ArgoCollection *c, int64 id, Snapshot snap, bool *f
 
 /* stream.c: SQL's rows or object ids into a rebuilder */
 extern void argo_rebuild_from_cursor(Portal portal, Rebuilder *rb);
+extern void argo_fetch_in_batches(ArgoQuery *q, SqlBuf *idsql, rebuild_emit emit, void *arg);
 extern void argo_rebuild_from_query(SqlBuf *buf, Rebuilder *rb);
 extern void argo_fetch_objects(SqlBuf *ids, ObjFetch *f, Rebuilder *rb);
 typedef void (*row_fn) (void *arg, Datum *values, bool *nulls);

@@ -116,6 +116,9 @@ run_select(ArgoPlan *p, result_emit emit, void *arg)
 		case ARGO_PLAN_ROWS_SQL:
 			argo_rebuild_from_query(sqlgen_select_rows(q), rebuilder(q, &target));
 			break;
+		case ARGO_PLAN_BATCHES:
+			argo_fetch_in_batches(q, sqlgen_select_ids(q), emit_object, &target);
+			break;
 		case ARGO_PLAN_LOOKUP:
 			select_by_lookup(p, rebuilder(q, &target));
 			break;
@@ -213,6 +216,7 @@ run_delete(ArgoPlan *p, result_emit emit, void *arg)
 	ArgoCollection *c = linitial(q->colls);
 	ObjWriter  *w = objwriter_open(c, ACL_DELETE);
 	LockedObjects *lo = w ? objlock_take_direct(c, q->stmt->where, p->point, w) :
+		collection_is_distributed(c) ? objlock_take_distributed(c, q->stmt->where) :
 		objlock_take(c, q->stmt->where, p->point, false);
 	int64		total = 0;
 
@@ -365,6 +369,9 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 		case ARGO_PLAN_ROWS_SQL:
 			*out = add_line(*out, cxt, "-- the objects' rows read through SQL (row-level security, or a table that is not a plain heap table)");
 			return sqlgen_select_rows(q);
+		case ARGO_PLAN_BATCHES:
+			*out = add_line(*out, cxt, "-- object ids in output order (below); their rows then read 2,000 objects at a time, one statement (WHERE objid = ANY) per batch, which postgres_fdw sends whole to each shard");
+			return sqlgen_select_ids(q);
 		case ARGO_PLAN_LOOKUP:
 			*out = add_line(*out, cxt, p->unchecked ?
 							psprintf("-- the object found from C through %s (if there), its rows read where its directory row's map says (else by objid index probes); no SQL runs",

@@ -251,6 +251,53 @@ objlock_take_direct(ArgoCollection *c, ArgoPred *where, ArgoPred *point, ObjWrit
 }
 
 /*
+ * A distributed collection's objects, locked and touched by one
+ * statement per shard that postgres_fdw sends whole: the ids found
+ * first, then UPDATE … WHERE objid = ANY($1) RETURNING.
+ * Each shard's B-tree takes the array in id order, and the shards are
+ * written in partition order, so statements still lock in one order.
+ * The shards run at REPEATABLE READ (postgres_fdw's rule), so an object
+ * changed meanwhile is a serialization failure there, never re-checked.
+ */
+LockedObjects *
+objlock_take_distributed(ArgoCollection *c, ArgoPred *where)
+{
+	LockedObjects *lo = palloc0(sizeof(LockedObjects));
+	SqlBuf	   *buf = sqlbuf_create();
+	Snapshot	snap;
+	int64	   *ids;
+	int			n;
+	int			rc;
+
+	refuse_rls(c);
+	CommandCounterIncrement();
+	snap = RegisterSnapshot(GetTransactionSnapshot());
+	ids = ids_by_sql(c, where, snap, &n);
+	UnregisterSnapshot(snap);
+	lo->ids = ids;
+	if (n == 0)
+		return lo;
+	appendStringInfo(&buf->sql,
+					 "UPDATE %s SET rowmap = NULL WHERE objid OPERATOR(pg_catalog.=) ANY($1) RETURNING objid",
+					 c->obj_table);
+	sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, n));
+	rc = argo_run(buf, false);
+	if (rc != SPI_OK_UPDATE_RETURNING)
+		elog(ERROR, "argo: could not lock objects: %s", SPI_result_code_string(rc));
+	lo->n = (int) SPI_processed;
+	lo->ids = palloc(sizeof(int64) * Max(lo->n, 1));
+	for (int i = 0; i < lo->n; i++)
+	{
+		bool		isnull;
+
+		lo->ids[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	SPI_freetuptable(SPI_tuptable);
+	objid_sort(lo->ids, lo->n);
+	return lo;
+}
+
+/*
  * READ COMMITTED, when some locked object changed after the locks'
  * snapshot: keep those that still match WHERE under a new snapshot,
  * which sees every earlier writer's commit.  (Under a transaction

@@ -91,7 +91,10 @@ plan_select(ArgoPlan *p)
 	else if (allobjects_applies(s) && allobjects_readable(q))
 		p->strategy = ARGO_PLAN_ALL_OBJECTS;
 	else if ((p->fetch = select_fetcher(q)) == NULL)
-		p->strategy = projects_everything(s) ? ARGO_PLAN_PROJECTION : ARGO_PLAN_ROWS_SQL;
+		p->strategy = projects_everything(s) ? ARGO_PLAN_PROJECTION :
+			(s->where || s->order_by || s->limit || s->offset) &&
+			collection_is_distributed(linitial(q->colls)) ? ARGO_PLAN_BATCHES :
+			ARGO_PLAN_ROWS_SQL;
 	else
 		p->strategy = plan_lookup(p) ? ARGO_PLAN_LOOKUP : ARGO_PLAN_FETCH;
 }
@@ -148,6 +151,7 @@ argo_plan_name(ArgoPlan *p)
 		[ARGO_PLAN_ALL_OBJECTS] = "every object",
 		[ARGO_PLAN_PROJECTION] = "projection of every object",
 		[ARGO_PLAN_ROWS_SQL] = "rows through SQL",
+		[ARGO_PLAN_BATCHES] = "ids by SQL, rows by SQL in batches",
 		[ARGO_PLAN_LOOKUP] = "index lookup from C",
 		[ARGO_PLAN_FETCH] = "ids by SQL, rows from the heap",
 		[ARGO_PLAN_DELETE] = "delete",

@@ -20,6 +20,7 @@
 #include "nodes/params.h"
 #include "tcop/dest.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 
 #include "exec/exec.h"
 
@@ -198,4 +199,93 @@ argo_rebuild_from_cursor(Portal portal, Rebuilder *rb)
 		SPI_freetuptable(tt);
 	}
 	rebuilder_finish(rb);
+}
+
+/* One batch's objects, as the rows query rebuilds them (in id order). */
+typedef struct Batch
+{
+	int			n;
+	int64		ids[FETCH_ROWS];	/* in output order */
+	int			order[FETCH_ROWS];	/* positions, by id */
+	Jsonb	   *docs[FETCH_ROWS];	/* by position; NULL: not rebuilt */
+	MemoryContext cxt;
+} Batch;
+
+static int
+position_cmp(const void *a, const void *b, void *arg)
+{
+	const int64 *ids = arg;
+	int64		x = ids[*(const int *) a];
+	int64		y = ids[*(const int *) b];
+
+	return x < y ? -1 : x > y;
+}
+
+/* Keep an object the batch's rows rebuilt, at its output position. */
+static void
+keep_object(void *arg, int64 objid, Jsonb *obj)
+{
+	Batch	   *b = arg;
+	int			lo = 0,
+				hi = b->n;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (b->ids[b->order[mid]] < objid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == b->n || b->ids[b->order[lo]] != objid)
+		return;
+	b->docs[b->order[lo]] = (Jsonb *) MemoryContextAlloc(b->cxt, VARSIZE(obj));
+	memcpy(b->docs[b->order[lo]], obj, VARSIZE(obj));
+}
+
+/*
+ * Run the statement in idsql, which yields object ids in output order,
+ * and rebuild the objects a batch of ids at a time, each batch's rows
+ * read by one statement (sqlgen_rows_of_batch); emit them in output
+ * order.  For a distributed collection, where that is one round trip per
+ * shard and batch instead of one per object.
+ */
+void
+argo_fetch_in_batches(ArgoQuery *q, SqlBuf *idsql, rebuild_emit emit, void *arg)
+{
+	Portal		portal = argo_open_cursor(idsql, true);
+	Batch	   *b = palloc0(sizeof(Batch));
+
+	b->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo batch", ALLOCSET_DEFAULT_SIZES);
+	for (;;)
+	{
+		Rebuilder  *rb;
+
+		SPI_cursor_fetch(portal, true, FETCH_ROWS);
+		b->n = (int) SPI_processed;
+		if (b->n == 0)
+			break;
+		for (int i = 0; i < b->n; i++)
+		{
+			bool		isnull;
+
+			b->ids[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+			b->order[i] = i;
+			b->docs[i] = NULL;
+		}
+		SPI_freetuptable(SPI_tuptable);
+		qsort_arg(b->order, b->n, sizeof(int), position_cmp, b->ids);
+		rb = rebuilder_create(keydict_of(linitial(q->colls)), keep_object, b);
+		argo_rebuild_from_query(sqlgen_rows_of_batch(q, b->ids, b->n), rb);
+		for (int i = 0; i < b->n; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (b->docs[i] != NULL)
+				emit(arg, b->ids[i], b->docs[i]);
+		}
+		MemoryContextReset(b->cxt);
+	}
+	SPI_cursor_close(portal);
+	MemoryContextDelete(b->cxt);
 }

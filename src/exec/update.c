@@ -381,6 +381,7 @@ run_update(ArgoPlan *p)
 								  ALLOCSET_DEFAULT_SIZES);
 	w = objwriter_open(u.coll, ACL_UPDATE);
 	lo = w ? objlock_take_direct(u.coll, where, p->point, w) :
+		collection_is_distributed(u.coll) ? objlock_take_distributed(u.coll, where) :
 		objlock_take(u.coll, where, p->point, true);
 	objlock_recheck(u.coll, where, lo);
 	for (int i = 0; i < lo->n; i += UPDATE_BATCH)

@@ -265,6 +265,26 @@ sqlgen_delete_ids(ArgoCollection *c, const int64 *ids, int n)
 	return buf;
 }
 
+/*
+ * The rows (of the projected paths) of the given objects, in id order,
+ * for a SELECT that reads its objects a batch of ids at a time (a
+ * distributed collection: one statement per shard and batch, where the
+ * LATERAL probes of sqlgen_select_rows would be a round trip each).
+ */
+SqlBuf *
+sqlgen_rows_of_batch(ArgoQuery *q, const int64 *ids, int n)
+{
+	SqlBuf	   *buf = sqlbuf_create();
+	int			p = sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, n));
+
+	appendStringInfoString(&buf->sql,
+						   "SELECT r.objid, r.keyid, r.valstr, r.valnum, r.valbool FROM (");
+	emit_table_rows(buf, linitial(q->colls), q->stmt,
+					psprintf("objid OPERATOR(pg_catalog.=) ANY($%d)", p));
+	appendStringInfoString(&buf->sql, ") r ORDER BY r.objid");
+	return buf;
+}
+
 /* The rows of the given objects, each led by a row saying it exists. */
 SqlBuf *
 sqlgen_rows_of_ids(ArgoCollection *c, const int64 *ids, int n)

@@ -848,15 +848,21 @@ rowbatch_drop_common(RowBatch *a, RowBatch *b)
 	MemoryContextSwitchTo(old);
 }
 
-/* (objid, keyid) arrays of the rows of table t (Argo/1: 0), as parameters. */
+/*
+ * The rows of table t (Argo/1: 0) as parameters: (objid, keyid) arrays;
+ * for a distributed collection, the objects' ids and each pair as the
+ * one number objid * 2^32 + keyid (key ids are positive int4s).  The
+ * number of the last parameter, or 0 when there is no row.
+ */
 static int
-row_pairs(RowBatch *b, int t, SqlBuf *buf)
+row_pairs(RowBatch *b, int t, SqlBuf *buf, bool packed)
 {
 	int64	   *objids;
 	int32	   *keyids;
 	int			n = rowbatch_pairs(b, t, &objids, &keyids);
 	Datum	   *o,
 			   *k;
+	Datum		shift = NumericGetDatum(int64_to_numeric(INT64CONST(4294967296)));
 
 	if (n == 0)
 		return 0;
@@ -865,22 +871,40 @@ row_pairs(RowBatch *b, int t, SqlBuf *buf)
 	for (int i = 0; i < n; i++)
 	{
 		o[i] = Int64GetDatum(objids[i]);
-		k[i] = Int32GetDatum(keyids[i]);
+		k[i] = packed ?
+			DirectFunctionCall2(numeric_add,
+								DirectFunctionCall2(numeric_mul,
+													NumericGetDatum(int64_to_numeric(objids[i])), shift),
+								NumericGetDatum(int64_to_numeric(keyids[i]))) :
+			Int32GetDatum(keyids[i]);
 	}
 	sqlbuf_param(buf, INT8ARRAYOID, build_array(o, NULL, n, INT8OID));
-	return sqlbuf_param(buf, INT4ARRAYOID, build_array(k, NULL, n, INT4OID));
+	return packed ? sqlbuf_param(buf, NUMERICARRAYOID, build_array(k, NULL, n, NUMERICOID)) :
+		sqlbuf_param(buf, INT4ARRAYOID, build_array(k, NULL, n, INT4OID));
 }
 
+/*
+ * Delete the pairs' rows of one table.  A distributed collection's
+ * table takes them as one condition that postgres_fdw sends whole to
+ * each shard, where a join with the pairs would fetch the rows and
+ * delete them one round trip each.
+ */
 static void
-delete_pairs(RowBatch *b, SqlBuf *buf, const char *table, int t)
+delete_pairs(RowBatch *b, SqlBuf *buf, const char *table, int t, bool distributed)
 {
-	int			k = row_pairs(b, t, buf);
+	int			k = row_pairs(b, t, buf, distributed);
 
 	if (k == 0)
 		return;
-	appendStringInfo(&buf->sql,
-					 ", d%d AS (DELETE FROM %s x USING ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS d(o, k) WHERE x.objid OPERATOR(pg_catalog.=) d.o AND x.keyid OPERATOR(pg_catalog.=) d.k)",
-					 k, table, k - 1, k);
+	if (distributed)
+		appendStringInfo(&buf->sql,
+						 ", d%d AS (DELETE FROM %s x WHERE x.objid OPERATOR(pg_catalog.=) ANY($%d)"
+						 " AND (x.objid::pg_catalog.numeric OPERATOR(pg_catalog.*) 4294967296 OPERATOR(pg_catalog.+) x.keyid) OPERATOR(pg_catalog.=) ANY($%d))",
+						 k, table, k - 1, k);
+	else
+		appendStringInfo(&buf->sql,
+						 ", d%d AS (DELETE FROM %s x USING ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS d(o, k) WHERE x.objid OPERATOR(pg_catalog.=) d.o AND x.keyid OPERATOR(pg_catalog.=) d.k)",
+						 k, table, k - 1, k);
 }
 
 /* Delete the batch's rows from the tables. */
@@ -889,17 +913,18 @@ rowbatch_delete(RowBatch *b)
 {
 	ArgoCollection *c = b->coll;
 	SqlBuf	   *buf = sqlbuf_create();
+	bool		distributed = collection_is_distributed(c);
 	int			rc;
 
 	buf->generic_plan = true;
 	appendStringInfoString(&buf->sql, "WITH t AS (SELECT)");
 	if (c->format == ARGO_FORMAT_ARGO1)
-		delete_pairs(b, buf, c->data_table, 0);
+		delete_pairs(b, buf, c->data_table, 0, distributed);
 	else
 	{
-		delete_pairs(b, buf, c->str_table, COL_STR);
-		delete_pairs(b, buf, c->num_table, COL_NUM);
-		delete_pairs(b, buf, c->bool_table, COL_BOOL);
+		delete_pairs(b, buf, c->str_table, COL_STR, distributed);
+		delete_pairs(b, buf, c->num_table, COL_NUM, distributed);
+		delete_pairs(b, buf, c->bool_table, COL_BOOL, distributed);
 	}
 	if (buf->nparams > 0)
 	{
