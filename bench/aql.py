@@ -59,9 +59,14 @@ def table(system):
 
 # ---------------------------------------------------------------- loading
 
-def load(cur, system, n):
+def load(cur, system, n, shards=None):
     t0 = time.perf_counter()
-    if system.startswith("argo"):
+    if system == "argo3s":
+        cur.execute("SELECT argo_drop_collection(%s, true)", (coll(system),))
+        cur.execute("SELECT argo_create_distributed_collection(%s, %s, 'argo3')", (coll(system), shards))
+        cur.execute("SELECT argo_load(%s, %s)", (coll(system), "SELECT " + DOC % (n - 1)))
+        tables = ["argo_data.%s_%s" % (coll(system), t) for t in ["str", "num", "bool", "keys", "obj"]]
+    elif system.startswith("argo"):
         cur.execute("SELECT argo_drop_collection(%s, true)", (coll(system),))
         cur.execute("SELECT argo_create_collection(%s, %s)", (coll(system), system))
         cur.execute("SELECT argo_load(%s, %s)", (coll(system), "SELECT " + DOC % (n - 1)))
@@ -82,7 +87,8 @@ def load(cur, system, n):
         tables = [t]
     elapsed = time.perf_counter() - t0
     for t in tables:
-        cur.execute("VACUUM ANALYZE %s" % t)
+        # a distributed collection's tables are partitions on other servers
+        cur.execute(("ANALYZE %s" if system == "argo3s" else "VACUUM ANALYZE %s") % t)
     cur.execute("SELECT sum(pg_total_relation_size(t::regclass))::bigint FROM unnest(%s::text[]) t",
                 (tables,))
     return {"load_s": elapsed, "size_bytes": cur.fetchone()[0]}
@@ -300,9 +306,14 @@ def main():
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--check-only", action="store_true",
                     help="load and cross-check results; report no times")
+    ap.add_argument("--shards", default=None,
+                    help="postgres_fdw servers: adds argo3s, Argo/3 distributed over them")
     args = ap.parse_args()
     n = args.scale
     systems = args.systems.split(",")
+    shards = args.shards.split(",") if args.shards else None
+    if shards:
+        systems.append("argo3s")
     runs = 1 if args.check_only else args.runs
 
     conn = psycopg.connect(dbname=os.environ.get("PGDATABASE", "postgres"), autocommit=True)
@@ -312,7 +323,7 @@ def main():
         loads = {}
         for s in systems:
             log("loading %s ..." % s)
-            loads[s] = load(cur, s, n)
+            loads[s] = load(cur, s, n, shards)
             log("  %.1f s, %.0f MB" % (loads[s]["load_s"], loads[s]["size_bytes"] / 2**20))
         cur.execute("CHECKPOINT")
     params = make_params(n, runs, args.seed)

@@ -69,15 +69,21 @@ def load_jsonb(cur, table, path, tuned):
     return t_copy, t_index
 
 
-def load_argo(cur, coll, fmt, path):
+def load_argo(cur, coll, fmt, path, shards=None):
     cur.execute("SELECT argo_drop_collection(%s, true)", (coll,))
-    cur.execute("SELECT argo_create_collection(%s, %s)", (coll, fmt))
+    if shards:
+        cur.execute("SELECT argo_create_distributed_collection(%s, %s, %s)", (coll, shards, fmt))
+    else:
+        cur.execute("SELECT argo_create_collection(%s, %s)", (coll, fmt))
     t0 = time.perf_counter()
     cur.execute("SELECT argo_load_file(%s, %s)", (coll, path))
     return time.perf_counter() - t0, 0.0
 
 
 def tables_of(system):
+    if system == "argo3s":
+        return ["argo_data.nbs_str", "argo_data.nbs_num", "argo_data.nbs_bool",
+                "argo_data.nbs_keys", "argo_data.nbs_obj"]
     if system == "argo3":
         return ["argo_data.nb3_str", "argo_data.nb3_num", "argo_data.nb3_bool",
                 "argo_data.nb3_keys", "argo_data.nb3_obj"]
@@ -92,7 +98,7 @@ def size_of(cur, system):
     return cur.fetchone()[0]
 
 
-def load_all(conn, datadir, systems):
+def load_all(conn, datadir, systems, shards=None):
     loads = {}
     main = os.path.join(datadir, "main.jsonl")
     with conn.cursor() as cur:
@@ -100,12 +106,15 @@ def load_all(conn, datadir, systems):
             log("loading %s ..." % system)
             if system == "argo3":
                 t = load_argo(cur, "nb3", "argo3", main)
+            elif system == "argo3s":
+                t = load_argo(cur, "nbs", "argo3", main, shards)
             elif system == "argo1":
                 t = load_argo(cur, "nb1", "argo1", main)
             else:
                 t = load_jsonb(cur, tables_of(system)[0], main, system == "jsonb_tuned")
             for table in tables_of(system):
-                cur.execute("VACUUM ANALYZE %s" % table)
+                # a distributed collection's tables are partitions on other servers
+                cur.execute(("ANALYZE %s" if system == "argo3s" else "VACUUM ANALYZE %s") % table)
             loads[system] = {"load_s": t[0], "index_s": t[1],
                              "size_bytes": size_of(cur, system)}
             log("  %s: load %.1f s, index %.1f s, %.0f MB"
@@ -404,9 +413,14 @@ def main():
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--check-only", action="store_true",
                     help="load and cross-check results; report no times")
+    ap.add_argument("--shards", default=None,
+                    help="postgres_fdw servers: adds argo3s, Argo/3 distributed over them")
     args = ap.parse_args()
     n = args.scale
     systems = args.systems.split(",")
+    shards = args.shards.split(",") if args.shards else None
+    if shards:
+        systems.append("argo3s")
     datadir = args.data or "/tmp/argo-nobench-%d" % n
 
     if not os.path.exists(os.path.join(datadir, "DONE")):
@@ -420,7 +434,7 @@ def main():
     with conn.cursor() as cur:
         cur.execute("CREATE EXTENSION IF NOT EXISTS argo")
     info = machine_info(conn)
-    loads = load_all(conn, datadir, systems)
+    loads = load_all(conn, datadir, systems, shards)
     params = make_params(n, args.runs, args.seed, datadir)
     log("running Q1-Q12 (%d runs each%s) ..." % (args.runs, "" if args.check_only else " after a warm-up"))
     times, prints = run_queries(conn, systems, params, n, datadir, args.check_only)
@@ -431,6 +445,8 @@ def main():
     # drop what we loaded: benchmark data is large
     with conn.cursor() as cur:
         cur.execute("SELECT argo_drop_collection('nb3', true), argo_drop_collection('nb1', true)")
+        if shards:
+            cur.execute("SELECT argo_drop_collection('nbs', true)")
         cur.execute("DROP TABLE IF EXISTS nb_gin, nb_tuned")
     conn.close()
     if bad:

@@ -66,6 +66,7 @@ extern SqlBuf *sqlgen_aggregate(ArgoQuery *q);
 extern void run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg);
 
 /* join.c, joinset.c: joins, their parts probed or read set-wise */
+extern bool joins_distributed(ArgoQuery *q);
 extern void run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg);
 extern SqlBuf *sqlgen_join(ArgoQuery *q);
 extern SqlBuf *sqlgen_join_ids(ArgoQuery *q);

@@ -547,10 +547,10 @@ probe_buffer(DirectJoin *dj, TupleBuffer *b)
  * probed from then on.
  */
 static void
-fetch_tuples(ArgoQuery *q, DirectJoin *dj)
+fetch_tuples(ArgoQuery *q, DirectJoin *dj, bool setwise)
 {
 	Portal		portal = argo_open_cursor(sqlgen_join_ids(q), true);
-	int64		threshold = joinset_threshold(q);
+	int64		threshold = setwise ? 0 : joinset_threshold(q);
 	TupleBuffer b = {dj->ta->nparts, palloc(sizeof(int64 *) * dj->ta->nparts), 0, JOIN_BATCH};
 	int64		total = 0;
 	int64		first = 1;
@@ -574,7 +574,7 @@ fetch_tuples(ArgoQuery *q, DirectJoin *dj)
 			mode = total >= threshold ? SETWISE : b.n >= JOINSET_CHUNK ? PROBE : UNDECIDED;
 		if (mode == PROBE)
 			probe_buffer(dj, &b);
-		else if (mode == SETWISE && b.n >= JOINSET_CHUNK)
+		else if (mode == SETWISE && b.n >= (setwise ? JOIN_BATCH : JOINSET_CHUNK))
 		{
 			joinset_fetch(q, b.ids, b.n, first, take_part, dj->ta);
 			first += b.n;
@@ -593,6 +593,18 @@ fetch_tuples(ArgoQuery *q, DirectJoin *dj)
 	flush_tuple(dj->ta);
 }
 
+/* Whether some collection of the join is distributed over servers. */
+bool
+joins_distributed(ArgoQuery *q)
+{
+	ListCell   *lc;
+
+	foreach(lc, q->colls)
+		if (collection_is_distributed(lfirst(lc)))
+			return true;
+	return false;
+}
+
 /* The join; its parts' rows from the heap through fetch (argo_plan), or through SQL when NULL. */
 void
 run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg)
@@ -603,6 +615,12 @@ run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg)
 	ta.parts = palloc0(sizeof(Jsonb *) * ta.nparts);
 	ta.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo join tuple",
 								   ALLOCSET_DEFAULT_SIZES);
+	if (fetch == NULL && joins_distributed(q))
+	{
+		/* parts a batch of tuples at a time: a round trip per shard, not per tuple */
+		fetch_tuples(q, &dj, true);
+		return;
+	}
 	if (fetch == NULL)
 	{
 		argo_rebuild_from_query(sqlgen_join(q), rebuilder_create(NULL, take_part, &ta));
@@ -618,5 +636,5 @@ run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg)
 		ps->part = k;
 		dj.rb[k] = rebuilder_create(keydict_of(list_nth(q->colls, k)), store_part, ps);
 	}
-	fetch_tuples(q, &dj);
+	fetch_tuples(q, &dj, false);
 }

@@ -74,10 +74,13 @@ emit_part(SqlBuf *buf, ArgoQuery *q, int k, int ids, int64 first)
 					 "FROM pg_catalog.unnest($%d) WITH ORDINALITY AS t(objid, ord) JOIN ",
 					 first - 1, n, k, ids);
 	sql_object_rows_of_table(buf, c);
-	appendStringInfoString(&buf->sql, " r ON r.objid OPERATOR(pg_catalog.=) t.objid");
+	appendStringInfoString(&buf->sql, " r ON r.objid OPERATOR(pg_catalog.=) t.objid WHERE true");
+	/* a shard is sent the ids, not asked for every row */
+	if (collection_is_distributed(c))
+		appendStringInfo(&buf->sql, " AND r.objid OPERATOR(pg_catalog.=) ANY($%d)", ids);
 	if (!s->star)
 	{
-		appendStringInfoString(&buf->sql, " WHERE ");
+		appendStringInfoString(&buf->sql, " AND ");
 		sql_projection_filter(buf, c, "r.keyid", s->targets, k);
 	}
 }
