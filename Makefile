@@ -20,7 +20,10 @@ ISOLATION_OPTS = --load-extension=argo --inputdir=test/isolation
 
 EXTRA_CLEAN = src/parse/gram.c src/parse/gram.h src/parse/scan.c argo--$(EXTVERSION).sql
 
-PG_CPPFLAGS = -I$(srcdir)/src
+PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
+# libpq, as postgres_fdw links it: to ask whether a shard's server answers
+# (storage/shards.c)
+SHLIB_LINK_INTERNAL = $(libpq)
 
 # The compiler records which headers each object includes (.deps/), so a
 # changed header rebuilds exactly the objects that use it.

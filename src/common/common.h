@@ -32,7 +32,8 @@
 
 /* errors.c: errors that quote a bounded excerpt of long statements */
 extern int	argo_errquery(const char *query, int location);
-extern void argo_with_bounded_errors(void (*fn) (void *), void *arg);
+extern void argo_with_bounded_errors(void (*fn) (void *), void *arg,
+									 void (*amend) (ErrorData *));
 extern char *argo_text_arg(FunctionCallInfo fcinfo, int argno, const char *what);
 
 /* ---------- keys (keypath.c) ---------- */

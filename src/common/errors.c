@@ -138,7 +138,7 @@ trim_error(ErrorData *e)
  * bounded.  Nothing is caught for good, so no subtransaction is needed.
  */
 void
-argo_with_bounded_errors(void (*fn) (void *), void *arg)
+argo_with_bounded_errors(void (*fn) (void *), void *arg, void (*amend) (ErrorData *))
 {
 	MemoryContext cxt = CurrentMemoryContext;
 
@@ -154,6 +154,8 @@ argo_with_bounded_errors(void (*fn) (void *), void *arg)
 		e = CopyErrorData();
 		FlushErrorState();
 		trim_error(e);
+		if (amend)
+			amend(e);
 		ReThrowError(e);
 	}
 	PG_END_TRY();

@@ -151,16 +151,23 @@ row_document(HeapTuple tup, TupleDesc desc, Oid type, int64 *bytes)
 	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(s)));
 }
 
-/* argo_load(collection text, query text) RETURNS bigint */
-Datum
-argo_load(PG_FUNCTION_ARGS)
+/* A load's arguments and result, for running it with bounded errors. */
+typedef struct LoadCall
 {
-	char	   *coll = argo_text_arg(fcinfo, 0, "collection name");
-	char	   *query = argo_text_arg(fcinfo, 1, "query");
+	char	   *coll;
+	char	   *source;			/* the query, or the file's path */
+	int64		total;
+} LoadCall;
+
+static void
+load_query(void *arg)
+{
+	LoadCall   *lc = arg;
+	char	   *coll = lc->coll;
+	char	   *query = lc->source;
 	Loader		l;
 	Portal		portal;
 	Oid			type;
-	int64		total;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
@@ -197,9 +204,22 @@ argo_load(PG_FUNCTION_ARGS)
 		SPI_freetuptable(tt);
 	}
 	SPI_cursor_close(portal);
-	total = loader_finish(&l);
+	lc->total = loader_finish(&l);
 	SPI_finish();
-	PG_RETURN_INT64(total);
+}
+
+/*
+ * argo_load(collection text, query text) RETURNS bigint; an error quotes
+ * a bounded excerpt, and a shard that broke off is named.
+ */
+Datum
+argo_load(PG_FUNCTION_ARGS)
+{
+	LoadCall	lc = {argo_text_arg(fcinfo, 0, "collection name"),
+	argo_text_arg(fcinfo, 1, "query"), 0};
+
+	argo_with_bounded_errors(load_query, &lc, shards_explain_failure);
+	PG_RETURN_INT64(lc.total);
 }
 
 static int64
@@ -224,18 +244,30 @@ file_error_context(void *arg)
 	errcontext("line " INT64_FORMAT " of file \"%s\"", pos->line, pos->path);
 }
 
+static void load_jsonl(void *arg);
+
 /* argo_load_file(collection text, path text) RETURNS bigint: JSON lines */
 Datum
 argo_load_file(PG_FUNCTION_ARGS)
 {
-	char	   *coll = argo_text_arg(fcinfo, 0, "collection name");
-	char	   *path = argo_text_arg(fcinfo, 1, "file name");
+	LoadCall	lc = {argo_text_arg(fcinfo, 0, "collection name"),
+	argo_text_arg(fcinfo, 1, "file name"), 0};
+
+	argo_with_bounded_errors(load_jsonl, &lc, shards_explain_failure);
+	PG_RETURN_INT64(lc.total);
+}
+
+static void
+load_jsonl(void *arg)
+{
+	LoadCall   *lc = arg;
+	char	   *coll = lc->coll;
+	char	   *path = lc->source;
 	FilePos		pos = {path, 0};
 	ErrorContextCallback errctx;
 	StringInfoData line;
 	Loader		l;
 	FILE	   *file;
-	int64		total;
 
 	/* the same rule as COPY FROM a file */
 	if (!has_privs_of_role(GetUserId(), ROLE_PG_READ_SERVER_FILES))
@@ -275,9 +307,8 @@ argo_load_file(PG_FUNCTION_ARGS)
 				(errcode_for_file_access(),
 				 errmsg("could not read file \"%s\": %m", path)));
 	FreeFile(file);
-	total = loader_finish(&l);
+	lc->total = loader_finish(&l);
 	SPI_finish();
-	PG_RETURN_INT64(total);
 }
 
 /* argo_count(collection text) RETURNS bigint: objects in a collection */

@@ -20,17 +20,21 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_foreign_server.h"
 #include "catalog/pg_foreign_table.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
 #include "foreign/foreign.h"
+#include "libpq-fe.h"
+#include "commands/defrem.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -275,4 +279,74 @@ collection_drop_shards(const char *name, List *servers)
 	foreach(lc, servers)
 		shard_run(lfirst(lc), psprintf("SELECT pg_catalog.count(*) FROM argo_drop_collection(%s, true)",
 									   quote_literal_cstr(name)));
+}
+
+/* Whether the server answers at the address its options give (no login). */
+static bool
+server_answers(ForeignServer *server)
+{
+	const char *keys[4] = {"connect_timeout"};
+	const char *values[4] = {"2"};
+	int			n = 1;
+	ListCell   *lc;
+
+	foreach(lc, server->options)
+	{
+		DefElem    *opt = lfirst(lc);
+
+		if (n < 3 && (strcmp(opt->defname, "host") == 0 || strcmp(opt->defname, "hostaddr") == 0 ||
+					  strcmp(opt->defname, "port") == 0))
+		{
+			keys[n] = opt->defname;
+			values[n++] = defGetString(opt);
+		}
+	}
+	keys[n] = NULL;
+	values[n] = NULL;
+	return PQpingParams(keys, values, 0) == PQPING_OK;
+}
+
+/*
+ * A connection to a shard broke (postgres_fdw says "server closed the
+ * connection unexpectedly", naming no server): say which of the
+ * database's postgres_fdw servers do not answer now.  Called on an error
+ * already caught; anything that fails here leaves the error as it was.
+ */
+void
+shards_explain_failure(ErrorData *e)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	StringInfoData down;
+
+	if (ERRCODE_TO_CATEGORY(e->sqlerrcode) != ERRCODE_CONNECTION_EXCEPTION)
+		return;
+	initStringInfo(&down);
+	PG_TRY();
+	{
+		Relation	rel = table_open(ForeignServerRelationId, AccessShareLock);
+		SysScanDesc scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+		HeapTuple	tup;
+
+		while ((tup = systable_getnext(scan)) != NULL)
+		{
+			ForeignServer *server = GetForeignServer(((Form_pg_foreign_server) GETSTRUCT(tup))->oid);
+
+			if (strcmp(GetForeignDataWrapper(server->fdwid)->fdwname, "postgres_fdw") == 0 &&
+				!server_answers(server))
+				appendStringInfo(&down, "%s\"%s\"", down.len ? ", " : "", server->servername);
+		}
+		systable_endscan(scan);
+		table_close(rel, AccessShareLock);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		FlushErrorState();
+		return;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	if (down.len > 0)
+		e->detail = psprintf("%s%sServer %s does not answer.", e->detail ? e->detail : "",
+							 e->detail ? " " : "", down.data);
 }

@@ -66,6 +66,7 @@ extern void collection_create_shards(ArgoCollection *c, List *servers);
 extern bool collection_is_distributed(ArgoCollection *c);
 extern List *collection_shard_servers(ArgoCollection *c);
 extern void collection_drop_shards(const char *name, List *servers);
+extern void shards_explain_failure(ErrorData *e);
 
 /* ---------- the key dictionary (keydict.c) ---------- */
 
