@@ -1,0 +1,380 @@
+#!/usr/bin/env python3
+"""Distributed collections on three local PostgreSQL servers.
+
+Starts three throwaway clusters on loopback ports (initdb and pg_ctl, as
+the postgres user), installs Argo on each, defines them on the suite's
+server as postgres_fdw servers, and checks that a collection spread over
+them behaves as one on a single server: every statement kind gives the
+same results as on a local collection of the same documents; every
+object lives whole on one shard; NoBench and the AQL cases at 10k give
+the same results distributed as locally; concurrent writers of one
+object lose no update; a shard that is down or stops mid-statement
+gives an error naming it and leaves nothing behind; a commit that fails
+on one shard after another committed leaves the other's part (there is
+no two-phase commit); dropping the collection drops the shards'.
+
+    python3 test/distributed.py
+
+Connects to the coordinator with libpq's PG* environment.
+"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import psycopg
+
+BIN = "/usr/lib/postgresql/15/bin"
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+passed = 0
+failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    print("%s %s" % ("ok  " if ok else "FAIL", what), flush=True)
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+
+
+def as_postgres(args):
+    """Run a server program as postgres (never as root)."""
+    if os.geteuid() == 0:
+        args = ["runuser", "-u", "postgres", "--"] + args
+    return subprocess.run(args, capture_output=True, text=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Shard:
+    def __init__(self, i, root):
+        self.name = "argo_shard%d" % i
+        self.dir = os.path.join(root, self.name)
+        self.port = free_port()
+        os.makedirs(self.dir)
+        if os.geteuid() == 0:
+            shutil.chown(root, "postgres")
+            shutil.chown(self.dir, "postgres")
+        r = as_postgres([BIN + "/initdb", "-D", self.dir, "-A", "trust", "-U", "postgres"])
+        if r.returncode != 0:
+            raise RuntimeError("initdb failed: " + r.stderr)
+
+    def start(self):
+        r = as_postgres([BIN + "/pg_ctl", "-D", self.dir, "-w", "-l", self.dir + "/log", "-o",
+                         "-p %d -k %s -c listen_addresses=127.0.0.1 -c shared_buffers=64MB"
+                         % (self.port, os.path.dirname(self.dir)), "start"])
+        if r.returncode != 0:
+            raise RuntimeError("pg_ctl start failed: " + r.stderr + open(self.dir + "/log").read())
+
+    def stop(self, mode="fast"):
+        as_postgres([BIN + "/pg_ctl", "-D", self.dir, "-w", "-m", mode, "stop"])
+
+    def connect(self):
+        return psycopg.connect(host="127.0.0.1", port=self.port, user="postgres",
+                               dbname="postgres", autocommit=True)
+
+
+def connect():
+    return psycopg.connect(dbname=os.environ.get("PGDATABASE", "postgres"), autocommit=True)
+
+
+def q(conn, text, *params):
+    return [r[0] for r in conn.execute("SELECT x FROM argo_query(%s, VARIADIC %s::jsonb[]) x",
+                                       (text, [json.dumps(p) for p in params])).fetchall()]
+
+
+def canon(rows, ordered):
+    texts = [json.dumps(r, sort_keys=True) for r in rows]
+    return texts if ordered else sorted(texts)
+
+
+DOCS = [
+    {"name": "Ada", "age": 36, "tags": ["math", "engines"], "address": {"city": "London"}, "ok": True},
+    {"name": "Bob", "age": 25, "tags": ["sql"], "address": {"city": "Paris", "zip": "75001"}},
+    {"name": "Cy", "age": 41, "tags": [], "extra": None, "ok": False},
+    {},
+    {"name": "Dee", "age": 25.5, "big": 123456789012345678901234567890, "nested": {"a": [{"b": {}}]}},
+    {"name": "Éva", "age": 30, "tags": ["math"], "address": {"city": "Paris"}},
+] + [{"name": "n%d" % i, "age": i % 50, "grp": i % 7, "tags": ["t%d" % (i % 3)]} for i in range(200)]
+
+# (statement, params, ordered): each runs on the local and the distributed
+# collection ("C" replaced) and must give the same results
+STATEMENTS = [
+    ("SELECT * FROM @C", [], False),
+    ("SELECT * FROM @C WHERE age = 25", [], False),
+    ("SELECT * FROM @C WHERE age > $1 AND age <= 40", [30], False),
+    ("SELECT * FROM @C WHERE age BETWEEN 20 AND 30 OR name = 'Ada'", [], False),
+    ("SELECT name FROM @C WHERE name LIKE 'n1%'", [], False),
+    ("SELECT * FROM @C WHERE 'math' = ANY tags", [], False),
+    ("SELECT * FROM @C WHERE EXISTS address.zip", [], False),
+    ("SELECT * FROM @C WHERE NOT age < 45", [], False),
+    ("SELECT * FROM @C WHERE age IN (25, 36, 41)", [], False),
+    ("SELECT * FROM @C WHERE name IN $1", [["Ada", "Cy", "n7"]], False),
+    ("SELECT name, address.city FROM @C WHERE EXISTS address", [], False),
+    ("SELECT * FROM @C WHERE ID() = 2", [], False),
+    ("SELECT name, age FROM @C WHERE age > 10 ORDER BY age DESC, name LIMIT 7", [], True),
+    ("SELECT name FROM @C ORDER BY name LIMIT 5 OFFSET 3", [], True),
+    ("SELECT * FROM @C ORDER BY age, name LIMIT 4", [], True),
+    ("SELECT ID() FROM @C WHERE age = 25 ORDER BY name", [], True),
+    ("SELECT COUNT(*) FROM @C", [], False),
+    ("SELECT COUNT(*) AS n, SUM(age) AS s, MIN(age) AS lo, MAX(name) AS hi FROM @C WHERE age > 5", [], False),
+    ("SELECT grp, COUNT(*) AS n, AVG(age) AS a FROM @C GROUP BY grp", [], False),
+    ("SELECT a.name, b.name FROM @C AS a INNER JOIN @C AS b ON (a.age = b.age) WHERE a.age < 3", [], False),
+    ("SELECT a.name, b.name FROM @C AS a INNER JOIN @L AS b ON (a.name = b.name) WHERE a.age > 35", [], False),
+    ("SELECT * FROM @C AS a INNER JOIN @C AS b ON (a.grp = b.age) WHERE b.age = 3", [], False),
+]
+
+# writes run in order on both; the collections must stay equal
+WRITES = [
+    ("INSERT INTO @C OBJECT {\"name\": \"Zed\", \"age\": 99, \"tags\": [\"new\"]}", []),
+    ("INSERT INTO @C OBJECT $1, $2", [{"name": "P1", "age": 1}, {"name": "P2", "age": 2, "x": {"y": [1, 2]}}]),
+    ("UPDATE @C SET age = 37, address.country = 'UK' WHERE name = 'Ada'", []),
+    ("UPDATE @C SET age += 1, tags APPEND 'x' WHERE grp = 3", []),
+    ("UPDATE @C SET tags REMOVE 'math' UNSET address WHERE 'math' = ANY tags", []),
+    ("UPDATE @C SET tags ADD 'sql' WHERE ID() = 2", []),
+    ("UPSERT @C SET hits += 1 WHERE name = 'Counter'", []),
+    ("UPSERT @C SET hits += 1 WHERE name = 'Counter'", []),
+    ("DELETE FROM @C WHERE age > 45 AND age < 99", []),
+    ("DELETE FROM @C WHERE ID() = 4", []),
+]
+
+
+def statements_case(admin, servers):
+    admin.execute("SELECT argo_drop_collection('dloc', true)")
+    admin.execute("SELECT argo_drop_collection('ddis', true)")
+    admin.execute("SELECT argo_create_distributed_collection('ddis', %s)", (servers,))
+    for coll in ("dloc", "ddis"):
+        q(admin, "INSERT INTO %s OBJECT $1" % coll, DOCS[0])
+        admin.execute("SELECT argo_load(%s, %s)",
+                      (coll, "SELECT d FROM jsonb_array_elements('%s'::jsonb) d"
+                       % json.dumps(DOCS[1:]).replace("'", "''")))
+    bad = []
+    for text, params, ordered in STATEMENTS:
+        local = q(admin, text.replace("@C", "dloc").replace("@L", "dloc"), *params)
+        dist = q(admin, text.replace("@C", "ddis").replace("@L", "dloc"), *params)
+        if canon(local, ordered) != canon(dist, ordered):
+            bad.append(text)
+    check(not bad, "%d reading statements give the same results distributed (%s)"
+          % (len(STATEMENTS), "; ".join(bad) or "all equal"))
+    bad = []
+    for text, params in WRITES:
+        a = q(admin, text.replace("@C", "dloc"), *params)
+        b = q(admin, text.replace("@C", "ddis"), *params)
+        if a != b:
+            bad.append("%s: %s vs %s" % (text, a, b))
+    same = canon(q(admin, "SELECT * FROM dloc"), False) == canon(q(admin, "SELECT * FROM ddis"), False)
+    check(not bad and same, "%d writes (INSERT, UPDATE with operators, UPSERT, DELETE) leave the same objects (%s)"
+          % (len(WRITES), "; ".join(bad) or ("equal" if same else "objects differ")))
+    ids = q(admin, "INSERT INTO ddis OBJECT {\"r\": 1}, {\"r\": 2} RETURNING ID")
+    objs = [admin.execute("SELECT argo_object('ddis', %s)", (i,)).fetchone()[0]
+            for i in (ids[0]["ids"] if ids and "ids" in ids[0] else [])]
+    check(objs == [{"r": 1}, {"r": 2}], "INSERT … RETURNING ID and argo_object: %s" % objs)
+    keys = admin.execute("SELECT count(*) FROM argo_keys('ddis')").fetchone()[0]
+    count = admin.execute("SELECT argo_count('ddis'), argo_count('dloc')").fetchone()
+    check(keys > 0 and count[0] == count[1] + 2, "argo_keys (%d paths) and argo_count (%s)" % (keys, count))
+    plan = "\n".join(r[0] for r in admin.execute("SELECT * FROM argo_explain('SELECT * FROM ddis WHERE age > 30')"))
+    check("Foreign Scan" in plan, "argo_explain shows the shards' scans")
+    problems = admin.execute("SELECT * FROM argo_check('ddis')").fetchall()
+    check(not problems, "argo_check finds nothing wrong: %s" % problems)
+
+
+def placement_case(admin, shards):
+    """Every object whole on one shard: its directory row and all its rows."""
+    total = 0
+    strays = 0
+    ids = set()
+    for s in shards:
+        with s.connect() as c:
+            objs = {r[0] for r in c.execute("SELECT objid FROM argo_data.ddis_obj")}
+            rows = {r[0] for r in c.execute("SELECT objid FROM argo_data.ddis_str UNION SELECT objid FROM argo_data.ddis_num "
+                                            "UNION SELECT objid FROM argo_data.ddis_bool")}
+        strays += len(rows - objs)
+        total += len(objs)
+        overlap = ids & objs
+        strays += len(overlap)
+        ids |= objs
+    n = admin.execute("SELECT argo_count('ddis')").fetchone()[0]
+    check(strays == 0 and total == n and all(True for _ in shards),
+          "each of %d objects lies whole on one of %d shards" % (n, len(shards)))
+
+
+def bench_case(servers):
+    env = dict(os.environ)
+    for script in ("nobench.py", "aql.py"):
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", script), "--scale", "10000",
+                            "--check-only", "--systems", "argo3,jsonb_gin", "--shards", ",".join(servers)],
+                           capture_output=True, text=True, env=env)
+        tail = (r.stdout.strip().splitlines() or ["(no output)"])[-1]
+        check(r.returncode == 0, "%s at 10k: distributed, local and jsonb agree (%s)" % (script, tail))
+        if r.returncode != 0:
+            print(r.stdout[-3000:], r.stderr[-3000:])
+
+
+def concurrency_case(admin):
+    """Writers of one object across servers: none lost, the loser told to retry."""
+    q(admin, "UPSERT ddis SET n = 0 WHERE name = 'race'")
+    a = connect()
+    b = connect()
+    a.execute("BEGIN")
+    q(a, "UPDATE ddis SET n += 1 WHERE name = 'race'")
+    result = {}
+
+    def second():
+        try:
+            q(b, "UPDATE ddis SET n += 1 WHERE name = 'race'")
+            result["b"] = "ok"
+        except psycopg.Error as e:
+            result["b"] = e.sqlstate
+
+    t = threading.Thread(target=second)
+    t.start()
+    time.sleep(1.0)
+    waited = t.is_alive()
+    a.execute("COMMIT")
+    t.join()
+    n = q(admin, "SELECT n FROM ddis WHERE name = 'race'")[0]["n"]
+    expect = 2 if result.get("b") == "ok" else 1
+    check(waited and result.get("b") in ("ok", "40001") and n == expect,
+          "a second writer of one object waits for the first, then fails with 40001 or adds: %s, n = %s"
+          % (result.get("b"), n))
+    b.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+    q(b, "SELECT * FROM ddis WHERE name = 'race'")
+    q(a, "UPDATE ddis SET n += 1 WHERE name = 'race'")
+    try:
+        q(b, "UPDATE ddis SET n += 1 WHERE name = 'race'")
+        state = "ok"
+    except psycopg.Error as e:
+        state = e.sqlstate
+    b.execute("ROLLBACK")
+    check(state == "40001", "REPEATABLE READ: a change the snapshot cannot see is 40001 (%s)" % state)
+    a.close()
+    b.close()
+
+
+def failure_case(admin, shards, servers):
+    victim = shards[1]
+    before = admin.execute("SELECT argo_count('ddis')").fetchone()[0]
+    victim.stop("immediate")
+    try:
+        q(admin, "SELECT * FROM ddis")
+        state, msg = "ok", ""
+    except psycopg.Error as e:
+        state, msg = e.sqlstate, str(e)
+    check(state is not None and state.startswith("08") and victim.name in msg,
+          "a shard that is down: %s naming it (%s)" % (state, msg.splitlines()[0] if msg else ""))
+    victim.start()
+
+    def stop_soon():
+        time.sleep(1.0)
+        victim.stop("immediate")
+
+    t = threading.Thread(target=stop_soon)
+    t.start()
+    try:
+        admin.execute("SELECT argo_load('ddis', 'SELECT jsonb_build_object(''i'', i, ''s'', repeat(''x'', 40)) "
+                      "FROM generate_series(1, 400000) i')")
+        state, msg = "ok", ""
+    except psycopg.Error as e:
+        state, msg = e.sqlstate, str(e) + " " + (e.diag.message_detail or "")
+    t.join()
+    victim.start()
+    after = admin.execute("SELECT argo_count('ddis')").fetchone()[0]
+    check(state != "ok" and victim.name in msg and after == before,
+          "a shard stopped mid-load: %s naming it, and nothing of the load stays (%d objects before, %d after)"
+          % (state, before, after))
+
+
+def no_2pc_case(admin, shards, servers):
+    """A commit that fails on one shard after another committed: no 2PC.
+
+    postgres_fdw commits the shards one after another, in an order of its
+    own; the shard that refuses at commit is tried as either, and one of
+    the two must show the other's part committed."""
+    outcomes = []
+    for bad in (1, 0):
+        admin.execute("SELECT argo_drop_collection('dtwo', true)")
+        admin.execute("SELECT argo_create_distributed_collection('dtwo', %s)", (servers[:2],))
+        with shards[bad].connect() as c:
+            c.execute("CREATE OR REPLACE FUNCTION fail_at_commit() RETURNS trigger LANGUAGE plpgsql AS "
+                      "$$BEGIN RAISE EXCEPTION 'refused at commit'; END$$")
+            c.execute("CREATE CONSTRAINT TRIGGER at_commit AFTER INSERT ON argo_data.dtwo_obj "
+                      "DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION fail_at_commit()")
+        try:
+            q(admin, "INSERT INTO dtwo OBJECT " + ", ".join('{"i": %d}' % i for i in range(10)))
+            state = "ok"
+        except psycopg.Error as e:
+            state = e.sqlstate
+        counts = []
+        for s in shards[:2]:
+            with s.connect() as c:
+                counts.append(c.execute("SELECT count(*) FROM argo_data.dtwo_obj").fetchone()[0])
+        with shards[bad].connect() as c:
+            c.execute("DROP TRIGGER at_commit ON argo_data.dtwo_obj")
+        outcomes.append((bad, state, counts))
+        admin.execute("SELECT argo_drop_collection('dtwo')")
+    partial = [o for o in outcomes if o[1] != "ok" and o[2][1 - o[0]] > 0 and o[2][o[0]] == 0]
+    check(all(o[1] != "ok" for o in outcomes) and partial,
+          "no two-phase commit: the statement fails, and when the refusing shard commits second the "
+          "first shard's objects stay committed (shard refusing, error, objects per shard: %s)" % outcomes)
+
+
+def drop_case(admin, shards):
+    admin.execute("SELECT argo_drop_collection('ddis')")
+    left = 0
+    for s in shards:
+        with s.connect() as c:
+            left += c.execute("SELECT count(*) FROM pg_class WHERE relname LIKE 'ddis\\_%'").fetchone()[0]
+    check(left == 0, "dropping the collection drops every shard's (%d tables left)" % left)
+    admin.execute("SELECT argo_drop_collection('dloc')")
+
+
+def main():
+    root = tempfile.mkdtemp(prefix="argo_shards_")
+    shards = [Shard(i, root) for i in (1, 2, 3)]
+    try:
+        for s in shards:
+            s.start()
+            with s.connect() as c:
+                c.execute("CREATE EXTENSION argo")
+        admin = connect()
+        admin.execute("CREATE EXTENSION IF NOT EXISTS argo")
+        admin.execute("CREATE EXTENSION IF NOT EXISTS postgres_fdw")
+        admin.execute("CREATE EXTENSION IF NOT EXISTS dblink")
+        for s in shards:
+            admin.execute("DROP SERVER IF EXISTS %s CASCADE" % s.name)
+            admin.execute("CREATE SERVER %s FOREIGN DATA WRAPPER postgres_fdw OPTIONS "
+                          "(host '127.0.0.1', port '%d', dbname 'postgres')" % (s.name, s.port))
+            admin.execute("CREATE USER MAPPING FOR CURRENT_USER SERVER %s OPTIONS (user 'postgres')" % s.name)
+        servers = [s.name for s in shards]
+        statements_case(admin, servers)
+        placement_case(admin, shards)
+        concurrency_case(admin)
+        failure_case(admin, shards, servers)
+        no_2pc_case(admin, shards, servers)
+        drop_case(admin, shards)
+        bench_case(servers)
+        for s in shards:
+            admin.execute("DROP SERVER %s CASCADE" % s.name)
+        admin.close()
+    finally:
+        for s in shards:
+            s.stop("immediate")
+        shutil.rmtree(root, ignore_errors=True)
+    print("distributed: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
