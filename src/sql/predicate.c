@@ -13,6 +13,7 @@
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
@@ -95,7 +96,20 @@ sql_value_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op)
 		appendStringInfo(&buf->sql, "pg_catalog.left(valstr, %d) %s pg_catalog.left(",
 						 ARGO_STR_PREFIX_CHARS, prefix_op[op]);
 		add_literal(buf, lit);
-		appendStringInfo(&buf->sql, ", %d) AND ", ARGO_STR_PREFIX_CHARS);
+		appendStringInfo(&buf->sql, ", %d)", ARGO_STR_PREFIX_CHARS);
+
+		/*
+		 * A string shorter than the prefix equals the value exactly when it
+		 * equals the value's prefix (a longer value's prefix is longer than
+		 * the string): the one condition is enough.  Said twice, the
+		 * planner makes its constant "C"-collated, which postgres_fdw will
+		 * not send to a shard, so a distributed collection read every row
+		 * of the key to compare them itself.
+		 */
+		if (op == ACMP_EQ &&
+			pg_mbstrlen_with_len(lit->str, strlen(lit->str)) < ARGO_STR_PREFIX_CHARS)
+			return;
+		appendStringInfoString(&buf->sql, " AND ");
 	}
 	appendStringInfo(&buf->sql, "%s %s ", col, cmp_sql[op]);
 	add_literal(buf, lit);
