@@ -36,6 +36,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from common import FINGERPRINT, log, machine_info  # noqa: E402
 
 SYSTEMS = ["argo3", "argo1", "gin", "tuned"]
+SHARDS = None   # --shards: the servers argo3s is distributed over
 
 # pgbench reads the zipfian rank r (0 = most popular) and the key k.
 ZIPF = "\n".join([
@@ -146,6 +147,11 @@ def load(cur, system, tables, records, members, per_member):
     t0 = time.time()
     for what, gen in gens.items():
         name = tables[what]
+        if system == "argo3s":
+            cur.execute("SELECT argo_drop_collection(%s, true)", (name,))
+            cur.execute("SELECT argo_create_distributed_collection(%s, %s, 'argo3')", (name, SHARDS))
+            cur.execute("SELECT argo_load(%s, %s)", (name, gen))
+            continue
         if system.startswith("argo"):
             cur.execute("SELECT argo_drop_collection(%s, true)", (name,))
             cur.execute("SELECT argo_create_collection(%s, %s)", (name, system))
@@ -405,11 +411,17 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "results"))
     ap.add_argument("--parts", default="ycsb,bg,batch", help="which workloads to time")
+    ap.add_argument("--shards", default=None,
+                    help="postgres_fdw servers: adds argo3s, Argo/3 distributed over them")
     ap.add_argument("--check-only", action="store_true",
                     help="only the deterministic write check (as CI runs it)")
     args = ap.parse_args()
     systems = args.systems.split(",")
-    unknown = [s for s in systems if s not in SYSTEMS]
+    if args.shards:
+        global SHARDS
+        SHARDS = args.shards.split(",")
+        systems.append("argo3s")
+    unknown = [s for s in systems if s not in SYSTEMS + ["argo3s"]]
     if unknown:
         ap.error("unknown system(s) %s; the systems are %s" % (", ".join(unknown), ",".join(SYSTEMS)))
     args.clients = [int(c) for c in args.clients.split(",")]
