@@ -437,7 +437,10 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 	foreach(lc, sql_pretty_lines(buf->sql.data))
 		out = add_line(out, cxt, lfirst(lc));
 	out = describe_params(out, cxt, buf);
-	rc = SPI_execute_with_args(psprintf("EXPLAIN %s", buf->sql.data),
+	/* VERBOSE for shards: each foreign scan then shows the SQL its server runs */
+	rc = SPI_execute_with_args(psprintf("EXPLAIN %s%s",
+										joins_distributed(p->q) ? "(VERBOSE) " : "",
+										buf->sql.data),
 							   buf->nparams, buf->types, buf->values,
 							   buf->nulls, false, 0);
 	if (rc != SPI_OK_UTILITY && rc != SPI_OK_SELECT)
