@@ -35,6 +35,36 @@ SET jit = off;
 COMMENT ON FUNCTION @extschema@.argo_create_distributed_collection(text, text[], text) IS
 'Create a collection whose objects are spread by id over postgres_fdw servers, each holding whole objects';
 
+-- The change feed (README, "Change feed"): a collection's owner switches
+-- it on; a logical replication slot made with plugin 'argo' then gives
+-- one event per changed object, which argo_changes reads after a token.
+CREATE FUNCTION @extschema@.argo_feed(collection text, enabled boolean DEFAULT true, full_document boolean DEFAULT false)
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_feed'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION @extschema@.argo_feed(text, boolean, boolean) IS
+'Switch a collection''s change feed on or off (its owner only); with full_document, update events carry the whole object';
+
+CREATE FUNCTION @extschema@.argo_changes(slot name, collection text DEFAULT NULL, after text DEFAULT NULL, max integer DEFAULT 1000)
+RETURNS TABLE (token text, event jsonb)
+AS 'MODULE_PATHNAME', 'argo_changes'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION @extschema@.argo_changes(name, text, text, integer) IS
+'The change events a replication slot (plugin argo) holds for a collection after a token, in commit order';
+
+CREATE FUNCTION @extschema@.argo_changes_ack(slot name, token text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_changes_ack'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION @extschema@.argo_changes_ack(name, text) IS
+'Let a replication slot forget the transactions committed before a token''s';
+
 DO $$
 DECLARE
   c record;

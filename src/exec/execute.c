@@ -176,7 +176,7 @@ run_count_query(SqlBuf *buf)
  * and deleted by tid, then their directory rows.
  */
 static int64
-delete_direct(ArgoCollection *c, ObjWriter *w, const int64 *ids, int n)
+delete_direct(ArgoCollection *c, ObjWriter *w, const int64 *ids, int n, FeedMode feed)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "argo delete",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -198,6 +198,8 @@ delete_direct(ArgoCollection *c, ObjWriter *w, const int64 *ids, int n)
 		for (int r = from; r < log.n; r++)
 			objwriter_delete_rows(w, log.rows[r].table, &log.rows[r].tid, 1);
 		objwriter_delete_object(w, ids[i]);
+		if (feed != FEED_OFF)
+			feed_log_delete(c, ids[i]);
 		if (i % 1000 == 999)
 			log.n = 0;
 	}
@@ -215,6 +217,7 @@ run_delete(ArgoPlan *p, result_emit emit, void *arg)
 	ArgoQuery  *q = p->q;
 	ArgoCollection *c = linitial(q->colls);
 	ObjWriter  *w = objwriter_open(c, ACL_DELETE);
+	FeedMode	feed = feed_mode(c);
 	LockedObjects *lo = w ? objlock_take_direct(c, q->stmt->where, p->point, w) :
 		collection_is_distributed(c) ? objlock_take_distributed(c, q->stmt->where) :
 		objlock_take(c, q->stmt->where, p->point, false);
@@ -223,13 +226,18 @@ run_delete(ArgoPlan *p, result_emit emit, void *arg)
 	objlock_recheck(c, q->stmt->where, lo);
 	if (w)
 	{
-		total = delete_direct(c, w, lo->ids, lo->n);
+		total = delete_direct(c, w, lo->ids, lo->n, feed);
 		objwriter_close(w);
 	}
 	else
 		for (int i = 0; i < lo->n; i += DELETE_BATCH)
-			total += run_count_query(sqlgen_delete_ids(c, lo->ids + i,
-													   Min(DELETE_BATCH, lo->n - i)));
+		{
+			int			n = Min(DELETE_BATCH, lo->n - i);
+
+			total += run_count_query(sqlgen_delete_ids(c, lo->ids + i, n));
+			for (int k = 0; feed != FEED_OFF && k < n; k++)
+				feed_log_delete(c, lo->ids[i + k]);
+		}
 	emit(arg, argo_count_result("deleted", total));
 }
 

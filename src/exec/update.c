@@ -41,8 +41,10 @@ typedef struct Updater
 	MemoryContext cxt;			/* one batch's objects and rows */
 	int64		ids[UPDATE_BATCH];
 	Jsonb	   *docs[UPDATE_BATCH];
+	Jsonb	   *after[UPDATE_BATCH];	/* the objects changed */
 	int			n;
 	int64		total;
+	FeedMode	feed;
 } Updater;
 
 /* An object read back under its lock, copied: the rebuilder reuses its memory. */
@@ -88,6 +90,14 @@ read_locked(Updater *u, const int64 *ids, int n, RowLog *log)
 	PopActiveSnapshot();
 }
 
+/* The batch's events for the change feed, after its directory rows changed. */
+static void
+log_updates(Updater *u)
+{
+	for (int i = 0; u->feed != FEED_OFF && i < u->n; i++)
+		feed_log_update(u->coll, u->feed, u->ids[i], u->docs[i], u->after[i]);
+}
+
 /*
  * Change the locked objects: rebuild, apply the changes, and write only
  * the rows that differ.
@@ -106,12 +116,14 @@ update_batch(Updater *u, const int64 *ids, int n)
 	for (int i = 0; i < u->n; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
+		u->after[i] = argo_apply_changes(u->docs[i], u->q->stmt->sets);
 		rowbatch_add_object(before, u->ids[i], u->docs[i]);
-		rowbatch_add_object(after, u->ids[i], argo_apply_changes(u->docs[i], u->q->stmt->sets));
+		rowbatch_add_object(after, u->ids[i], u->after[i]);
 	}
 	rowbatch_drop_common(before, after);
 	rowbatch_delete(before);
 	rowbatch_flush(after);
+	log_updates(u);
 	u->total += u->n;
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(u->cxt);
@@ -247,13 +259,15 @@ update_batch_direct(Updater *u, ObjWriter *w, const int64 *ids, int n)
 	for (int i = 0; i < u->n; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
+		u->after[i] = argo_apply_changes(u->docs[i], u->q->stmt->sets);
 		rowbatch_add_object(before, u->ids[i], u->docs[i]);
-		rowbatch_add_object(after, u->ids[i], argo_apply_changes(u->docs[i], u->q->stmt->sets));
+		rowbatch_add_object(after, u->ids[i], u->after[i]);
 	}
 	rowbatch_drop_common(before, after);
 	delete_changed(w, before, &log, ntables);
 	known = rowbatch_flush_logged(after, &log);
 	write_maps(w, u, &log, ntables, known);
+	log_updates(u);
 	u->total += u->n;
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(u->cxt);
@@ -379,6 +393,7 @@ run_update(ArgoPlan *p)
 	}
 	u.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo update",
 								  ALLOCSET_DEFAULT_SIZES);
+	u.feed = feed_mode(u.coll);
 	w = objwriter_open(u.coll, ACL_UPDATE);
 	lo = w ? objlock_take_direct(u.coll, where, p->point, w) :
 		collection_is_distributed(u.coll) ? objlock_take_distributed(u.coll, where) :

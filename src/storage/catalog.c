@@ -444,6 +444,8 @@ collection_drop(const char *name, bool missing_ok)
 		PreventInTransactionBlock(true, "argo_drop_collection() of a distributed collection");
 		servers = collection_shard_servers(c);
 	}
+	if (feed_mode(c) != FEED_OFF)
+		drop_feed(c, true);
 	if (c->format == ARGO_FORMAT_ARGO3)
 		run_ddl(psprintf("DROP TABLE %s, %s, %s, %s, %s", c->str_table,
 						 c->num_table, c->bool_table, c->keys_table,
@@ -455,6 +457,38 @@ collection_drop(const char *name, bool missing_ok)
 	/* last, so that an error on a shard undoes the coordinator's drop */
 	if (servers != NIL)
 		collection_drop_shards(name, servers);
+}
+
+/* Only c's owner may change what c is (its feed): 42501 for another role. */
+void
+collection_check_owner(ArgoCollection *c)
+{
+	Oid			owner;
+
+	if (OidIsValid(collection_sequence(storage_namespace(), c->name, &owner)) &&
+		!has_privs_of_role(GetUserId(), owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of collection \"%s\"", c->name)));
+}
+
+/*
+ * Switch c's change feed off: drop its c_feed table.  For a drop of the
+ * collection, first the feed's last event, vouched for by a row only
+ * the owner could insert into c_feed (feed.c).
+ */
+void
+drop_feed(ArgoCollection *c, bool collection_dropped)
+{
+	char	   *feed = qualified(c->name, "feed");
+
+	if (collection_dropped)
+	{
+		if (SPI_execute(psprintf("INSERT INTO %s DEFAULT VALUES", feed), false, 0) != SPI_OK_INSERT)
+			elog(ERROR, "argo: could not record the drop of collection \"%s\"", c->name);
+		feed_log_drop(c);
+	}
+	run_ddl(psprintf("DROP TABLE %s", feed));
 }
 
 /* Objects in c, as its directory's size says (never less than its rows). */

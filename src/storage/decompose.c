@@ -69,6 +69,9 @@ struct RowBatch
 	Datum	   *objids;
 	int			nobjids;
 	int			maxobjids;
+	/* the change feed: the new objects, for their events after the flush */
+	FeedMode	feed;
+	Jsonb	  **feed_docs;		/* by position in objids */
 	StringInfoData path;
 };
 
@@ -86,6 +89,7 @@ batch_reset(RowBatch *b)
 	b->maxobjids = 1024;
 	b->objids = MemoryContextAlloc(b->cxt, sizeof(Datum) * b->maxobjids);
 	b->nobjids = 0;
+	b->feed_docs = MemoryContextAlloc(b->cxt, sizeof(Jsonb *) * b->maxobjids);
 }
 
 /*
@@ -99,6 +103,7 @@ rowbatch_create(ArgoCollection *coll, bool directory)
 
 	b->coll = coll;
 	b->directory = directory;
+	b->feed = directory ? feed_mode(coll) : FEED_OFF;
 	b->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo row batch",
 								   ALLOCSET_DEFAULT_SIZES);
 	batch_reset(b);
@@ -178,8 +183,9 @@ add_row(RowBatch *b, int col, int64 objid, const char *key, int keylen,
 	MemoryContextSwitchTo(old);
 }
 
+/* A new object's id (and, for the feed, a copy of it). */
 static void
-add_objid(RowBatch *b, int64 objid)
+add_objid(RowBatch *b, int64 objid, Jsonb *obj)
 {
 	if (!b->directory)
 		return;
@@ -187,6 +193,12 @@ add_objid(RowBatch *b, int64 objid)
 	{
 		b->maxobjids *= 2;
 		b->objids = repalloc(b->objids, sizeof(Datum) * b->maxobjids);
+		b->feed_docs = repalloc(b->feed_docs, sizeof(Jsonb *) * b->maxobjids);
+	}
+	if (b->feed != FEED_OFF)
+	{
+		b->feed_docs[b->nobjids] = MemoryContextAlloc(b->cxt, VARSIZE(obj));
+		memcpy(b->feed_docs[b->nobjids], obj, VARSIZE(obj));
 	}
 	b->objids[b->nobjids++] = Int64GetDatum(objid);
 }
@@ -304,7 +316,7 @@ rowbatch_add_object(RowBatch *b, int64 objid, Jsonb *obj)
 	int			maxdepth = 0;
 
 	argo_check_object(obj);
-	add_objid(b, objid);
+	add_objid(b, objid, obj);
 	it = JsonbIteratorInit(&obj->root);
 	while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
 	{
@@ -623,6 +635,9 @@ flush(RowBatch *b, RowLog *log)
 	/* the directory rows last: they say where the rows went */
 	if (b->directory)
 		write_directory(b, new_maps(b, w, ntables));
+	/* each event after the directory row that vouches for it (feed.c) */
+	for (int i = 0; b->directory && b->feed != FEED_OFF && i < b->nobjids; i++)
+		feed_log_insert(b->coll, DatumGetInt64(b->objids[i]), b->feed_docs[i]);
 	for (int t = 0; t < ntables; t++)
 		direct = direct && (w[t].tids != NULL || w[t].n == 0);
 	MemoryContextSwitchTo(old);

@@ -68,6 +68,25 @@ extern List *collection_shard_servers(ArgoCollection *c);
 extern void collection_drop_shards(const char *name, List *servers);
 extern void shards_explain_failure(ErrorData *e);
 
+/* feed.c: the change feed's messages, written with each change */
+#define ARGO_FEED_PREFIX "argo"
+
+typedef enum FeedMode
+{
+	FEED_OFF,
+	FEED_CHANGES,				/* updates say what changed */
+	FEED_FULL					/* … and carry the object after */
+} FeedMode;
+
+extern FeedMode feed_mode(ArgoCollection *c);
+extern void feed_log_insert(ArgoCollection *c, int64 objid, Jsonb *doc);
+extern void feed_log_update(ArgoCollection *c, FeedMode mode, int64 objid,
+							Jsonb *before, Jsonb *after);
+extern void feed_log_delete(ArgoCollection *c, int64 objid);
+extern void feed_log_drop(ArgoCollection *c);
+extern void drop_feed(ArgoCollection *c, bool collection_dropped);
+extern void collection_check_owner(ArgoCollection *c);
+
 /* ---------- the key dictionary (keydict.c) ---------- */
 
 /*
