@@ -21,7 +21,6 @@ Connects to the coordinator with libpq's PG* environment.
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,7 +29,9 @@ import time
 
 import psycopg
 
-BIN = "/usr/lib/postgresql/15/bin"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cluster import Cluster  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 passed = 0
@@ -44,47 +45,6 @@ def check(ok, what):
         passed += 1
     else:
         failed += 1
-
-
-def as_postgres(args):
-    """Run a server program as postgres (never as root)."""
-    if os.geteuid() == 0:
-        args = ["runuser", "-u", "postgres", "--"] + args
-    return subprocess.run(args, capture_output=True, text=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Shard:
-    def __init__(self, i, root):
-        self.name = "argo_shard%d" % i
-        self.dir = os.path.join(root, self.name)
-        self.port = free_port()
-        os.makedirs(self.dir)
-        if os.geteuid() == 0:
-            shutil.chown(root, "postgres")
-            shutil.chown(self.dir, "postgres")
-        r = as_postgres([BIN + "/initdb", "-D", self.dir, "-A", "trust", "-U", "postgres"])
-        if r.returncode != 0:
-            raise RuntimeError("initdb failed: " + r.stderr)
-
-    def start(self):
-        r = as_postgres([BIN + "/pg_ctl", "-D", self.dir, "-w", "-l", self.dir + "/log", "-o",
-                         "-p %d -k %s -c listen_addresses=127.0.0.1 -c shared_buffers=64MB"
-                         % (self.port, os.path.dirname(self.dir)), "start"])
-        if r.returncode != 0:
-            raise RuntimeError("pg_ctl start failed: " + r.stderr + open(self.dir + "/log").read())
-
-    def stop(self, mode="fast"):
-        as_postgres([BIN + "/pg_ctl", "-D", self.dir, "-w", "-m", mode, "stop"])
-
-    def connect(self):
-        return psycopg.connect(host="127.0.0.1", port=self.port, user="postgres",
-                               dbname="postgres", autocommit=True)
 
 
 def connect():
@@ -345,7 +305,7 @@ def drop_case(admin, shards):
 
 def main():
     root = tempfile.mkdtemp(prefix="argo_shards_")
-    shards = [Shard(i, root) for i in (1, 2, 3)]
+    shards = [Cluster("argo_shard%d" % i, root) for i in (1, 2, 3)]
     try:
         for s in shards:
             s.start()

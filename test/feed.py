@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""The change feed's guarantees, on a server of its own at wal_level =
+logical (the suite's server is not, and is not for killing).
+
+Each check follows a collection through a slot of Argo's output plugin:
+events in commit order with strictly increasing tokens, each
+transaction's events together; nothing for ROLLBACK, ROLLBACK TO
+SAVEPOINT, an error trapped in PL/pgSQL or a statement failing half-way;
+resuming after any token (one in the middle of a transaction too) gives
+exactly the events after it; a fast restart and a kill -9 of the server
+during a write load lose nothing committed and show nothing that was
+not; messages a role logs itself are not events; replaying the events
+from nothing gives the collection back.
+
+    python3 test/feed.py
+"""
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+import threading
+import time
+
+import psycopg
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cluster import Cluster  # noqa: E402
+
+passed = 0
+failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    print("%s %s" % ("ok  " if ok else "FAIL", what), flush=True)
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+
+
+def q(conn, text, *params):
+    return [r[0] for r in conn.execute("SELECT x FROM argo_query(%s, VARIADIC %s::jsonb[]) x",
+                                       (text, [json.dumps(p) for p in params])).fetchall()]
+
+
+def changes(conn, after=None, coll="fc", slot="feed"):
+    return conn.execute("SELECT token, event FROM argo_changes(%s, %s, %s, NULL)",
+                        (slot, coll, after)).fetchall()
+
+
+def replay(events):
+    """The collection the events describe, from nothing: id -> object."""
+    objs = {}
+    for _, ev in events:
+        op = ev["operationType"]
+        if op in ("insert", "update"):
+            objs[ev["documentKey"]["id"]] = ev["fullDocument"]
+        elif op == "delete":
+            objs.pop(ev["documentKey"]["id"], None)
+        elif op == "drop":
+            objs = {}
+    return objs
+
+
+def current(conn):
+    rows = conn.execute("SELECT o.objid, argo_object('fc', o.objid) FROM argo_data.fc_obj o").fetchall()
+    return {r[0]: r[1] for r in rows}
+
+
+def order_case(conn, server):
+    """Concurrent writers: tokens strictly increasing, transactions together."""
+    def writer(k):
+        c = server.connect()
+        rng = random.Random(k)
+        for t in range(15):
+            c.execute("BEGIN")
+            for s in range(rng.randint(1, 3)):
+                q(c, "INSERT INTO fc OBJECT $1", {"w": k, "t": t, "s": s})
+            q(c, "UPDATE fc SET n += 1 WHERE w = $1 AND t = $2", k, t)
+            c.execute("COMMIT")
+        c.close()
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(3)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    evs = [e for e in changes(conn) if "w" in (e[1].get("fullDocument") or {})]
+    tokens = [t for t, _ in evs]
+    increasing = all(a < b for a, b in zip(tokens, tokens[1:]))
+    # a transaction is (writer, t): its events must not be interleaved with another's
+    seen, together = set(), True
+    last = None
+    for _, ev in evs:
+        doc = ev.get("fullDocument") or {}
+        key = (doc.get("w"), doc.get("t"))
+        if key != last:
+            together &= key not in seen
+            seen.add(key)
+            last = key
+    commits = [t[:16] for t in tokens]
+    check(increasing and together and len(set(commits)) == 45,
+          "%d events of 45 concurrent transactions: tokens strictly increasing, each transaction's together"
+          % len(evs))
+    return evs
+
+
+def nothing_uncommitted_case(conn):
+    before = changes(conn)
+    conn.execute("BEGIN")
+    q(conn, "INSERT INTO fc OBJECT {\"ghost\": \"rollback\"}")
+    conn.execute("ROLLBACK")
+    conn.execute("BEGIN")
+    q(conn, "INSERT INTO fc OBJECT {\"kept\": \"savepoint\"}")
+    conn.execute("SAVEPOINT s")
+    q(conn, "INSERT INTO fc OBJECT {\"ghost\": \"savepoint\"}")
+    q(conn, "UPDATE fc SET ghost = 'update' WHERE kept = 'savepoint'")
+    conn.execute("ROLLBACK TO SAVEPOINT s")
+    conn.execute("COMMIT")
+    conn.execute("""DO $$ BEGIN
+        PERFORM argo_query('INSERT INTO fc OBJECT {"ghost": "plpgsql"}');
+        PERFORM 1 / 0;
+      EXCEPTION WHEN division_by_zero THEN NULL; END $$""")
+    try:
+        q(conn, "INSERT INTO fc OBJECT {\"ghost\": \"half\"}, {\"ghost\": \"half\", \"n\": 1e400}")
+    except psycopg.Error:
+        pass
+    try:
+        q(conn, "UPDATE fc SET kept APPEND 1 WHERE EXISTS kept")
+    except psycopg.Error:
+        pass
+    new = changes(conn, before[-1][0] if before else None)
+    text = json.dumps([e for _, e in new])
+    check("ghost" not in text and len(new) == 1 and new[0][1]["fullDocument"] == {"kept": "savepoint"},
+          "ROLLBACK, ROLLBACK TO SAVEPOINT, a trapped PL/pgSQL error and statements failing half-way "
+          "give no event (%d new: %s)" % (len(new), [e["operationType"] for _, e in new]))
+
+
+def resume_case(conn):
+    evs = changes(conn)
+    bad = []
+    rng = random.Random(7)
+    # every token in the middle of a transaction, and some others
+    mids = [i for i in range(1, len(evs)) if evs[i][0][:16] == evs[i - 1][0][:16]]
+    picks = sorted(set(mids[:20] + rng.sample(range(len(evs)), min(10, len(evs)))))
+    for i in picks:
+        rest = changes(conn, evs[i][0])
+        want = [t for t, _ in evs][i + 1:]
+        if [t for t, _ in rest] != want:
+            bad.append(i)
+    check(not bad and mids, "resuming after %d tokens (%d in the middle of a transaction) gives exactly the "
+          "events after each (%s)" % (len(picks), len(mids[:20]), bad or "all exact"))
+
+
+def fake_case(conn, server):
+    conn.execute("DROP ROLE IF EXISTS feed_nobody")
+    conn.execute("CREATE ROLE feed_nobody LOGIN")
+    before = changes(conn)
+    with psycopg.connect(host="127.0.0.1", port=server.port, user="feed_nobody", dbname="postgres",
+                         autocommit=True) as c:
+        c.execute("SELECT pg_logical_emit_message(true, 'argo', E'insert\\tfc\\t1\\t\"fullDocument\": {\"fake\": 1}')")
+        c.execute("SELECT pg_logical_emit_message(true, 'argo', E'drop\\tfc\\t0\\t')")
+    after = changes(conn, before[-1][0])
+    check(not after, "messages a role without write access logs itself are no events (%d)" % len(after))
+
+
+def load(server, stop, counter):
+    c = server.connect()
+    i = 0
+    while not stop.is_set():
+        try:
+            q(c, "INSERT INTO fc OBJECT $1", {"load": i})
+            if i % 3 == 0:
+                q(c, "UPDATE fc SET n += 1 WHERE load = $1", i - 1)
+            if i % 5 == 0:
+                q(c, "DELETE FROM fc WHERE load = $1", i - 2)
+            counter[0] = i
+            i += 1
+        except psycopg.Error:
+            break
+    try:
+        c.close()
+    except psycopg.Error:
+        pass
+
+
+def crash_case(server, mode):
+    """Stop the server (fast), or kill -9 it, under a write load."""
+    conn = server.connect()
+    kept = changes(conn)[-1][0]
+    stop, counter = threading.Event(), [0]
+    th = threading.Thread(target=load, args=(server, stop, counter))
+    th.start()
+    time.sleep(1.5)
+    if mode == "kill -9":
+        server.kill9()
+    else:
+        server.stop(mode)
+    stop.set()
+    th.join()
+    for attempt in range(20):
+        try:
+            server.start()
+            break
+        except RuntimeError:
+            time.sleep(0.5)
+    conn = server.connect()
+    evs = changes(conn)
+    rest = changes(conn, kept)
+    want = [e for e in evs if e[0] > kept]
+    same = replay(evs) == current(conn)
+    check(rest == want and same and counter[0] > 0,
+          "a %s stop during %d writes: the events after the kept token are exactly what committed, "
+          "and replaying them gives the collection" % (mode, counter[0]))
+    return conn
+
+
+def main():
+    root = tempfile.mkdtemp(prefix="argo_feed_")
+    server = Cluster("argo_feed", root, ["wal_level=logical",
+                                         "output_plugin_libraries=pgoutput,test_decoding,argo"])
+    try:
+        server.start()
+        conn = server.connect()
+        conn.execute("CREATE EXTENSION argo")
+        conn.execute("SELECT argo_create_collection('fc')")
+        try:
+            conn.execute("SELECT argo_feed('nosuch')")
+            state = "ok"
+        except psycopg.Error as e:
+            state = e.sqlstate
+        check(state == "42P01", "argo_feed of a missing collection: %s" % state)
+        conn.execute("SELECT argo_feed('fc', true, true)")
+        conn.execute("SELECT pg_create_logical_replication_slot('feed', 'argo')")
+        q(conn, "INSERT INTO fc OBJECT {\"a\": 1, \"b\": {\"c\": 1, \"d\": [1, 2]}}")
+        q(conn, "UPDATE fc SET b.c = 5, x = true UNSET b.d WHERE a = 1")
+        ev = changes(conn)[-1][1]
+        check(ev["operationType"] == "update" and ev["updateDescription"] ==
+              {"updatedFields": {"b.c": 5, "x": True}, "removedFields": ["b.d"]} and
+              ev["fullDocument"] == {"a": 1, "b": {"c": 5}, "x": True},
+              "an update's event: the paths set and removed, and the object after (%s)" % ev)
+        mark = changes(conn)[-1][0]
+        conn.execute("SELECT argo_load('fc', 'SELECT jsonb_build_object(''loaded'', i) FROM generate_series(1, 3) i')")
+        q(conn, "UPSERT fc SET hits += 1 WHERE page = 'home'")
+        q(conn, "UPSERT fc SET hits += 1 WHERE page = 'home'")
+        ops = [(e["operationType"], e.get("fullDocument")) for _, e in changes(conn, mark)]
+        check(ops == [("insert", {"loaded": 1}), ("insert", {"loaded": 2}), ("insert", {"loaded": 3}),
+                      ("insert", {"page": "home", "hits": 1}), ("update", {"page": "home", "hits": 2})],
+              "argo_load and UPSERT are events too: %s" % ops)
+        order_case(conn, server)
+        nothing_uncommitted_case(conn)
+        resume_case(conn)
+        fake_case(conn, server)
+        conn = crash_case(server, "fast")
+        conn = crash_case(server, "kill -9")
+        evs = changes(conn)
+        check(replay(evs) == current(conn) and len(current(conn)) > 0,
+              "replaying all %d events from an empty collection gives the collection (%d objects)"
+              % (len(evs), len(current(conn))))
+        token = evs[-1][0]
+        conn.execute("SELECT argo_changes_ack('feed', %s)", (token,))
+        check(changes(conn, token) == [] and changes(conn)[-1][0] == token,
+              "acknowledging a token keeps that transaction's events and lets earlier ones go")
+        conn.execute("SELECT argo_drop_collection('fc')")
+        last = changes(conn, token)
+        check([e["operationType"] for _, e in last] == ["drop"], "dropping the collection is an event")
+        conn.execute("SELECT pg_drop_replication_slot('feed')")
+        conn.close()
+    finally:
+        server.stop("immediate")
+        shutil.rmtree(root, ignore_errors=True)
+    print("feed: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
