@@ -2,8 +2,10 @@
  * execute.c — runs one Argo/SQL statement by the strategy argo_plan chose
  * (plan.c), and explains that same strategy for argo_explain.
  *
- * Reads use the caller's snapshot (read_only SPI), so a SELECT sees one
- * consistent state of all three tables; writes are single SQL statements.
+ * Reads use the caller's snapshot (read_only SPI, and the same snapshot
+ * for rows read from C), so a SELECT sees one consistent state of all of
+ * a collection's tables; writes lock their objects first (objlock.c) and
+ * are made from C where the tables allow, else by SQL statements.
  * Results stream out through a callback, one jsonb at a time.
  */
 #include "postgres.h"
