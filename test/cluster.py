@@ -1,7 +1,9 @@
-"""Throwaway PostgreSQL servers for the tests that need servers of their
-own (test/distributed.py, test/feed.py): initdb and pg_ctl of this
+"""For the tests that need servers of their own (test/distributed.py,
+test/feed.py): throwaway PostgreSQL servers (initdb and pg_ctl of this
 machine's PostgreSQL 15, run as postgres, on a free loopback port, with
-trust authentication for loopback and the socket in the root folder."""
+trust authentication for loopback and the socket in the root folder),
+an Argo/SQL call, and the tests' ok/FAIL lines."""
+import json
 import os
 import shutil
 import socket
@@ -68,3 +70,23 @@ class Cluster:
     def connect(self):
         return psycopg.connect(host="127.0.0.1", port=self.port, user="postgres",
                                dbname="postgres", autocommit=True)
+
+
+results = {"passed": 0, "failed": 0}
+
+
+def check(ok, what):
+    """One test's line; counted for summary()."""
+    print("%s %s" % ("ok  " if ok else "FAIL", what), flush=True)
+    results["passed" if ok else "failed"] += 1
+
+
+def summary(name):
+    print("%s: %d passed, %d failed" % (name, results["passed"], results["failed"]))
+    return 1 if results["failed"] else 0
+
+
+def q(conn, text, *params):
+    """argo_query's objects, its parameters given as Python values."""
+    return [r[0] for r in conn.execute("SELECT x FROM argo_query(%s, VARIADIC %s::jsonb[]) x",
+                                       (text, [json.dumps(p) for p in params])).fetchall()]

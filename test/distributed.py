@@ -30,30 +30,12 @@ import time
 import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cluster import Cluster  # noqa: E402
+from cluster import Cluster, check, q, summary  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-passed = 0
-failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    print("%s %s" % ("ok  " if ok else "FAIL", what), flush=True)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-
-
 def connect():
     return psycopg.connect(dbname=os.environ.get("PGDATABASE", "postgres"), autocommit=True)
-
-
-def q(conn, text, *params):
-    return [r[0] for r in conn.execute("SELECT x FROM argo_query(%s, VARIADIC %s::jsonb[]) x",
-                                       (text, [json.dumps(p) for p in params])).fetchall()]
 
 
 def canon(rows, ordered):
@@ -335,8 +317,7 @@ def main():
         for s in shards:
             s.stop("immediate")
         shutil.rmtree(root, ignore_errors=True)
-    print("distributed: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return summary("distributed")
 
 
 if __name__ == "__main__":

@@ -27,25 +27,7 @@ import time
 import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cluster import Cluster  # noqa: E402
-
-passed = 0
-failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    print("%s %s" % ("ok  " if ok else "FAIL", what), flush=True)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-
-
-def q(conn, text, *params):
-    return [r[0] for r in conn.execute("SELECT x FROM argo_query(%s, VARIADIC %s::jsonb[]) x",
-                                       (text, [json.dumps(p) for p in params])).fetchall()]
-
+from cluster import Cluster, check, q, summary  # noqa: E402
 
 def changes(conn, after=None, coll="fc", slot="feed"):
     return conn.execute("SELECT token, event FROM argo_changes(%s, %s, %s, NULL)",
@@ -295,8 +277,7 @@ def main():
     finally:
         server.stop("immediate")
         shutil.rmtree(root, ignore_errors=True)
-    print("feed: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return summary("feed")
 
 
 if __name__ == "__main__":

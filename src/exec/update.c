@@ -90,6 +90,29 @@ read_locked(Updater *u, const int64 *ids, int n, RowLog *log)
 	PopActiveSnapshot();
 }
 
+/*
+ * Read the locked objects (logging their rows' tids when log is given),
+ * apply the SET list, and leave in before and after only the rows that
+ * differ: what to delete and what to insert.
+ */
+static void
+change_objects(Updater *u, const int64 *ids, int n, RowLog *log,
+			   RowBatch *before, RowBatch *after)
+{
+	rowbatch_hold(before);
+	rowbatch_hold(after);
+	u->n = 0;
+	read_locked(u, ids, n, log);
+	for (int i = 0; i < u->n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		u->after[i] = argo_apply_changes(u->docs[i], u->q->stmt->sets);
+		rowbatch_add_object(before, u->ids[i], u->docs[i]);
+		rowbatch_add_object(after, u->ids[i], u->after[i]);
+	}
+	rowbatch_drop_common(before, after);
+}
+
 /* The batch's events for the change feed, after its directory rows changed. */
 static void
 log_updates(Updater *u)
@@ -109,18 +132,7 @@ update_batch(Updater *u, const int64 *ids, int n)
 	RowBatch   *before = rowbatch_create(u->coll, false);
 	RowBatch   *after = rowbatch_create(u->coll, false);
 
-	rowbatch_hold(before);
-	rowbatch_hold(after);
-	u->n = 0;
-	read_locked(u, ids, n, NULL);
-	for (int i = 0; i < u->n; i++)
-	{
-		CHECK_FOR_INTERRUPTS();
-		u->after[i] = argo_apply_changes(u->docs[i], u->q->stmt->sets);
-		rowbatch_add_object(before, u->ids[i], u->docs[i]);
-		rowbatch_add_object(after, u->ids[i], u->after[i]);
-	}
-	rowbatch_drop_common(before, after);
+	change_objects(u, ids, n, NULL, before, after);
 	rowbatch_delete(before);
 	rowbatch_flush(after);
 	log_updates(u);
@@ -252,18 +264,7 @@ update_batch_direct(Updater *u, ObjWriter *w, const int64 *ids, int n)
 	RowLog		log = {0};
 	bool		known;
 
-	rowbatch_hold(before);
-	rowbatch_hold(after);
-	u->n = 0;
-	read_locked(u, ids, n, &log);
-	for (int i = 0; i < u->n; i++)
-	{
-		CHECK_FOR_INTERRUPTS();
-		u->after[i] = argo_apply_changes(u->docs[i], u->q->stmt->sets);
-		rowbatch_add_object(before, u->ids[i], u->docs[i]);
-		rowbatch_add_object(after, u->ids[i], u->after[i]);
-	}
-	rowbatch_drop_common(before, after);
+	change_objects(u, ids, n, &log, before, after);
 	delete_changed(w, before, &log, ntables);
 	known = rowbatch_flush_logged(after, &log);
 	write_maps(w, u, &log, ntables, known);

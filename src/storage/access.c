@@ -224,3 +224,17 @@ argo_forget_rowmaps_oid(void)
 						   0, NULL, true);
 	return forget_rowmaps_oid;
 }
+
+/* The owner of a relation; InvalidOid when there is none (dropped). */
+Oid
+argo_relation_owner(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}

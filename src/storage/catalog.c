@@ -103,19 +103,6 @@ qualified(const char *coll, const char *suffix)
 	return quote_qualified_identifier(ARGO_SCHEMA, table_name(coll, suffix));
 }
 
-static Oid
-relation_owner(Oid relid)
-{
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	Oid			owner;
-
-	if (!HeapTupleIsValid(tup))
-		return InvalidOid;
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	return owner;
-}
-
 /*
  * The collection's sequence, whose existence makes the collection exist
  * and whose owner owns the collection; InvalidOid when there is none.
@@ -127,7 +114,7 @@ collection_sequence(Oid nsp, const char *coll, Oid *owner)
 
 	if (!OidIsValid(seq) || get_rel_relkind(seq) != RELKIND_SEQUENCE)
 		return InvalidOid;
-	*owner = relation_owner(seq);
+	*owner = argo_relation_owner(seq);
 	return seq;
 }
 
@@ -141,7 +128,7 @@ owned_format(Oid nsp, const char *coll, Oid owner)
 {
 	Oid			data = get_relname_relid(table_name(coll, "data"), nsp);
 
-	return OidIsValid(data) && relation_owner(data) == owner ?
+	return OidIsValid(data) && argo_relation_owner(data) == owner ?
 		ARGO_FORMAT_ARGO1 : ARGO_FORMAT_ARGO3;
 }
 

@@ -41,19 +41,6 @@
 
 #include "storage/storage.h"
 
-static Oid
-owner_of(Oid relid)
-{
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	Oid			owner;
-
-	if (!HeapTupleIsValid(tup))
-		return InvalidOid;
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	return owner;
-}
-
 /* The feed switch of c: FEED_OFF, or on, with or without full documents. */
 FeedMode
 feed_mode(ArgoCollection *c)
@@ -68,7 +55,7 @@ feed_mode(ArgoCollection *c)
 		return FEED_OFF;
 	rel = table_open(feed, AccessShareLock);
 	/* a table another role planted under the name switches nothing on */
-	mode = rel->rd_rel->relowner != owner_of(argo_table_relid(c, "obj")) ? FEED_OFF :
+	mode = rel->rd_rel->relowner != argo_relation_owner(argo_table_relid(c, "obj")) ? FEED_OFF :
 		attnameAttNum(rel, "full_document", false) > 0 ? FEED_FULL : FEED_CHANGES;
 	table_close(rel, AccessShareLock);
 	return mode;

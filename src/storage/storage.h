@@ -230,6 +230,7 @@ extern bool argo_rls_applies(Relation rel);
 extern bool argo_readable_directly(Relation rel);
 extern bool argo_insertable_directly(Relation rel, int natts);
 extern Oid	argo_objid_index(Relation rel);
+extern Oid	argo_relation_owner(Oid relid);
 extern bool argo_only_own_triggers(Relation rel);
 extern Oid	argo_forget_rowmaps_oid(void);
 
