@@ -172,7 +172,7 @@ argo_create_collection(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* The servers of a text[] argument, each named once, none null. */
+/* The servers of a text[] argument, none null (shards.c checks the rest). */
 static List *
 server_list(FunctionCallInfo fcinfo, int argno)
 {

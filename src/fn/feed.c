@@ -147,6 +147,10 @@ argo_changes(PG_FUNCTION_ARGS)
 
 	if (after != NULL)
 		(void) token_lsn(after);
+	if (max < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max must be at least 1, not %d", max)));
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");

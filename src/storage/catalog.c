@@ -393,6 +393,7 @@ collection_create(const char *name, ArgoFormat format, bool if_not_exists)
 ArgoCollection *
 collection_create_distributed(const char *name, ArgoFormat format, List *servers)
 {
+	collection_check_shards(name, servers);
 	return create_collection(name, format, false, servers);
 }
 

@@ -161,17 +161,13 @@ create_partitioned(ArgoCollection *c, const char *suffix, List *servers)
 }
 
 /*
- * Make c (already named, format set) distributed over the servers: the
- * shards' collections first, then the coordinator's dictionary and
- * partitioned tables.  The shards' collections are made by their own
- * transactions: if this one fails after them, they stay (empty), and
- * the error says which server failed.
+ * Whether name and servers can make a distributed collection: 1 to
+ * MAX_SHARDS postgres_fdw servers, each named once, and a name short
+ * enough for its partitions' names.  Checked before anything is made.
  */
 void
-collection_create_shards(ArgoCollection *c, List *servers)
+collection_check_shards(const char *name, List *servers)
 {
-	static const char *const argo3[] = {"str", "num", "bool"};
-	bool		is1 = c->format == ARGO_FORMAT_ARGO1;
 	ListCell   *lc;
 
 	if (list_length(servers) < 1 || list_length(servers) > MAX_SHARDS)
@@ -179,10 +175,10 @@ collection_create_shards(ArgoCollection *c, List *servers)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a distributed collection has 1 to %d servers, not %d",
 						MAX_SHARDS, list_length(servers))));
-	if (strlen(c->name) > NAMEDATALEN - 1 - strlen("_bool_p63"))
+	if (strlen(name) > NAMEDATALEN - 1 - strlen("_bool_p63"))
 		ereport(ERROR,
 				(errcode(ERRCODE_NAME_TOO_LONG),
-				 errmsg("collection name \"%s\" is too long for a distributed collection", c->name),
+				 errmsg("collection name \"%s\" is too long for a distributed collection", name),
 				 errdetail("A distributed collection's name has at most %d characters.",
 						   (int) (NAMEDATALEN - 1 - strlen("_bool_p63")))));
 	foreach(lc, servers)
@@ -194,6 +190,20 @@ collection_create_shards(ArgoCollection *c, List *servers)
 						 errmsg("server \"%s\" is named twice", (char *) lfirst(lc))));
 		shard_server(lfirst(lc));
 	}
+}
+
+/*
+ * Make c (already named, format set, servers checked) distributed over
+ * the servers: the shards' collections first, then the coordinator's
+ * dictionary and partitioned tables.
+ */
+void
+collection_create_shards(ArgoCollection *c, List *servers)
+{
+	static const char *const argo3[] = {"str", "num", "bool"};
+	bool		is1 = c->format == ARGO_FORMAT_ARGO1;
+	ListCell   *lc;
+
 	/*
 	 * The shards' collections commit at once (dblink); if anything after
 	 * fails, the ones made here are dropped again before the error goes

@@ -62,6 +62,7 @@ extern bool collection_is_empty(ArgoCollection *coll);
 extern ArgoFormat format_from_name(const char *fmt);
 
 /* shards.c: collections spread over postgres_fdw servers */
+extern void collection_check_shards(const char *name, List *servers);
 extern void collection_create_shards(ArgoCollection *c, List *servers);
 extern bool collection_is_distributed(ArgoCollection *c);
 extern List *collection_shard_servers(ArgoCollection *c);

@@ -1,0 +1,100 @@
+-- Bad arguments to the distributed-collection and change-feed functions:
+-- each a clean error (its SQLSTATE echoed after it), and nothing left
+-- behind.  Plain statements, not a catching function like errors.sql's:
+-- argo_create_distributed_collection refuses to run in a subtransaction.
+\set VERBOSITY default
+\set SHOW_CONTEXT never
+CREATE EXTENSION postgres_fdw;
+CREATE EXTENSION dblink;
+CREATE SERVER ni_fdw FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '1', dbname 'x');
+CREATE SERVER ni_other FOREIGN DATA WRAPPER dblink_fdw;
+\set VERBOSITY terse
+-- distributed collections: every refusal before anything is made
+SELECT argo_create_distributed_collection('ni', NULL);
+\echo :SQLSTATE
+SELECT argo_create_distributed_collection('ni', '{}');
+\echo :SQLSTATE
+SELECT argo_create_distributed_collection('ni', ARRAY[NULL]);
+\echo :SQLSTATE
+SELECT argo_create_distributed_collection('ni', ARRAY[['ni_fdw'], ['ni_fdw']]);
+\echo :SQLSTATE
+SELECT argo_create_distributed_collection('ni', array_fill('ni_fdw'::text, ARRAY[65]));
+\echo :SQLSTATE
+SELECT argo_create_distributed_collection('ni', ARRAY['nosuch']);
+\echo :SQLSTATE
+SELECT argo_create_distributed_collection('ni', ARRAY['ni_other']);
+\echo :SQLSTATE
+SELECT argo_create_distributed_collection('ni', ARRAY['ni_fdw'], 'argo9');
+\echo :SQLSTATE
+SELECT argo_create_distributed_collection('ni', ARRAY['ni_fdw'], NULL);
+\echo :SQLSTATE
+SELECT argo_create_distributed_collection(NULL, ARRAY['ni_fdw']);
+\echo :SQLSTATE
+BEGIN;
+SELECT argo_create_distributed_collection('ni', ARRAY['ni_fdw']);
+\echo :SQLSTATE
+ROLLBACK;
+-- no user mapping (the message names the role: code only), then bad
+-- names, then a server that does not answer
+\set VERBOSITY sqlstate
+SELECT argo_create_distributed_collection('ni', ARRAY['ni_fdw']);
+\echo :SQLSTATE
+\set VERBOSITY terse
+CREATE USER MAPPING FOR CURRENT_USER SERVER ni_fdw;
+SELECT argo_create_distributed_collection('ni', ARRAY['ni_fdw', 'ni_fdw']);
+\echo :SQLSTATE
+SELECT argo_create_distributed_collection('bad name', ARRAY['ni_fdw']);
+\echo :SQLSTATE
+SELECT argo_create_distributed_collection(repeat('n', 55), ARRAY['ni_fdw']);
+\echo :SQLSTATE
+SELECT argo_create_distributed_collection('ni', ARRAY['ni_fdw']);
+\echo :SQLSTATE
+SELECT count(*) AS left_behind FROM pg_class WHERE relname ~ '^(ni|bad name|n{55})_';
+-- the change feed
+SELECT * FROM argo_query('INSERT INTO nif OBJECT {"a": 1}');
+SELECT argo_feed(NULL);
+\echo :SQLSTATE
+SELECT argo_feed('nif', NULL);
+\echo :SQLSTATE
+SELECT argo_feed('nif', true, NULL);
+\echo :SQLSTATE
+SELECT argo_feed('nosuch');
+\echo :SQLSTATE
+-- refused (55000) exactly when wal_level is not logical
+DO $$
+BEGIN
+	PERFORM argo_feed('nif');
+	IF current_setting('wal_level') <> 'logical' THEN
+		RAISE EXCEPTION 'a feed was turned on at wal_level %', current_setting('wal_level');
+	END IF;
+EXCEPTION WHEN object_not_in_prerequisite_state THEN
+	IF current_setting('wal_level') = 'logical' THEN
+		RAISE;
+	END IF;
+END $$;
+SELECT argo_feed('nif', false);
+\echo :SQLSTATE
+SELECT count(*) AS feed_tables FROM pg_class WHERE relname = 'nif_feed';
+SELECT * FROM argo_changes(NULL);
+\echo :SQLSTATE
+SELECT * FROM argo_changes('s', 'nif', 'not a token');
+\echo :SQLSTATE
+SELECT * FROM argo_changes('s', 'nif', '0/0:x');
+\echo :SQLSTATE
+SELECT * FROM argo_changes('s', NULL, NULL, 0);
+\echo :SQLSTATE
+SELECT * FROM argo_changes('nosuch_slot');
+\echo :SQLSTATE
+SELECT argo_changes_ack('s', '0000');
+\echo :SQLSTATE
+SELECT argo_changes_ack('s', NULL);
+\echo :SQLSTATE
+SELECT argo_changes_ack(NULL, '0/0:0');
+\echo :SQLSTATE
+\set VERBOSITY default
+SELECT argo_drop_collection('nif');
+DROP USER MAPPING FOR CURRENT_USER SERVER ni_fdw;
+DROP SERVER ni_fdw;
+DROP SERVER ni_other;
+DROP EXTENSION postgres_fdw;
+DROP EXTENSION dblink;
