@@ -85,6 +85,13 @@ SELECT * FROM argo_changes('s', NULL, NULL, 0);
 \echo :SQLSTATE
 SELECT * FROM argo_changes('nosuch_slot');
 \echo :SQLSTATE
+-- a slot that is not Argo's (a physical one: any wal_level makes it)
+SELECT 1 FROM pg_create_physical_replication_slot('ni_physical');
+SELECT * FROM argo_changes('ni_physical');
+\echo :SQLSTATE
+SELECT argo_changes_ack('ni_physical', '000000000000000000000000');
+\echo :SQLSTATE
+SELECT pg_drop_replication_slot('ni_physical');
 SELECT argo_changes_ack('s', '0000');
 \echo :SQLSTATE
 SELECT argo_changes_ack('s', NULL);

@@ -239,6 +239,14 @@ def main():
         check(state == "42P01", "argo_feed of a missing collection: %s" % state)
         conn.execute("SELECT argo_feed('fc', true, true)")
         conn.execute("SELECT pg_create_logical_replication_slot('feed', 'argo')")
+        conn.execute("SELECT pg_create_logical_replication_slot('other', 'test_decoding')")
+        try:
+            conn.execute("SELECT * FROM argo_changes('other')")
+            state = "ok"
+        except psycopg.Error as e:
+            state = e.sqlstate
+        conn.execute("SELECT pg_drop_replication_slot('other')")
+        check(state == "55000", "argo_changes of another plugin's slot: %s" % state)
         q(conn, "INSERT INTO fc OBJECT {\"a\": 1, \"b\": {\"c\": 1, \"d\": [1, 2]}}")
         q(conn, "UPDATE fc SET b.c = 5, x = true UNSET b.d WHERE a = 1")
         ev = changes(conn)[-1][1]

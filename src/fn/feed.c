@@ -18,6 +18,9 @@
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "replication/slot.h"
+#include "storage/lwlock.h"
+#include "storage/spin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
@@ -49,11 +52,6 @@ argo_feed(PG_FUNCTION_ARGS)
 				 errmsg("enabled and full_document must not be null")));
 	on = PG_GETARG_BOOL(1);
 	full = PG_GETARG_BOOL(2);
-	if (on && wal_level < WAL_LEVEL_LOGICAL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("a change feed needs wal_level = logical"),
-				 errhint("Set wal_level = logical in postgresql.conf and restart the server.")));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
 	c = collection_lookup(name, false, ShareRowExclusiveLock);
@@ -63,6 +61,12 @@ argo_feed(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("collection \"%s\" is distributed: its changes happen on its shards", name),
 				 errhint("Follow a collection of one server.")));
+	/* after the arguments: a wrong name is the caller's problem first */
+	if (on && wal_level < WAL_LEVEL_LOGICAL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("a change feed needs wal_level = logical"),
+				 errhint("Set wal_level = logical in postgresql.conf and restart the server.")));
 	if (feed_mode(c) != FEED_OFF)
 		drop_feed(c, false);
 	if (on)
@@ -82,6 +86,40 @@ slot_arg(FunctionCallInfo fcinfo)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("slot name must not be null")));
 	return pstrdup(NameStr(*PG_GETARG_NAME(0)));
+}
+
+/*
+ * The slot must exist and decode with Argo's plugin: another plugin's
+ * output is not events, and a name that is not a slot should say so
+ * whatever wal_level is (PostgreSQL checks wal_level first).
+ */
+static void
+check_slot(const char *slot)
+{
+	ReplicationSlot *s;
+	bool		found,
+				argo = false;
+
+	LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+	s = SearchNamedReplicationSlot(slot, false);
+	found = s != NULL;
+	if (found)
+	{
+		SpinLockAcquire(&s->mutex);
+		argo = s->data.database != InvalidOid &&
+			strcmp(NameStr(s->data.plugin), "argo") == 0;
+		SpinLockRelease(&s->mutex);
+	}
+	LWLockRelease(ReplicationSlotControlLock);
+	if (!found)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("replication slot \"%s\" does not exist", slot)));
+	if (!argo)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("replication slot \"%s\" does not decode with argo", slot),
+				 errhint("Create one with pg_create_logical_replication_slot(name, 'argo').")));
 }
 
 /* The LSN a token starts with: its transaction's commit. */
@@ -151,6 +189,7 @@ argo_changes(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max must be at least 1, not %d", max)));
+	check_slot(slot);
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
@@ -203,6 +242,7 @@ argo_changes_ack(PG_FUNCTION_ARGS)
 
 	values[0] = DirectFunctionCall1(namein, CStringGetDatum(slot));
 	values[1] = LSNGetDatum(token_lsn(token));
+	check_slot(slot);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
 	if (SPI_execute_with_args("SELECT FROM pg_catalog.pg_replication_slot_advance($1, $2)",
