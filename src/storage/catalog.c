@@ -218,8 +218,8 @@ check_table(ArgoCollection *c, Oid relid, const char *suffix, Oid owner)
  * statement waited for it.  The same order as a drop means a statement
  * and a drop never deadlock: one waits for the other.
  */
-static bool
-lock_tables(ArgoCollection *c, LOCKMODE lockmode, Oid owner)
+static int
+lock_tables(ArgoCollection *c, LOCKMODE lockmode, Oid owner, Oid *order)
 {
 	bool		argo1 = c->format == ARGO_FORMAT_ARGO1;
 	const char *const *suffixes = argo1 ? argo1_tables : argo3_tables;
@@ -231,11 +231,12 @@ lock_tables(ArgoCollection *c, LOCKMODE lockmode, Oid owner)
 		Oid			relid = RangeVarGetRelid(rv, lockmode, true);
 
 		if (!OidIsValid(relid))
-			return false;
+			return 0;
 		check_table(c, relid, suffixes[i], owner);
 		argo_table_resolved(c, suffixes[i], relid);
+		order[i] = relid;
 	}
-	return true;
+	return n;
 }
 
 /*
@@ -250,18 +251,38 @@ collection_lookup(const char *name, bool missing_ok, LOCKMODE lockmode)
 {
 	Oid			nsp;
 
+	ArgoFormat	format;
+	Oid			relids[ARGO_NTABLES];
+
 	collection_check_name(name);
+	if (lockmode != NoLock && collcache_get(name, lockmode, &format, relids))
+	{
+		ArgoCollection *c = make_collection(name, format);
+
+		memcpy(c->relids, relids, sizeof(relids));
+		return c;
+	}
 	nsp = storage_namespace();
 	for (int attempt = 0; attempt < 3; attempt++)
 	{
 		ArgoCollection *c;
-		Oid			owner;
+		Oid			owner,
+					seq,
+					order[ARGO_NTABLES];
+		int			n;
 
-		if (!OidIsValid(collection_sequence(nsp, name, &owner)))
+		seq = collection_sequence(nsp, name, &owner);
+		if (!OidIsValid(seq))
 			break;
 		c = make_collection(name, owned_format(nsp, name, owner));
-		if (lockmode == NoLock || lock_tables(c, lockmode, owner))
+		if (lockmode == NoLock)
 			return c;
+		n = lock_tables(c, lockmode, owner, order);
+		if (n > 0)
+		{
+			collcache_put(name, c->format, seq, order, n, c->relids);
+			return c;
+		}
 	}
 	if (!missing_ok)
 		ereport(ERROR,

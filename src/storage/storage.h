@@ -54,6 +54,11 @@ extern double directory_objects(ArgoCollection *c);
 extern const char *collection_table_columns(const char *suffix, bool distributed);
 extern void collection_create_dictionary(ArgoCollection *c);
 
+/* collcache.c: collections this backend found, by name */
+extern bool collcache_get(const char *name, int lockmode, ArgoFormat *format, Oid *relids);
+extern void collcache_put(const char *name, ArgoFormat format, Oid seq,
+						  const Oid *lock_order, int nlocks, const Oid *relids);
+
 /* indexes.c: Argo's own indexes on the value tables */
 extern void collection_create_indexes(ArgoCollection *coll);
 extern List *collection_drop_indexes(ArgoCollection *coll);
