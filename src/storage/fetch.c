@@ -24,6 +24,7 @@
 
 #include "access/genam.h"
 #include "access/heapam.h"
+#include "access/htup_details.h"
 #include "access/relscan.h"
 #include "access/stratnum.h"
 #include "access/table.h"
@@ -68,6 +69,7 @@ typedef struct TableScan
 	ValKind		kind;
 	AttrNumber	objatt;
 	AttrNumber	keyatt;
+	bool		ids_first;		/* objid int8, keyid int4: columns 1 and 2 */
 	AttrNumber	valatt[4];		/* valstr, valnum, valbool, valexact */
 	Oid			indexoid;		/* objid index (the directory: primary key) */
 	/* streaming: the row in the slot, not yet taken, and its object */
@@ -134,6 +136,9 @@ table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 	t->kind = kind;
 	t->objatt = objatt;
 	t->keyatt = keyatt;
+	t->ids_first = objatt == 1 && keyatt == 2 &&
+		TupleDescAttr(RelationGetDescr(rel), 0)->atttypid == INT8OID &&
+		TupleDescAttr(RelationGetDescr(rel), 1)->atttypid == INT4OID;
 	t->valatt[0] = attnameAttNum(rel, "valstr", false);
 	t->valatt[1] = attnameAttNum(rel, "valnum", false);
 	t->valatt[2] = attnameAttNum(rel, "valbool", false);
@@ -490,6 +495,32 @@ run_tuples(ObjFetch *f, TableScan *t, const RowRun *run, HeapTupleData *tups)
 }
 
 /*
+ * A value row's object and key, read off the tuple: where they are its
+ * first two columns (as Argo makes them), at their fixed offsets 0 and 8;
+ * false when either is null.
+ */
+static inline bool
+row_ids(TableScan *t, HeapTuple tup, int64 *objid, int32 *keyid)
+{
+	HeapTupleHeader h = tup->t_data;
+	bool		onull,
+				knull;
+
+	if (t->ids_first && !(HeapTupleHasNulls(tup) &&
+						  (att_isnull(0, h->t_bits) || att_isnull(1, h->t_bits))))
+	{
+		char	   *data = (char *) h + h->t_hoff;
+
+		*objid = *(int64 *) data;
+		*keyid = *(int32 *) (data + sizeof(int64));
+		return true;
+	}
+	*objid = DatumGetInt64(heap_getattr(tup, t->objatt, RelationGetDescr(t->rel), &onull));
+	*keyid = DatumGetInt32(heap_getattr(tup, t->keyatt, RelationGetDescr(t->rel), &knull));
+	return !onull && !knull;
+}
+
+/*
  * Take t's rows of objid where the map says they are; false when a row
  * there is not visible or not the object's (the map is not to be
  * trusted: the caller forgets what was given out and reads the object
@@ -510,13 +541,18 @@ map_table(ObjFetch *f, TableScan *t, int64 objid, const RowRun *runs, int nruns,
 		ok = run_tuples(f, t, &runs[r], tups);
 		for (int i = 0; ok && i < runs[r].count; i++)
 		{
-			bool		isnull;
+			int64		rowobj;
+			int32		keyid;
 
 			CHECK_FOR_INTERRUPTS();
+			/* a projection stores in the slot, and so deforms, only its keys' rows */
+			ok = row_ids(t, &tups[i], &rowobj, &keyid) && rowobj == objid;
+			if (!ok)
+				break;
+			if (f->keys != NULL && !bms_is_member(keyid, f->keys))
+				continue;
 			ExecStoreBufferHeapTuple(&tups[i], t->mslot, t->buf);
-			ok = DatumGetInt64(slot_getattr(t->mslot, t->objatt, &isnull)) == objid && !isnull;
-			if (ok)
-				take(f, t, objid, rb);
+			take(f, t, objid, rb);
 		}
 	}
 	t->slot = save;
