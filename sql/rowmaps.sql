@@ -74,5 +74,26 @@ DROP TRIGGER mine ON argo_data.rm1_data;
 SELECT argo_forget_rowmaps();
 SELECT argo_repair('nope');
 SELECT argo_repair(NULL);
+-- pages VACUUM made all-visible are read without a visibility check of
+-- each row: the same objects, whole or projected; a lying map still
+-- caught; a row updated through SQL read from its HOT chain's start
+SELECT argo_create_collection('rmv');
+SELECT argo_load('rmv', 'SELECT jsonb_build_object(''i'', i, ''s'', ''v'' || i, ''l'', jsonb_build_array(i, i + 1)) FROM generate_series(1, 200) i');
+VACUUM argo_data.rmv_str, argo_data.rmv_num, argo_data.rmv_obj;
+SELECT relname, relallvisible > 0 AS all_visible FROM pg_class
+ WHERE oid IN ('argo_data.rmv_str'::regclass, 'argo_data.rmv_num'::regclass) ORDER BY 1;
+SELECT count(*) AS same FROM argo_query('SELECT * FROM rmv') x
+  JOIN generate_series(1, 200) i ON x = jsonb_build_object('i', i, 's', 'v' || i, 'l', jsonb_build_array(i, i + 1));
+SELECT x FROM argo_query('SELECT s, l FROM rmv WHERE i IN (5, 150)') x;
+CREATE TEMP TABLE saved AS SELECT objid, rowmap FROM argo_data.rmv_obj WHERE objid IN (7, 8);
+UPDATE argo_data.rmv_obj SET rowmap = (SELECT rowmap FROM saved WHERE objid = 8) WHERE objid = 7;
+SELECT argo_object('rmv', 7);
+UPDATE argo_data.rmv_str SET valstr = 'changed'
+ WHERE objid = 8 AND keyid = (SELECT keyid FROM argo_data.rmv_keys WHERE keystr = 's');
+UPDATE argo_data.rmv_obj o SET rowmap = s.rowmap FROM saved s WHERE o.objid = s.objid;
+VACUUM argo_data.rmv_str;
+SELECT argo_object('rmv', 7), argo_object('rmv', 8);
+SELECT x FROM argo_query('SELECT s FROM rmv WHERE ID() IN (7, 8)') x;
+SELECT argo_drop_collection('rmv');
 SELECT argo_drop_collection('rm3'), argo_drop_collection('rm1');
 DROP FUNCTION rm_count();

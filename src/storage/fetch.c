@@ -29,6 +29,7 @@
 #include "access/stratnum.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
@@ -473,22 +474,43 @@ run_tuples(ObjFetch *f, TableScan *t, const RowRun *run, HeapTupleData *tups)
 {
 	Page		page;
 	OffsetNumber maxoff;
-	bool		ok = true;
+	bool		ok = true,
+				all_visible;
 
 	if (!map_page(t, run->block))
 		return false;
 	LockBuffer(t->buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(t->buf);
 	maxoff = PageGetMaxOffsetNumber(page);
+	/*
+	 * On a page VACUUM found all-visible every normal tuple is live and
+	 * visible to every snapshot, as a sequential scan trusts it; a
+	 * serializable transaction still goes through heap_hot_search_buffer
+	 * for its predicate locks.
+	 */
+	all_visible = PageIsAllVisible(page) && !f->snap->takenDuringRecovery &&
+		!IsolationIsSerializable();
 	for (int i = 0; ok && i < run->count; i++)
 	{
 		ItemPointerData tid;
 		bool		all_dead;
+		ItemId		lp;
 
 		ItemPointerSet(&tid, run->block, run->first + i);
-		ok = run->first + i <= maxoff &&
-			heap_hot_search_buffer(&tid, t->rel, t->buf, f->snap, &tups[i],
-								   &all_dead, true);
+		if (run->first + i > maxoff)
+			ok = false;
+		else if (all_visible && ItemIdIsNormal(lp = PageGetItemId(page, run->first + i)) &&
+				 !HeapTupleHeaderIsHeapOnly((HeapTupleHeader) PageGetItem(page, lp)))
+		{
+			/* a chain's start, as heap_hot_search_buffer would require */
+			tups[i].t_data = (HeapTupleHeader) PageGetItem(page, lp);
+			tups[i].t_len = ItemIdGetLength(lp);
+			tups[i].t_tableOid = RelationGetRelid(t->rel);
+			tups[i].t_self = tid;
+		}
+		else
+			ok = heap_hot_search_buffer(&tid, t->rel, t->buf, f->snap, &tups[i],
+										&all_dead, true);
 	}
 	LockBuffer(t->buf, BUFFER_LOCK_UNLOCK);
 	return ok;
