@@ -95,5 +95,23 @@ VACUUM argo_data.rmv_str;
 SELECT argo_object('rmv', 7), argo_object('rmv', 8);
 SELECT x FROM argo_query('SELECT s FROM rmv WHERE ID() IN (7, 8)') x;
 SELECT argo_drop_collection('rmv');
+-- a value table its owner replaced by one whose rows predate keyid (fewer
+-- columns than the table has): maps rebuilt for it are read safely
+SELECT argo_create_collection('hx');
+SELECT argo_load('hx', 'SELECT jsonb_build_object(''i'', i, ''b'', i % 2 = 0) FROM generate_series(1, 3) i');
+DROP TABLE argo_data.hx_bool;
+CREATE TABLE argo_data.hx_bool (objid bigint NOT NULL);
+INSERT INTO argo_data.hx_bool VALUES (1), (2), (3);
+ALTER TABLE argo_data.hx_bool ADD COLUMN keyid integer, ADD COLUMN valbool boolean;
+CREATE INDEX ON argo_data.hx_bool (objid);
+SELECT argo_repair('hx') AS rewritten;
+VACUUM argo_data.hx_bool;
+\set VERBOSITY sqlstate
+SELECT x FROM argo_query('SELECT * FROM hx') x;
+SELECT argo_object('hx', 3);
+\set VERBOSITY default
+SELECT x FROM argo_query('SELECT i FROM hx WHERE ID() = 2') x;
+SELECT * FROM argo_check('hx');
+SELECT argo_drop_collection('hx');
 SELECT argo_drop_collection('rm3'), argo_drop_collection('rm1');
 DROP FUNCTION rm_count();

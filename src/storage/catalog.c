@@ -249,10 +249,9 @@ lock_tables(ArgoCollection *c, LOCKMODE lockmode, Oid owner, Oid *order)
 ArgoCollection *
 collection_lookup(const char *name, bool missing_ok, LOCKMODE lockmode)
 {
-	Oid			nsp;
-
+	Oid			nsp,
+				relids[ARGO_NTABLES];
 	ArgoFormat	format;
-	Oid			relids[ARGO_NTABLES];
 
 	collection_check_name(name);
 	if (lockmode != NoLock && collcache_get(name, lockmode, &format, relids))

@@ -518,8 +518,9 @@ run_tuples(ObjFetch *f, TableScan *t, const RowRun *run, HeapTupleData *tups)
 
 /*
  * A value row's object and key, read off the tuple: where they are its
- * first two columns (as Argo makes them), at their fixed offsets 0 and 8;
- * false when either is null.
+ * first two columns (as Argo makes them) and the row has both (a row
+ * older than a column added later has fewer), at their fixed offsets 0
+ * and 8; false when either is null.
  */
 static inline bool
 row_ids(TableScan *t, HeapTuple tup, int64 *objid, int32 *keyid)
@@ -528,8 +529,8 @@ row_ids(TableScan *t, HeapTuple tup, int64 *objid, int32 *keyid)
 	bool		onull,
 				knull;
 
-	if (t->ids_first && !(HeapTupleHasNulls(tup) &&
-						  (att_isnull(0, h->t_bits) || att_isnull(1, h->t_bits))))
+	if (t->ids_first && HeapTupleHeaderGetNatts(h) >= 2 &&
+		!(HeapTupleHasNulls(tup) && (att_isnull(0, h->t_bits) || att_isnull(1, h->t_bits))))
 	{
 		char	   *data = (char *) h + h->t_hoff;
 
