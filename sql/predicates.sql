@@ -123,16 +123,23 @@ SELECT x FROM argo_query('select id from p3 where age = 58 -- a comment
 -- but keys are case sensitive
 SELECT x FROM argo_query('SELECT id FROM p3 WHERE AGE = 58') x;
 
--- IN lists: a few values (at most a tenth of the collection's objects)
--- are probed one by one, more are joined whole; the same objects either way
+-- IN lists: alone in WHERE and of at most 1,000 values, looked up value
+-- by value from C; in SQL, a few values (at most a tenth of the
+-- collection's objects) are probed one by one, more are joined whole; the
+-- same objects every way
 SELECT count(*) FROM generate_series(0, 299) i,
   LATERAL argo_query('INSERT INTO inl OBJECT $1',
     jsonb_build_object('n', i, 's', 'v' || i, 'l', repeat('x', 300) || i)) x;
 SELECT k, n,
        (SELECT count(*) FROM argo_explain(format('SELECT n FROM inl WHERE %s IN $1', k), v) e
+         WHERE e LIKE '%strategy: index lookup from C%') > 0 AS from_c,
+       (SELECT count(*) FROM argo_explain(format('SELECT n FROM inl WHERE %s IN $1 AND EXISTS n', k), v) e
          WHERE e LIKE '%CROSS JOIN LATERAL%') > 0 AS probed,
        (SELECT array_agg((x->>'n')::int ORDER BY (x->>'n')::int)
           FROM argo_query(format('SELECT n FROM inl WHERE %s IN $1', k), v) x) =
+       (SELECT array_agg(i * 3 ORDER BY i) FROM generate_series(0, n - 1) g(i) WHERE i * 3 < 300) AND
+       (SELECT array_agg((x->>'n')::int ORDER BY (x->>'n')::int)
+          FROM argo_query(format('SELECT n FROM inl WHERE %s IN $1 AND EXISTS n', k), v) x) =
        (SELECT array_agg(i * 3 ORDER BY i) FROM generate_series(0, n - 1) g(i) WHERE i * 3 < 300) AS right_objects
 FROM (VALUES (5), (200)) ns(n), (VALUES ('n'), ('s'), ('l')) ks(k),
      LATERAL (SELECT jsonb_agg(CASE k WHEN 'n' THEN to_jsonb(i * 3)
@@ -140,4 +147,11 @@ FROM (VALUES (5), (200)) ns(n), (VALUES ('n'), ('s'), ('l')) ks(k),
                                       ELSE to_jsonb(repeat('x', 300) || i * 3) END) AS v
               FROM generate_series(0, n - 1) i) vs
 ORDER BY k, n;
+-- from C and by SQL alike: a value named twice, values of other types
+-- than the path's, an unknown key
+SELECT w, (SELECT jsonb_agg(x ORDER BY (x->>'n')::int) FROM argo_query(format('SELECT n FROM inl WHERE %s', w)) x) AS from_c,
+       (SELECT jsonb_agg(x ORDER BY (x->>'n')::int) FROM argo_query(format('SELECT n FROM inl WHERE %s AND EXISTS n', w)) x) IS NOT DISTINCT FROM
+       (SELECT jsonb_agg(x ORDER BY (x->>'n')::int) FROM argo_query(format('SELECT n FROM inl WHERE %s', w)) x) AS same
+FROM (VALUES ('n IN (3, 3, ''v6'', 9, true)'), ('s IN (''v6'', 6, ''v6'', ''v7'')'),
+             ('nokey IN (1, 2)')) ws(w);
 SELECT argo_drop_collection('inl');

@@ -1,7 +1,8 @@
 /*
- * lookup.c — the objects whose value at one path equals one literal (or
- * whose id is one number), read straight from that type's (keyid, value)
- * index or the directory's primary key, without SQL.
+ * lookup.c — the objects whose value at one path equals one literal or
+ * one of a short IN list (or whose id is one number), read straight from
+ * that type's (keyid, value) index or the directory's primary key,
+ * without SQL.
  *
  * An application's point read or write (WHERE key = $1, WHERE ID() = $1)
  * then costs one index descent instead of an SPI statement.  As fetch.c
@@ -35,11 +36,34 @@ typedef struct IdList
 	int			max;
 } IdList;
 
-/* WHERE when it is one equality this file answers, else NULL. */
+/*
+ * An IN list up to this long is looked up value by value from C (one
+ * descent each); a longer one goes to SQL, which joins it as a set.
+ */
+#define LOOKUP_IN_MAX 1000
+
+/* A list of values none of which is null (= null is never TRUE: SQL says so). */
+static bool
+all_values(List *lits)
+{
+	ListCell   *lc;
+
+	foreach(lc, lits)
+		if (((ArgoLiteral *) lfirst(lc))->type == ALIT_NULL)
+			return false;
+	return true;
+}
+
+/* WHERE when it is one equality or IN list this file answers, else NULL. */
 ArgoPred *
 lookup_pred(ArgoPred *where)
 {
-	if (where == NULL || where->op != ACMP_EQ || where->lit == NULL)
+	if (where == NULL)
+		return NULL;
+	if (where->kind == APRED_IN && where->path != NULL && where->list_param == NULL &&
+		list_length(where->lits) <= LOOKUP_IN_MAX && all_values(where->lits))
+		return where;
+	if (where->op != ACMP_EQ || where->lit == NULL)
 		return NULL;
 	if (where->kind == APRED_ID && where->lits == NIL)
 		return where;
@@ -166,29 +190,73 @@ scan_values(Relation rel, Relation irel, Snapshot snap, int32 keyid,
 	ExecDropSingleTupleTableSlot(slot);
 }
 
-/* path = lit; false when SQL must answer instead. */
-static bool
-lookup_value(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
+/* A value type's table and (keyid, value) index, opened on first use. */
+typedef struct TypeLookup
+{
+	bool		opened;
+	Relation	rel;
+	Relation	irel;			/* NULL: SQL must answer */
+	AttrNumber	objatt;
+	AttrNumber	valatt;
+} TypeLookup;
+
+static TypeLookup *
+type_lookup(ArgoCollection *c, TypeLookup *types, int t)
 {
 	static const char *const argo3[] = {"str", "num", "bool"};
 	static const char *const cols[] = {"valstr", "valnum", "valbool"};
-	int			t = p->lit->type == ALIT_STRING ? 0 : p->lit->type == ALIT_NUMBER ? 1 : 2;
-	int32		keyid = keydict_find(keydict_of(c), p->path->keystr);
-	Relation	rel = argo_open_table(c, c->format == ARGO_FORMAT_ARGO1 ? "data" : argo3[t]);
-	AttrNumber	objatt = attnameAttNum(rel, "objid", false);
-	AttrNumber	keyatt = attnameAttNum(rel, "keyid", false);
-	AttrNumber	valatt = attnameAttNum(rel, cols[t], false);
-	Relation	irel = NULL;
+	TypeLookup *tl = &types[t];
+	AttrNumber	keyatt;
 
-	argo_check_privilege(rel, ACL_SELECT);
-	if (argo_readable_directly(rel) && objatt > 0 && keyatt > 0 && valatt > 0)
-		irel = value_index(rel, keyatt, valatt, t == 0);
-	if (irel != NULL && keyid >= 0)
-		scan_values(rel, irel, snap, keyid, p->lit, objatt, valatt, out);
-	if (irel != NULL)
-		index_close(irel, NoLock);
-	table_close(rel, NoLock);
-	return irel != NULL;
+	if (tl->opened)
+		return tl;
+	tl->opened = true;
+	tl->rel = argo_open_table(c, c->format == ARGO_FORMAT_ARGO1 ? "data" : argo3[t]);
+	tl->objatt = attnameAttNum(tl->rel, "objid", false);
+	keyatt = attnameAttNum(tl->rel, "keyid", false);
+	tl->valatt = attnameAttNum(tl->rel, cols[t], false);
+	tl->irel = NULL;
+	argo_check_privilege(tl->rel, ACL_SELECT);
+	if (argo_readable_directly(tl->rel) && tl->objatt > 0 && keyatt > 0 && tl->valatt > 0)
+		tl->irel = value_index(tl->rel, keyatt, tl->valatt, t == 0);
+	return tl;
+}
+
+/*
+ * path = lit, or path IN (lits) as path = each; false when SQL must
+ * answer instead.
+ */
+static bool
+lookup_values(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
+{
+	TypeLookup	types[3];
+	List	   *lits = p->kind == APRED_IN ? p->lits : list_make1(p->lit);
+	int32		keyid = keydict_find(keydict_of(c), p->path->keystr);
+	bool		ok = true;
+	ListCell   *lc;
+
+	memset(types, 0, sizeof(types));
+	foreach(lc, lits)
+	{
+		ArgoLiteral *lit = lfirst(lc);
+		int			t = lit->type == ALIT_STRING ? 0 : lit->type == ALIT_NUMBER ? 1 : 2;
+		TypeLookup *tl = type_lookup(c, types, t);
+
+		CHECK_FOR_INTERRUPTS();
+		ok = tl->irel != NULL;
+		if (!ok)
+			break;
+		if (keyid >= 0)
+			scan_values(tl->rel, tl->irel, snap, keyid, lit, tl->objatt, tl->valatt, out);
+	}
+	for (int t = 0; t < 3; t++)
+	{
+		if (types[t].irel != NULL)
+			index_close(types[t].irel, NoLock);
+		if (types[t].opened)
+			table_close(types[t].rel, NoLock);
+	}
+	return ok;
 }
 
 /*
@@ -246,11 +314,17 @@ lookup_ids(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n)
 {
 	IdList		l = {NULL, 0, 0};
 
-	if (!(p->kind == APRED_ID ? lookup_id(c, p, snap, &l) : lookup_value(c, p, snap, &l)))
+	int			kept = 0;
+
+	if (!(p->kind == APRED_ID ? lookup_id(c, p, snap, &l) : lookup_values(c, p, snap, &l)))
 		return NULL;
 	add_id(&l, 0);				/* never NULL, even when empty */
 	l.n--;
 	objid_sort(l.ids, l.n);
-	*n = l.n;
+	/* an IN list may name a value twice */
+	for (int i = 0; i < l.n; i++)
+		if (kept == 0 || l.ids[i] != l.ids[kept - 1])
+			l.ids[kept++] = l.ids[i];
+	*n = kept;
 	return l.ids;
 }
