@@ -42,7 +42,7 @@ typedef struct IdList
  */
 #define LOOKUP_IN_MAX 1000
 
-/* A list of values none of which is null (= null is never TRUE: SQL says so). */
+/* No null in the list (analysis refuses one; whatever gets past, SQL answers). */
 static bool
 all_values(List *lits)
 {
@@ -313,7 +313,6 @@ int64 *
 lookup_ids(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n)
 {
 	IdList		l = {NULL, 0, 0};
-
 	int			kept = 0;
 
 	if (!(p->kind == APRED_ID ? lookup_id(c, p, snap, &l) : lookup_values(c, p, snap, &l)))
