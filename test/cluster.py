@@ -86,6 +86,15 @@ def summary(name):
     return 1 if results["failed"] else 0
 
 
+def outcome(run):
+    """("ok", None) when run() succeeds, else the SQLSTATE of its error and the error."""
+    try:
+        run()
+        return "ok", None
+    except psycopg.Error as e:
+        return e.sqlstate, e
+
+
 def q(conn, text, *params):
     """argo_query's objects, its parameters given as Python values."""
     return [r[0] for r in conn.execute("SELECT x FROM argo_query(%s, VARIADIC %s::jsonb[]) x",

@@ -30,7 +30,7 @@ import time
 import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cluster import Cluster, check, q, summary  # noqa: E402
+from cluster import Cluster, check, outcome, q, summary  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -177,11 +177,7 @@ def concurrency_case(admin):
     result = {}
 
     def second():
-        try:
-            q(b, "UPDATE ddis SET n += 1 WHERE name = 'race'")
-            result["b"] = "ok"
-        except psycopg.Error as e:
-            result["b"] = e.sqlstate
+        result["b"], _ = outcome(lambda: q(b, "UPDATE ddis SET n += 1 WHERE name = 'race'"))
 
     t = threading.Thread(target=second)
     t.start()
@@ -197,11 +193,7 @@ def concurrency_case(admin):
     b.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
     q(b, "SELECT * FROM ddis WHERE name = 'race'")
     q(a, "UPDATE ddis SET n += 1 WHERE name = 'race'")
-    try:
-        q(b, "UPDATE ddis SET n += 1 WHERE name = 'race'")
-        state = "ok"
-    except psycopg.Error as e:
-        state = e.sqlstate
+    state, _ = outcome(lambda: q(b, "UPDATE ddis SET n += 1 WHERE name = 'race'"))
     b.execute("ROLLBACK")
     check(state == "40001", "REPEATABLE READ: a change the snapshot cannot see is 40001 (%s)" % state)
     a.close()
@@ -212,11 +204,8 @@ def failure_case(admin, shards, servers):
     victim = shards[1]
     before = admin.execute("SELECT argo_count('ddis')").fetchone()[0]
     victim.stop("immediate")
-    try:
-        q(admin, "SELECT * FROM ddis")
-        state, msg = "ok", ""
-    except psycopg.Error as e:
-        state, msg = e.sqlstate, str(e)
+    state, err = outcome(lambda: q(admin, "SELECT * FROM ddis"))
+    msg = str(err or "")
     check(state is not None and state.startswith("08") and victim.name in msg,
           "a shard that is down: %s naming it (%s)" % (state, msg.splitlines()[0] if msg else ""))
     victim.start()
@@ -256,11 +245,8 @@ def no_2pc_case(admin, shards, servers):
                       "$$BEGIN RAISE EXCEPTION 'refused at commit'; END$$")
             c.execute("CREATE CONSTRAINT TRIGGER at_commit AFTER INSERT ON argo_data.dtwo_obj "
                       "DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION fail_at_commit()")
-        try:
-            q(admin, "INSERT INTO dtwo OBJECT " + ", ".join('{"i": %d}' % i for i in range(10)))
-            state = "ok"
-        except psycopg.Error as e:
-            state = e.sqlstate
+        state, _ = outcome(lambda: q(admin, "INSERT INTO dtwo OBJECT " +
+                                     ", ".join('{"i": %d}' % i for i in range(10))))
         counts = []
         for s in shards[:2]:
             with s.connect() as c:

@@ -27,7 +27,7 @@ import time
 import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cluster import Cluster, check, q, summary  # noqa: E402
+from cluster import Cluster, check, outcome, q, summary  # noqa: E402
 
 def changes(conn, after=None, coll="fc", slot="feed"):
     return conn.execute("SELECT token, event FROM argo_changes(%s, %s, %s, NULL)",
@@ -231,20 +231,12 @@ def main():
         conn = server.connect()
         conn.execute("CREATE EXTENSION argo")
         conn.execute("SELECT argo_create_collection('fc')")
-        try:
-            conn.execute("SELECT argo_feed('nosuch')")
-            state = "ok"
-        except psycopg.Error as e:
-            state = e.sqlstate
+        state, _ = outcome(lambda: conn.execute("SELECT argo_feed('nosuch')"))
         check(state == "42P01", "argo_feed of a missing collection: %s" % state)
         conn.execute("SELECT argo_feed('fc', true, true)")
         conn.execute("SELECT pg_create_logical_replication_slot('feed', 'argo')")
         conn.execute("SELECT pg_create_logical_replication_slot('other', 'test_decoding')")
-        try:
-            conn.execute("SELECT * FROM argo_changes('other')")
-            state = "ok"
-        except psycopg.Error as e:
-            state = e.sqlstate
+        state, _ = outcome(lambda: conn.execute("SELECT * FROM argo_changes('other')"))
         conn.execute("SELECT pg_drop_replication_slot('other')")
         check(state == "55000", "argo_changes of another plugin's slot: %s" % state)
         q(conn, "INSERT INTO fc OBJECT {\"a\": 1, \"b\": {\"c\": 1, \"d\": [1, 2]}}")

@@ -209,17 +209,25 @@ load_query(void *arg)
 }
 
 /*
- * argo_load(collection text, query text) RETURNS bigint; an error quotes
- * a bounded excerpt, and a shard that broke off is named.
+ * A load of the collection (argument 0) from a source (argument 1, what):
+ * its object count; an error quotes a bounded excerpt, and a shard that
+ * broke off is named.
  */
+static Datum
+run_load(FunctionCallInfo fcinfo, const char *what, void (*load) (void *))
+{
+	LoadCall	lc = {argo_text_arg(fcinfo, 0, "collection name"),
+	argo_text_arg(fcinfo, 1, what), 0};
+
+	argo_with_bounded_errors(load, &lc, shards_explain_failure);
+	PG_RETURN_INT64(lc.total);
+}
+
+/* argo_load(collection text, query text) RETURNS bigint */
 Datum
 argo_load(PG_FUNCTION_ARGS)
 {
-	LoadCall	lc = {argo_text_arg(fcinfo, 0, "collection name"),
-	argo_text_arg(fcinfo, 1, "query"), 0};
-
-	argo_with_bounded_errors(load_query, &lc, shards_explain_failure);
-	PG_RETURN_INT64(lc.total);
+	return run_load(fcinfo, "query", load_query);
 }
 
 static int64
@@ -250,11 +258,7 @@ static void load_jsonl(void *arg);
 Datum
 argo_load_file(PG_FUNCTION_ARGS)
 {
-	LoadCall	lc = {argo_text_arg(fcinfo, 0, "collection name"),
-	argo_text_arg(fcinfo, 1, "file name"), 0};
-
-	argo_with_bounded_errors(load_jsonl, &lc, shards_explain_failure);
-	PG_RETURN_INT64(lc.total);
+	return run_load(fcinfo, "file name", load_jsonl);
 }
 
 static void
