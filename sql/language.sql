@@ -116,6 +116,14 @@ SELECT * FROM argo_query('UPDATE l3 SET w = ''quoted'', n = -0.25, t = false, z 
 SELECT * FROM argo_query('UPDATE l1 SET w = ''quoted'', n = -0.25, t = false, z = null WHERE id = 7');
 SELECT on_both('SELECT * FROM %s');
 SELECT * FROM argo_query('UPDATE l3 SET untouched = 1 WHERE id = 999');
+-- UNSET of a path that reaches nothing removes nothing: a key of an
+-- array, a key of a number, a position of an object
+SELECT * FROM argo_query($$INSERT INTO unset3 OBJECT {"a": [{"b": {"c": 1}}], "k": 5, "o": {"x": 1}}$$);
+SELECT * FROM argo_query('UPDATE unset3 UNSET a.b.c, k.b, o[0], o.x.y, missing.z');
+SELECT x FROM argo_query('SELECT * FROM unset3') x;
+SELECT * FROM argo_query('UPDATE unset3 UNSET a[0].b.c, o.x');
+SELECT x FROM argo_query('SELECT * FROM unset3') x;
+SELECT argo_drop_collection('unset3');
 -- a failing UPDATE changes nothing
 SELECT * FROM argo_query('UPDATE l3 SET s.x = 1 WHERE id <= 2');
 SELECT * FROM argo_query('UPDATE l3 SET big = 1e400');

@@ -30,6 +30,13 @@ RESET ROLE;
 SET ROLE argo_reader;
 SELECT * FROM argo_query('SELECT * FROM secret');
 SELECT * FROM argo_query('DELETE FROM secret');
+-- explaining a write needs what the write needs, as EXPLAIN of a DELETE does
+SELECT * FROM argo_explain('DELETE FROM secret WHERE pin = 1');
+SELECT * FROM argo_explain('UPDATE secret SET pin = 1 WHERE ID() = 1');
+SELECT count(*) > 0 AS explains_reads FROM argo_explain('SELECT * FROM secret WHERE pin = 1');
+-- argo_repair and argo_feed are refused before they lock anything
+SELECT argo_repair('secret');
+SELECT argo_feed('secret', false, false);
 RESET ROLE;
 \set VERBOSITY default
 SELECT * FROM argo_query('SELECT * FROM secret');

@@ -151,10 +151,21 @@ COMMENT ON FUNCTION argo_repair(text) IS
 
 -- A collection exists when its sequence does; its tables are the ones of
 -- its name that its sequence's owner owns (a table another role planted
--- beside them is not part of it); Argo/1 has a _data table.  objects is
+-- beside them is not part of it); Argo/1 has a _data table.  A
+-- distributed collection's tables are partitioned ('p'), its rows on its
+-- shards, whose size argo_collection_size asks them for.  objects is
 -- NULL for a collection the caller may not read.  Every name is
 -- schema-qualified: a view is stored as written, and nothing in it may
 -- depend on the path of whoever created or reads it.
+CREATE FUNCTION argo_collection_size(collection text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'argo_collection_size'
+LANGUAGE C VOLATILE STRICT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION argo_collection_size(text) IS
+'The bytes of a collection''s tables with their indexes, a distributed collection''s on its shards too; NULL if a shard does not say';
+
 CREATE VIEW argo_collections AS
 SELECT c.name,
        CASE WHEN d.oid IS NULL THEN 'argo3' ELSE 'argo1' END AS format,
@@ -162,16 +173,18 @@ SELECT c.name,
                     FROM pg_catalog.pg_class t
                    WHERE t.relnamespace OPERATOR(pg_catalog.=) c.nsp
                      AND t.relowner OPERATOR(pg_catalog.=) c.owner
-                     AND t.relkind OPERATOR(pg_catalog.=) 'r'
+                     AND t.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::pg_catalog."char"[])
                      AND t.relname OPERATOR(pg_catalog.=) ANY (c.tables))
             THEN @extschema@.argo_count(c.name) END AS objects,
-       (SELECT pg_catalog.sum(pg_catalog.pg_total_relation_size(t.oid))
-          FROM pg_catalog.pg_class t
-         WHERE t.relnamespace OPERATOR(pg_catalog.=) c.nsp
-           AND t.relowner OPERATOR(pg_catalog.=) c.owner
-           AND t.relkind OPERATOR(pg_catalog.=) 'r'
-           AND t.relname OPERATOR(pg_catalog.=) ANY (c.tables))::bigint
-         AS size_bytes
+       CASE WHEN o.relkind OPERATOR(pg_catalog.=) 'p'
+            THEN @extschema@.argo_collection_size(c.name)
+            ELSE (SELECT pg_catalog.sum(pg_catalog.pg_total_relation_size(t.oid))
+                    FROM pg_catalog.pg_class t
+                   WHERE t.relnamespace OPERATOR(pg_catalog.=) c.nsp
+                     AND t.relowner OPERATOR(pg_catalog.=) c.owner
+                     AND t.relkind OPERATOR(pg_catalog.=) 'r'
+                     AND t.relname OPERATOR(pg_catalog.=) ANY (c.tables))::bigint
+       END AS size_bytes
   FROM (SELECT n.name, s.relnamespace AS nsp, s.relowner AS owner,
                ARRAY[n.name OPERATOR(pg_catalog.||) '_str', n.name OPERATOR(pg_catalog.||) '_num',
                      n.name OPERATOR(pg_catalog.||) '_bool', n.name OPERATOR(pg_catalog.||) '_data',
@@ -184,8 +197,12 @@ SELECT c.name,
   LEFT JOIN pg_catalog.pg_class d
          ON d.relnamespace OPERATOR(pg_catalog.=) c.nsp
         AND d.relowner OPERATOR(pg_catalog.=) c.owner
-        AND d.relkind OPERATOR(pg_catalog.=) 'r'
-        AND d.relname OPERATOR(pg_catalog.=) (c.name OPERATOR(pg_catalog.||) '_data')::pg_catalog.name;
+        AND d.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::pg_catalog."char"[])
+        AND d.relname OPERATOR(pg_catalog.=) (c.name OPERATOR(pg_catalog.||) '_data')::pg_catalog.name
+  LEFT JOIN pg_catalog.pg_class o
+         ON o.relnamespace OPERATOR(pg_catalog.=) c.nsp
+        AND o.relowner OPERATOR(pg_catalog.=) c.owner
+        AND o.relname OPERATOR(pg_catalog.=) (c.name OPERATOR(pg_catalog.||) '_obj')::pg_catalog.name;
 
 -- Anyone may list collections (pg_class shows them anyway); the objects
 -- column is computed with the caller's own privileges.

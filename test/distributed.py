@@ -271,6 +271,189 @@ def drop_case(admin, shards):
     admin.execute("SELECT argo_drop_collection('dloc')")
 
 
+def hijack_case(admin, shards, servers):
+    """What Argo sends a shard resolves nothing through the mapped user's
+    path: a role with CREATE there plants, in a schema named after the
+    mapped user (first in its default search_path), functions of the
+    names the coordinator calls; none of them runs."""
+    s1 = shards[0]
+    with s1.connect() as c:
+        c.execute("DROP ROLE IF EXISTS hijacker")
+        c.execute("CREATE ROLE hijacker LOGIN")
+        c.execute("GRANT CREATE ON DATABASE postgres TO hijacker")
+    with psycopg.connect(host="127.0.0.1", port=s1.port, user="hijacker", dbname="postgres",
+                         autocommit=True) as c:
+        c.execute("CREATE SCHEMA postgres")
+        c.execute("CREATE TABLE postgres.ran (who text, fn text)")
+        c.execute("GRANT INSERT ON postgres.ran TO PUBLIC")
+        for fn, args, ret in (("argo_create_collection", "a text, b text", "void"),
+                              ("argo_drop_collection", "a text, b boolean", "void"),
+                              ("current_database", "", "name")):
+            body = "INSERT INTO postgres.ran VALUES (current_user, '%s')" % fn
+            if ret == "name":
+                body += "; SELECT 'x'::name"
+            c.execute("CREATE FUNCTION postgres.%s(%s) RETURNS %s LANGUAGE sql AS $$%s$$"
+                      % (fn, args, ret, body))
+    admin.execute("SELECT argo_create_distributed_collection('dhij', %s)", (servers,))
+    q(admin, "INSERT INTO dhij OBJECT {\"a\": 1}")
+    admin.execute("SELECT argo_drop_collection('dhij')")
+    with s1.connect() as c:
+        ran = c.execute("SELECT who, fn FROM postgres.ran").fetchall()
+        su = c.execute("SELECT rolsuper FROM pg_roles WHERE rolname = 'hijacker'").fetchone()[0]
+        c.execute("DROP SCHEMA postgres CASCADE")
+        c.execute("REVOKE CREATE ON DATABASE postgres FROM hijacker")
+        c.execute("DROP ROLE hijacker")
+    check(not ran and not su, "functions planted on a shard in the mapped user's schema never run when "
+          "the coordinator creates and drops a collection (ran: %s)" % ran)
+
+
+def left_on_shards(shards, name):
+    """How many tables of collection name each shard holds."""
+    counts = []
+    for s in shards:
+        with s.connect() as c:
+            counts.append(c.execute("SELECT count(*) FROM pg_class WHERE relnamespace = 'argo_data'::regnamespace "
+                                    "AND relname LIKE %s", (name + "\\_%",)).fetchone()[0])
+    return counts
+
+
+def create_failures_case(admin, shards, servers):
+    """A creation that fails leaves nothing on any shard."""
+    results = []
+    # the name is taken on the second shard
+    with shards[1].connect() as c:
+        c.execute("SELECT argo_create_collection('dfail')")
+    state, _ = outcome(lambda: admin.execute("SELECT argo_create_distributed_collection('dfail', %s)", (servers,)))
+    with shards[1].connect() as c:
+        c.execute("SELECT argo_drop_collection('dfail')")
+    results.append(("taken on shard 2", state, left_on_shards(shards, "dfail")))
+    # a server without Argo
+    with shards[0].connect() as c:
+        c.execute("DROP DATABASE IF EXISTS noargo")
+        c.execute("CREATE DATABASE noargo")
+    admin.execute("DROP SERVER IF EXISTS noargo CASCADE")
+    admin.execute("CREATE SERVER noargo FOREIGN DATA WRAPPER postgres_fdw OPTIONS "
+                  "(host '127.0.0.1', port '%d', dbname 'noargo')" % shards[0].port)
+    admin.execute("CREATE USER MAPPING FOR CURRENT_USER SERVER noargo OPTIONS (user 'postgres')")
+    state, _ = outcome(lambda: admin.execute("SELECT argo_create_distributed_collection('dfail', %s)",
+                                             (servers[:2] + ["noargo"],)))
+    results.append(("a server without Argo", state, left_on_shards(shards, "dfail")))
+    # two server names for one database
+    admin.execute("DROP SERVER IF EXISTS again CASCADE")
+    admin.execute("CREATE SERVER again FOREIGN DATA WRAPPER postgres_fdw OPTIONS "
+                  "(host '127.0.0.1', port '%d', dbname 'postgres')" % shards[0].port)
+    admin.execute("CREATE USER MAPPING FOR CURRENT_USER SERVER again OPTIONS (user 'postgres')")
+    state, _ = outcome(lambda: admin.execute("SELECT argo_create_distributed_collection('dfail', %s)",
+                                             (servers + ["again"],)))
+    results.append(("one database twice", state, left_on_shards(shards, "dfail")))
+    # a shard down
+    shards[2].stop("immediate")
+    state, _ = outcome(lambda: admin.execute("SELECT argo_create_distributed_collection('dfail', %s)", (servers,)))
+    shards[2].start()
+    results.append(("shard 3 down", state, left_on_shards(shards, "dfail")))
+    # the coordinator's own part fails after the shards' were made
+    admin.execute("CREATE TABLE argo_data.dfail_num_p1 (x int)")
+    state, _ = outcome(lambda: admin.execute("SELECT argo_create_distributed_collection('dfail', %s)", (servers,)))
+    admin.execute("DROP TABLE argo_data.dfail_num_p1")
+    results.append(("the coordinator's part fails", state, left_on_shards(shards, "dfail")))
+    admin.execute("DROP SERVER noargo CASCADE")
+    admin.execute("DROP SERVER again CASCADE")
+    with shards[0].connect() as c:
+        c.execute("DROP DATABASE noargo")
+    want = ["42P07", "42704", "22023", "08001", "42P07"]
+    listed = admin.execute("SELECT count(*) FROM argo_collections WHERE name = 'dfail'").fetchone()[0]
+    check([r[1] for r in results] == want and all(sum(r[2]) == 0 for r in results) and listed == 0,
+          "a failed creation leaves nothing on any shard: %s" % results)
+
+
+def drop_failures_case(admin, shards, servers):
+    """A drop checks every shard answers before it drops anything; a shard
+    that fails in the middle keeps its part, named in a warning, and the
+    collection is gone from the coordinator, never half there."""
+    admin.execute("SELECT argo_create_distributed_collection('ddrop', %s)", (servers,))
+    q(admin, "INSERT INTO ddrop OBJECT " + ", ".join('{"i": %d}' % i for i in range(30)))
+    shards[2].stop("immediate")
+    state, _ = outcome(lambda: admin.execute("SELECT argo_drop_collection('ddrop')"))
+    shards[2].start()
+    kept = left_on_shards(shards, "ddrop")
+    count = admin.execute("SELECT argo_count('ddrop')").fetchone()[0]
+    check(state == "08001" and all(n > 0 for n in kept) and count == 30,
+          "a drop with a shard down: %s before anything is dropped (tables per shard %s, %d objects readable)"
+          % (state, kept, count))
+    with shards[2].connect() as c:
+        c.execute("CREATE FUNCTION refuse() RETURNS event_trigger LANGUAGE plpgsql AS "
+                  "$$BEGIN RAISE EXCEPTION 'drops refused here'; END$$")
+        c.execute("CREATE EVENT TRIGGER refuse_drops ON ddl_command_start WHEN TAG IN ('DROP TABLE') "
+                  "EXECUTE FUNCTION refuse()")
+    warnings = []
+    admin.add_notice_handler(lambda d: warnings.append(d.message_primary or ""))
+    state, _ = outcome(lambda: admin.execute("SELECT argo_drop_collection('ddrop')"))
+    admin._notice_handlers.clear()
+    left = left_on_shards(shards, "ddrop")
+    listed = admin.execute("SELECT count(*) FROM argo_collections WHERE name = 'ddrop'").fetchone()[0]
+    with shards[2].connect() as c:
+        c.execute("DROP EVENT TRIGGER refuse_drops")
+        c.execute("DROP FUNCTION refuse()")
+        c.execute("SELECT argo_drop_collection('ddrop')")
+    check(state == "ok" and listed == 0 and left[:2] == [0, 0] and left[2] > 0 and
+          any(shards[2].name in w for w in warnings),
+          "a shard failing mid-drop keeps its part, named in a warning (%s); the collection is gone from "
+          "the coordinator (tables per shard %s)" % (warnings, left))
+
+
+def committing_case(admin, shards, servers):
+    """A reader meets a shard's committed rows whose key id the
+    coordinator's dictionary has not committed yet (postgres_fdw commits
+    the shards first, so this is every writer's commit, for a moment):
+    it waits for that writer instead of calling the data corrupt.  The
+    moment is held open here: the key added in a transaction left open
+    on the coordinator, its row written on the shard and committed."""
+    admin.execute("SELECT argo_create_distributed_collection('dkeys', %s)", (servers,))
+    q(admin, "INSERT INTO dkeys OBJECT {\"n\": 1}")
+    holder = connect()
+    holder.execute("BEGIN")
+    keyid = holder.execute("INSERT INTO argo_data.dkeys_keys (keystr) VALUES ('late') RETURNING keyid").fetchone()[0]
+    for s in shards:
+        with s.connect() as c:
+            c.execute("INSERT INTO argo_data.dkeys_num (objid, keyid, valnum) "
+                      "SELECT objid, %s, 7 FROM argo_data.dkeys_obj", (keyid,))
+    result = {}
+
+    def reader():
+        c = connect()
+        result["state"], err = outcome(lambda: result.setdefault("rows", q(c, "SELECT * FROM dkeys")))
+        result["error"] = str(err).splitlines()[0] if err else ""
+        c.close()
+
+    t = threading.Thread(target=reader)
+    t.start()
+    time.sleep(1.0)
+    waited = t.is_alive()
+    holder.execute("COMMIT")
+    holder.close()
+    t.join()
+    admin.execute("SELECT argo_drop_collection('dkeys')")
+    check(waited and result["state"] == "ok" and result.get("rows") == [{"n": 1, "late": 7}],
+          "a reader meeting a key id whose writer is committing waits for it, then reads the key "
+          "(waited: %s, %s %s)" % (waited, result["state"], result.get("rows") or result["error"]))
+
+
+def listing_case(admin, shards, servers):
+    """argo_collections: a distributed Argo/1 collection's format and size."""
+    admin.execute("SELECT argo_create_distributed_collection('dlist', %s, 'argo1')", (servers,))
+    admin.execute("SELECT argo_load('dlist', 'SELECT jsonb_build_object(''i'', i, ''s'', repeat(''x'', 100)) "
+                  "FROM generate_series(1, 3000) i')")
+    row = admin.execute("SELECT format, objects, size_bytes FROM argo_collections WHERE name = 'dlist'").fetchone()
+    on_shards = 0
+    for s in shards:
+        with s.connect() as c:
+            on_shards += c.execute("SELECT size_bytes FROM argo_collections WHERE name = 'dlist'").fetchone()[0]
+    admin.execute("SELECT argo_drop_collection('dlist')")
+    check(row[0] == "argo1" and row[1] == 3000 and row[2] >= on_shards > 0,
+          "argo_collections lists a distributed Argo/1 collection as argo1, %d objects, %s bytes "
+          "(its shards hold %d)" % (row[1], row[2], on_shards))
+
+
 def main():
     root = tempfile.mkdtemp(prefix="argo_shards_")
     shards = [Cluster("argo_shard%d" % i, root) for i in (1, 2, 3)]
@@ -294,6 +477,11 @@ def main():
         concurrency_case(admin)
         failure_case(admin, shards, servers)
         no_2pc_case(admin, shards, servers)
+        hijack_case(admin, shards, servers)
+        create_failures_case(admin, shards, servers)
+        drop_failures_case(admin, shards, servers)
+        committing_case(admin, shards, servers)
+        listing_case(admin, shards, servers)
         drop_case(admin, shards)
         bench_case(servers)
         for s in shards:

@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cluster import Cluster, check, outcome, q, summary  # noqa: E402
 
 def changes(conn, after=None, coll="fc", slot="feed"):
+    """A slot's events of a collection (None: of every one) after a token."""
     return conn.execute("SELECT token, event FROM argo_changes(%s, %s, %s, NULL)",
                         (slot, coll, after)).fetchall()
 
@@ -150,6 +151,155 @@ def fake_case(conn, server):
     check(not after, "messages a role without write access logs itself are no events (%d)" % len(after))
 
 
+def connect_as(server, role):
+    return psycopg.connect(host="127.0.0.1", port=server.port, user=role, dbname="postgres",
+                           autocommit=True)
+
+
+def forge_case(conn, server):
+    """A role that may write its own collection forges no event: not for
+    another collection, not with fields of its own, not as text that is
+    not JSON, not through tables it planted, not a second event for an
+    object it changed once."""
+    conn.execute("DROP ROLE IF EXISTS feed_writer")
+    conn.execute("CREATE ROLE feed_writer LOGIN")
+    conn.execute("GRANT CREATE ON SCHEMA argo_data TO feed_writer")
+    conn.execute("SELECT argo_create_collection('fc3')")
+    before = changes(conn, coll=None)
+    emit = "SELECT pg_logical_emit_message(true, 'argo', %s)"
+    with connect_as(server, "feed_writer") as c:
+        q(c, "INSERT INTO mine OBJECT {\"x\": 1}")
+        c.execute("SELECT argo_feed('mine')")
+        # fields of its own after a real update of its own object
+        c.execute("BEGIN")
+        q(c, "UPDATE mine SET x = 2 WHERE ID() = 1")
+        c.execute(emit, ('update\tmine\t1\t"ns": {"coll": "fc"}, "_id": "FFFFFFFFFFFFFFFFFFFFFFFF", '
+                         '"operationType": "delete"',))
+        c.execute("COMMIT")
+        # a body that is not JSON
+        c.execute("BEGIN")
+        q(c, "UPDATE mine SET x = 3 WHERE ID() = 1")
+        c.execute(emit, ('update\tmine\t1\t"x": ',))
+        c.execute("COMMIT")
+        # a second event, and one of another kind, for an object changed once
+        c.execute("BEGIN")
+        q(c, "UPDATE mine SET x = 4 WHERE ID() = 1")
+        c.execute(emit, ('delete\tmine\t1\t',))
+        c.execute(emit, ('update\tmine\t1\t"updateDescription": {"updatedFields": {"x": 99}, '
+                         '"removedFields": []}',))
+        c.execute("COMMIT")
+        # a directory planted for a collection that is not there, a feed
+        # table planted beside someone else's collection, and their events
+        c.execute("CREATE TABLE argo_data.ghost_obj (objid bigint)")
+        c.execute("CREATE TABLE argo_data.fc3_feed (x int)")
+        c.execute("BEGIN")
+        c.execute("INSERT INTO argo_data.ghost_obj VALUES (5)")
+        c.execute(emit, ('delete\tghost\t5\t',))
+        c.execute("INSERT INTO argo_data.fc3_feed VALUES (1)")
+        c.execute(emit, ('drop\tfc3\t0\t',))
+        c.execute("COMMIT")
+    after = changes(conn, before[-1][0] if before else None, coll=None)
+    evs = [e for _, e in after]
+    updates = [e["updateDescription"]["updatedFields"] for e in evs if e["ns"]["coll"] == "mine"]
+    others = [e for e in evs if e["ns"]["coll"] != "mine"]
+    tokens = [t for t, _ in after]
+    check(updates == [{"x": 2}, {"x": 3}, {"x": 4}] and not others and
+          all(e["operationType"] == "update" for e in evs) and
+          all(len(t) == 24 and t < "FFFFFFFF" for t in tokens),
+          "a writer of one collection forges nothing: not another collection's event, not fields of its "
+          "own, not text that is not JSON, not a second event for one change, not through planted "
+          "tables (events: %s)" % [(e["ns"]["coll"], e["operationType"]) for e in evs])
+    # the planted feed table is in the way of fc3's feed: said, not ignored
+    state, err = outcome(lambda: conn.execute("SELECT argo_feed('fc3')"))
+    check(state == "42P07" and "feed_writer" in str(err.diag.message_detail or ""),
+          "a feed table another role planted is named as in the way: %s (%s)"
+          % (state, err.diag.message_detail if err else ""))
+    with connect_as(server, "feed_writer") as c:
+        c.execute("DROP TABLE argo_data.ghost_obj, argo_data.fc3_feed")
+        c.execute("SELECT argo_drop_collection('mine')")
+    conn.execute("SELECT argo_drop_collection('fc3')")
+    conn.execute("REVOKE CREATE ON SCHEMA argo_data FROM feed_writer")
+    conn.execute("DROP ROLE feed_writer")
+
+
+def member_case(conn, server):
+    """A member of the role owning a collection switches its feed on."""
+    conn.execute("DROP ROLE IF EXISTS feed_member")
+    conn.execute("DROP ROLE IF EXISTS feed_team")
+    conn.execute("CREATE ROLE feed_team")
+    conn.execute("CREATE ROLE feed_member LOGIN IN ROLE feed_team")
+    conn.execute("GRANT CREATE ON SCHEMA argo_data TO feed_team")
+    before = changes(conn, coll="team")
+    with connect_as(server, "feed_member") as c:
+        c.execute("SET ROLE feed_team")
+        c.execute("SELECT argo_create_collection('team')")
+        c.execute("RESET ROLE")
+        c.execute("SELECT argo_feed('team')")
+        q(c, "INSERT INTO team OBJECT {\"by\": \"member\"}")
+    evs = [e for _, e in changes(conn, before[-1][0] if before else None, coll="team")]
+    owner = conn.execute("SELECT pg_get_userbyid(relowner) FROM pg_class WHERE relname = 'team_feed'").fetchone()
+    check([e.get("fullDocument") for e in evs] == [{"by": "member"}] and owner == ("feed_team",),
+          "a member of the owning role switches the feed on: the table is the owner's (%s), events come (%d)"
+          % (owner, len(evs)))
+    conn.execute("SELECT argo_drop_collection('team')")
+    conn.execute("REVOKE CREATE ON SCHEMA argo_data FROM feed_team")
+    conn.execute("DROP ROLE feed_member, feed_team")
+
+
+def empty_key_case(conn):
+    """Paths under the empty key are not the top-level ones."""
+    mark = changes(conn)[-1][0]
+    q(conn, "INSERT INTO fc OBJECT {\"ek\": 0, \"\": {\"ek\": 1}}")
+    q(conn, "UPDATE fc SET ``.ek = 2 WHERE ek = 0")
+    q(conn, "UPDATE fc SET ek = 3 UNSET `` WHERE ek = 0")
+    evs = [e["updateDescription"] for _, e in changes(conn, mark) if e["operationType"] == "update"]
+    check(evs == [{"updatedFields": {".ek": 2}, "removedFields": []},
+                  {"updatedFields": {"ek": 3}, "removedFields": [""]}],
+          "paths under the empty key are their own: %s" % evs)
+
+
+def replication_case(conn, server):
+    """The documented decision: a REPLICATION role reads every event."""
+    conn.execute("DROP ROLE IF EXISTS feed_repl")
+    conn.execute("CREATE ROLE feed_repl LOGIN REPLICATION")
+    with connect_as(server, "feed_repl") as c:
+        state, _ = outcome(lambda: q(c, "SELECT * FROM fc"))
+        evs = c.execute("SELECT event FROM argo_changes('feed', 'fc', NULL, 5)").fetchall()
+    conn.execute("DROP ROLE feed_repl")
+    check(state == "42501" and evs and all("fullDocument" in e[0] or e[0]["operationType"] == "delete"
+                                          for e in evs),
+          "a role with REPLICATION and no grants: argo_query %s, argo_changes gives the documents, "
+          "as PostgreSQL's own decoding does (README, Security)" % state)
+
+
+def tokens_case(conn):
+    """Tokens are input: exactly 24 hexadecimal digits, of events the slot gave out."""
+    for i in range(6):
+        q(conn, "INSERT INTO fc OBJECT $1", {"token_case": i})
+    evs = changes(conn)
+    first, last = evs[0][0], evs[-1][0]
+    lower = changes(conn, first.lower())
+    bad = []
+    for t in ("+0000000+0000000+0000001", "0x00000000000000000000001", " 000000000000000000000001",
+              "00000000000000000000000G", "000000000000000000000000", "1"):
+        st, _ = outcome(lambda: changes(conn, t))
+        st2, _ = outcome(lambda: conn.execute("SELECT argo_changes_ack('feed', %s)", (t,)))
+        if st != "22023" or st2 != "22023":
+            bad.append((t, st, st2))
+    never, _ = outcome(lambda: conn.execute("SELECT argo_changes_ack('feed', 'FFFFFFFF0000000000000001')"))
+    kept = changes(conn)[-1][0] == last
+    check(lower == changes(conn, first) and lower and not bad and never == "22023" and kept,
+          "tokens: either case, the same events; malformed ones and one never given out are 22023, "
+          "and the slot keeps its events (%s, never given: %s)" % (bad or "all refused", never))
+    middle = evs[len(evs) // 2][0]
+    conn.execute("SELECT argo_changes_ack('feed', %s)", (middle,))
+    lost, err = outcome(lambda: changes(conn, first))
+    again, _ = outcome(lambda: conn.execute("SELECT argo_changes_ack('feed', %s)", (first,)))
+    check(lost == "55000" and again == "ok" and changes(conn, middle) == [e for e in evs if e[0] > middle],
+          "resuming from before the acknowledged point is an error (%s: %s), acknowledging an "
+          "older token again does nothing" % (lost, str(err).splitlines()[0] if err else ""))
+
+
 def load(server, stop, counter):
     c = server.connect()
     i = 0
@@ -258,6 +408,10 @@ def main():
         nothing_uncommitted_case(conn)
         resume_case(conn)
         fake_case(conn, server)
+        forge_case(conn, server)
+        member_case(conn, server)
+        empty_key_case(conn)
+        replication_case(conn, server)
         conn = crash_case(server, "fast")
         conn = crash_case(server, "kill -9")
         evs = changes(conn)
@@ -265,6 +419,7 @@ def main():
               "replaying all %d events from an empty collection gives the collection (%d objects)"
               % (len(evs), len(current(conn))))
         consumer_case(conn, server)
+        tokens_case(conn)
         token = changes(conn)[-1][0]
         conn.execute("SELECT argo_changes_ack('feed', %s)", (token,))
         check(changes(conn, token) == [] and changes(conn)[-1][0] == token,

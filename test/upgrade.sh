@@ -13,6 +13,7 @@ RELEASES=(
 	"0.3 04c6aecfe8f9f75566789dd0e3f4a0c5d91e2939"
 	"0.4 4470041214582f05d032089436ecd2fa93761237"
 	"0.5 f839fc2158cd0ef292921c32dd142372f3db1706"
+	"0.6 d4aec58fff5ff72591dde7ae84de6079028b69b9"
 )
 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 SUDO=${SUDO:-}
@@ -28,6 +29,26 @@ reinstall() {
 trap reinstall EXIT
 passed=0
 failed=0
+# What the extension is made of, as SQL sees it: every function's
+# signature, settings (in any order) and comment, and every view's
+# definition.  An upgraded database must have exactly what a fresh
+# install has.
+SIGNATURE="SELECT CASE WHEN d.classid = 'pg_proc'::regclass THEN
+    (SELECT p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ') ' ||
+            pg_get_function_result(p.oid) || ' ' || p.provolatile::text || p.proparallel::text ||
+            p.proisstrict::text || p.prosecdef::text || ' ' || coalesce((SELECT string_agg(c, ',' ORDER BY c) FROM unnest(p.proconfig) c), '') ||
+            ' -- ' || coalesce(obj_description(p.oid, 'pg_proc'), '')
+       FROM pg_proc p WHERE p.oid = d.objid)
+  ELSE (SELECT 'view ' || c.relname || ': ' || pg_get_viewdef(c.oid) FROM pg_class c WHERE c.oid = d.objid)
+  END AS object
+  FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'argo'
+ WHERE d.deptype = 'e' AND (d.classid = 'pg_proc'::regclass OR
+       (d.classid = 'pg_class'::regclass AND (SELECT relkind FROM pg_class WHERE oid = d.objid) = 'v'))
+ ORDER BY 1"
+psql -X -q -c "DROP DATABASE IF EXISTS argo_fresh" -c "CREATE DATABASE argo_fresh"
+psql -X -q -d argo_fresh -c "CREATE EXTENSION argo"
+fresh=$(psql -X -A -t -d argo_fresh -c "$SIGNATURE")
+psql -X -q -c "DROP DATABASE argo_fresh"
 for r in "${RELEASES[@]}"; do
 	read -r version commit <<<"$r"
 	if ! "${GIT[@]}" cat-file -e "$commit^{commit}" 2>/dev/null; then
@@ -47,7 +68,14 @@ for r in "${RELEASES[@]}"; do
 	psql -X -q -d $DB -f test/upgrade/before.sql
 	$SUDO make -s install PG_CONFIG=$PG_CONFIG >/dev/null
 	psql -X -q -d $DB -f test/upgrade/after.sql
+	upgraded=$(psql -X -A -t -d $DB -c "$SIGNATURE")
 	psql -X -q -c "DROP DATABASE $DB" -c "DROP ROLE argo_up_reader"
+	if [ "$upgraded" != "$fresh" ]; then
+		echo "upgrade from $version: the updated extension differs from a fresh install:"
+		diff <(echo "$fresh") <(echo "$upgraded") || true
+		failed=$((failed + 1))
+		continue
+	fi
 	echo "upgrade from $version: ok"
 	passed=$((passed + 1))
 done

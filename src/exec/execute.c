@@ -315,6 +315,9 @@ explain_write_from_c(ArgoPlan *p, List **out, MemoryContext cxt, const char *poi
 	SqlBuf	   *buf = NULL;
 	int			n;
 
+	/* what the write would check first: EXPLAIN of a DELETE is 42501 too */
+	objwriter_check_privileges(linitial(p->q->colls),
+							   p->strategy == ARGO_PLAN_DELETE ? ACL_DELETE : ACL_UPDATE);
 	if (point && p->point->kind == APRED_ID)
 		*out = add_line(*out, cxt, "-- the object found from C through the object directory, by id, as it is locked");
 	else if (point && lookup_ids(linitial(p->q->colls), p->point, GetActiveSnapshot(), &n) != NULL)

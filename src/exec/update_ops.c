@@ -240,6 +240,24 @@ apply_array_op(Jsonb *doc, ArgoSetItem *item)
 						  JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL)));
 }
 
+/*
+ * UNSET p: remove the value at p.  A path that reaches nothing — a key
+ * missing, or a step into a value that is not the object or array the
+ * step needs (a key of an array, a key of a number) — removes nothing,
+ * as MongoDB's $unset; jsonb_delete_path would take a key of an array
+ * for a position and fail.
+ */
+static Jsonb *
+apply_unset(Jsonb *doc, ArgoPath *path)
+{
+	int			n = list_length(path->steps);
+
+	if (value_at(doc, path->steps, n) == NULL)
+		return doc;
+	return DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_path, JsonbPGetDatum(doc),
+											  path_array(path->steps, n)));
+}
+
 Jsonb *
 argo_apply_changes(Jsonb *doc, List *sets)
 {
@@ -255,10 +273,7 @@ argo_apply_changes(Jsonb *doc, List *sets)
 				doc = argo_apply_set(doc, item->path, item->value->value);
 				break;
 			case ASET_UNSET:
-				doc = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_path,
-														 JsonbPGetDatum(doc),
-														 path_array(item->path->steps,
-																	list_length(item->path->steps))));
+				doc = apply_unset(doc, item->path);
 				break;
 			case ASET_INC:
 				doc = apply_inc(doc, item);

@@ -13,7 +13,11 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "access/xlog.h"
+#include "access/xlogreader.h"
+#include "access/xlogutils.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "funcapi.h"
@@ -24,6 +28,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
+#include "utils/lsyscache.h"
 #include "utils/pg_lsn.h"
 #include "utils/tuplestore.h"
 
@@ -32,6 +37,8 @@
 PG_FUNCTION_INFO_V1(argo_feed);
 PG_FUNCTION_INFO_V1(argo_changes);
 PG_FUNCTION_INFO_V1(argo_changes_ack);
+
+static void create_feed(ArgoCollection *c, bool full);
 
 /*
  * argo_feed(collection text, enabled boolean, full_document boolean)
@@ -54,6 +61,8 @@ argo_feed(PG_FUNCTION_ARGS)
 	full = PG_GETARG_BOOL(2);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
+	/* the owner first, without a lock: others must not queue for one */
+	collection_check_owner(collection_lookup(name, false, NoLock));
 	c = collection_lookup(name, false, ShareRowExclusiveLock);
 	collection_check_owner(c);
 	if (collection_is_distributed(c))
@@ -70,11 +79,39 @@ argo_feed(PG_FUNCTION_ARGS)
 	if (feed_mode(c) != FEED_OFF)
 		drop_feed(c, false);
 	if (on)
-		run_ddl(psprintf("CREATE TABLE %s (dropped_at pg_catalog.timestamptz DEFAULT pg_catalog.now()%s)",
-						 quote_qualified_identifier(ARGO_SCHEMA, psprintf("%s_feed", name)),
-						 full ? ", full_document boolean" : ""));
+		create_feed(c, full);
 	SPI_finish();
 	PG_RETURN_VOID();
+}
+
+/*
+ * The table whose existence switches c's feed on, owned by c's owner
+ * whoever of its members asks (the writers and the output plugin
+ * believe only a table of that owner's).  A table of that name another
+ * role made first is said to be in the way, not silently ignored.
+ */
+static void
+create_feed(ArgoCollection *c, bool full)
+{
+	char	   *table = psprintf("%s_feed", c->name);
+	char	   *qualified = quote_qualified_identifier(ARGO_SCHEMA, table);
+	Oid			owner = collection_owner(c);
+	Oid			squat = get_relname_relid(table, get_namespace_oid(ARGO_SCHEMA, false));
+
+	if (OidIsValid(squat))
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_TABLE),
+				 errmsg("relation \"%s.%s\" is in the way of collection \"%s\"'s feed",
+						ARGO_SCHEMA, table, c->name),
+				 errdetail("It is owned by role \"%s\", not by the collection's owner.",
+						   GetUserNameFromId(argo_relation_owner(squat), true) ?
+						   GetUserNameFromId(argo_relation_owner(squat), true) : "(dropped)"),
+				 errhint("Have its owner or a superuser drop it, then switch the feed on again.")));
+	run_ddl(psprintf("CREATE TABLE %s (dropped_at pg_catalog.timestamptz DEFAULT pg_catalog.now()%s)",
+					 qualified, full ? ", full_document boolean" : ""));
+	if (owner != GetUserId())
+		run_ddl(psprintf("ALTER TABLE %s OWNER TO %s", qualified,
+						 quote_identifier(GetUserNameFromId(owner, false))));
 }
 
 /* The slot's name, the first argument (type name). */
@@ -91,14 +128,16 @@ slot_arg(FunctionCallInfo fcinfo)
 /*
  * The slot must exist and decode with Argo's plugin: another plugin's
  * output is not events, and a name that is not a slot should say so
- * whatever wal_level is (PostgreSQL checks wal_level first).
+ * whatever wal_level is (PostgreSQL checks wal_level first).  Returns
+ * the position up to which its consumer has acknowledged events.
  */
-static void
+static XLogRecPtr
 check_slot(const char *slot)
 {
 	ReplicationSlot *s;
 	bool		found,
 				argo = false;
+	XLogRecPtr	confirmed = InvalidXLogRecPtr;
 
 	LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
 	s = SearchNamedReplicationSlot(slot, false);
@@ -108,6 +147,7 @@ check_slot(const char *slot)
 		SpinLockAcquire(&s->mutex);
 		argo = s->data.database != InvalidOid &&
 			strcmp(NameStr(s->data.plugin), "argo") == 0;
+		confirmed = s->data.confirmed_flush;
 		SpinLockRelease(&s->mutex);
 	}
 	LWLockRelease(ReplicationSlotControlLock);
@@ -120,22 +160,96 @@ check_slot(const char *slot)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("replication slot \"%s\" does not decode with argo", slot),
 				 errhint("Create one with pg_create_logical_replication_slot(name, 'argo').")));
+	return confirmed;
 }
 
-/* The LSN a token starts with: its transaction's commit. */
-static XLogRecPtr
-token_lsn(const char *token)
+static void
+not_a_token(const char *token, const char *why)
 {
-	uint32		hi,
-				lo,
-				seq;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("\"%s\" is not a change feed token", token),
+			 errdetail("%s", why)));
+}
 
-	if (strlen(token) != 24 || sscanf(token, "%8X%8X%8X", &hi, &lo, &seq) != 3)
+/*
+ * A token as given: exactly 24 hexadecimal digits (either case), the
+ * "_id" of an event; returned in upper case, as events carry it, with
+ * its transaction's commit LSN.
+ */
+static char *
+token_arg(const char *token, XLogRecPtr *lsn)
+{
+	char	   *norm = pstrdup(token);
+	uint64		hi = 0;
+
+	if (strlen(token) != 24 || strspn(token, "0123456789abcdefABCDEF") != 24)
+		not_a_token(token, "A token is the \"_id\" of an event argo_changes gave: 24 hexadecimal digits.");
+	for (int i = 0; i < 24; i++)
+		norm[i] = pg_toupper((unsigned char) norm[i]);
+	for (int i = 0; i < 16; i++)
+		hi = hi * 16 + (norm[i] <= '9' ? norm[i] - '0' : norm[i] - 'A' + 10);
+	*lsn = (XLogRecPtr) hi;
+	if (*lsn == InvalidXLogRecPtr)
+		not_a_token(token, "No transaction commits at position 0.");
+	return norm;
+}
+
+/* Whether a transaction's commit record starts at lsn (in WAL already flushed). */
+static bool
+commit_at(XLogRecPtr lsn)
+{
+	XLogReaderState *reader;
+	XLogRecord *record;
+	char	   *errormsg;
+	bool		commit = false;
+
+	if (lsn > GetFlushRecPtr(NULL))
+		return false;
+	reader = XLogReaderAllocate(wal_segment_size, NULL,
+								XL_ROUTINE(.page_read = &read_local_xlog_page,
+										   .segment_open = &wal_segment_open,
+										   .segment_close = &wal_segment_close),
+								NULL);
+	if (reader == NULL)
 		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("\"%s\" is not a change feed token", token),
-				 errdetail("A token is the \"_id\" of an event argo_changes gave: 24 hexadecimal digits.")));
-	return ((XLogRecPtr) hi << 32) | lo;
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory while reading WAL")));
+	XLogBeginRead(reader, lsn);
+	record = XLogReadRecord(reader, &errormsg);
+	if (record != NULL && XLogRecGetRmid(reader) == RM_XACT_ID)
+	{
+		uint8		info = XLogRecGetInfo(reader) & XLOG_XACT_OPMASK;
+
+		commit = info == XLOG_XACT_COMMIT || info == XLOG_XACT_COMMIT_PREPARED;
+	}
+	XLogReaderFree(reader);
+	return commit;
+}
+
+/*
+ * A token the slot can have given out: a transaction's commit at or
+ * after the slot's acknowledged position (earlier ones are gone).  For
+ * an ack, an older token is acknowledged already (*gone, no error).
+ */
+static char *
+given_token(const char *slot, const char *token, XLogRecPtr confirmed,
+			bool ack, XLogRecPtr *lsn, bool *gone)
+{
+	char	   *norm = token_arg(token, lsn);
+
+	*gone = *lsn < confirmed;
+	if (*gone && !ack)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the events after token \"%s\" are no longer kept", norm),
+				 errdetail("Slot \"%s\" was acknowledged up to %X/%X, after that token's transaction; the events between are gone.",
+						   slot, LSN_FORMAT_ARGS(confirmed)),
+				 errhint("Start again from a copy of the collection, and follow the slot from its start (after = NULL).")));
+	if (!*gone && !commit_at(*lsn))
+		not_a_token(norm, psprintf("Slot \"%s\" has given out no event with it: no transaction committed at %X/%X.",
+								   slot, LSN_FORMAT_ARGS(*lsn)));
+	return norm;
 }
 
 /* A text field of an event (top level, or in "ns"). */
@@ -182,14 +296,19 @@ argo_changes(PG_FUNCTION_ARGS)
 	Datum		values[1];
 	int			n = 0;
 	Portal		portal;
+	XLogRecPtr	confirmed,
+				lsn;
+	bool		gone;
 
 	if (after != NULL)
-		(void) token_lsn(after);
+		(void) token_arg(after, &lsn);
 	if (max < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max must be at least 1, not %d", max)));
-	check_slot(slot);
+	confirmed = check_slot(slot);
+	if (after != NULL)
+		after = given_token(slot, after, confirmed, false, &lsn, &gone);
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
@@ -239,10 +358,15 @@ argo_changes_ack(PG_FUNCTION_ARGS)
 	char	   *token = argo_text_arg(fcinfo, 1, "token");
 	Oid			types[2] = {NAMEOID, PG_LSNOID};
 	Datum		values[2];
+	XLogRecPtr	lsn;
+	bool		gone;
 
+	(void) token_arg(token, &lsn);
+	token = given_token(slot, token, check_slot(slot), true, &lsn, &gone);
+	if (gone)
+		PG_RETURN_VOID();
 	values[0] = DirectFunctionCall1(namein, CStringGetDatum(slot));
-	values[1] = LSNGetDatum(token_lsn(token));
-	check_slot(slot);
+	values[1] = LSNGetDatum(lsn);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
 	if (SPI_execute_with_args("SELECT FROM pg_catalog.pg_replication_slot_advance($1, $2)",

@@ -16,14 +16,21 @@
  * The events are the transactional logical messages the writers logged
  * (storage/feed.c).  Anyone may log such a message, so each is given out
  * only if the same transaction made the change that vouches for it: the
- * object's directory row inserted, updated or deleted (its id read from
- * the decoded row; a deleted row's id from its primary key, which the
- * directory's replica identity logs), or for a drop a row inserted into
- * the collection's c_feed.  Rows of other tables pass unseen.
+ * object's directory row inserted, updated or deleted for an insert,
+ * update or delete event (its id read from the decoded row; a deleted
+ * row's id from its primary key, which the directory's replica identity
+ * logs), or for a drop a row inserted into the collection's c_feed —
+ * tables that are the collection's own (owned by its owner), and one
+ * event per such change.  The message's parts are checked to be what
+ * writers write, and its body's shape (storage/feedbody.c), so that it
+ * can neither override the event's own fields nor break its JSON.  Rows
+ * of other tables pass unseen.
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
 #include "catalog/namespace.h"
 #include "parser/parse_relation.h"
 #include "replication/logical.h"
@@ -39,17 +46,39 @@
 
 extern void _PG_output_plugin_init(OutputPluginCallbacks *cb);
 
-/* A change that vouches for events: (collection, object id; 0: a drop). */
-typedef struct Voucher
+/*
+ * A change that vouches for one event: the directory row of (collection,
+ * object) inserted, updated or deleted ('i', 'u', 'd'), or for a drop
+ * ('x', object 0) a row inserted into the collection's c_feed.  Each
+ * message uses up one voucher of its kind, so a transaction that changed
+ * an object once can carry one event for it, not a second one logged by
+ * hand.
+ */
+typedef struct VoucherKey
 {
 	char		coll[NAMEDATALEN];
 	int64		objid;
+	char		kind;
+} VoucherKey;
+
+typedef struct Voucher
+{
+	VoucherKey	key;
+	int			count;
 } Voucher;
+
+/* Whether a table of argo_data is its collection's own: by relation OID. */
+typedef struct OwnTable
+{
+	Oid			relid;
+	bool		own;
+} OwnTable;
 
 typedef struct FeedState
 {
 	MemoryContext cxt;			/* one transaction's */
 	HTAB	   *vouchers;
+	HTAB	   *tables;
 	uint32		seq;			/* events given out in the transaction */
 } FeedState;
 
@@ -72,34 +101,79 @@ feed_begin(LogicalDecodingContext *ctx, ReorderBufferTXN *txn)
 	HASHCTL		ctl;
 
 	MemoryContextReset(st->cxt);
-	ctl.keysize = sizeof(Voucher);
+	ctl.keysize = sizeof(VoucherKey);
 	ctl.entrysize = sizeof(Voucher);
 	ctl.hcxt = st->cxt;
 	st->vouchers = hash_create("argo feed vouchers", 64, &ctl,
 							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(OwnTable);
+	st->tables = hash_create("argo feed tables", 16, &ctl,
+							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	st->seq = 0;
 }
 
 static void
-vouch(FeedState *st, const char *coll, int len, int64 objid)
+voucher_key(VoucherKey *k, const char *coll, int len, int64 objid, char kind)
 {
-	Voucher		v;
-
-	memset(&v, 0, sizeof(v));
-	memcpy(v.coll, coll, Min(len, NAMEDATALEN - 1));
-	v.objid = objid;
-	(void) hash_search(st->vouchers, &v, HASH_ENTER, NULL);
+	memset(k, 0, sizeof(*k));
+	memcpy(k->coll, coll, Min(len, NAMEDATALEN - 1));
+	k->objid = objid;
+	k->kind = kind;
 }
 
-static bool
-vouched(FeedState *st, const char *coll, int64 objid)
+static void
+vouch(FeedState *st, const char *coll, int len, int64 objid, char kind)
 {
-	Voucher		v;
+	VoucherKey	k;
+	Voucher    *v;
+	bool		found;
 
-	memset(&v, 0, sizeof(v));
-	strlcpy(v.coll, coll, NAMEDATALEN);
-	v.objid = objid;
-	return hash_search(st->vouchers, &v, HASH_FIND, NULL) != NULL;
+	voucher_key(&k, coll, len, objid, kind);
+	v = hash_search(st->vouchers, &k, HASH_ENTER, &found);
+	v->count = found ? v->count + 1 : 1;
+}
+
+/* Use up a voucher for the event; false when there is none left. */
+static bool
+redeem(FeedState *st, const char *coll, int64 objid, char kind)
+{
+	VoucherKey	k;
+	Voucher    *v;
+
+	voucher_key(&k, coll, strlen(coll), objid, kind);
+	v = hash_search(st->vouchers, &k, HASH_FIND, NULL);
+	if (v == NULL || v->count == 0)
+		return false;
+	v->count--;
+	return true;
+}
+
+/*
+ * Whether rel, "<coll>_<suffix>" in argo_data, is collection coll's own:
+ * a plain table owned by the owner of the collection's sequence, as
+ * catalog.c decides what a collection is.  A table another role with
+ * CREATE on argo_data planted under such a name vouches for nothing.
+ * Read from the catalog as of the change (decoding's snapshot).
+ */
+static bool
+own_table(FeedState *st, Relation rel, const char *coll, int len)
+{
+	Oid			relid = RelationGetRelid(rel);
+	OwnTable   *t;
+	bool		found;
+
+	t = hash_search(st->tables, &relid, HASH_ENTER, &found);
+	if (!found)
+	{
+		char	   *seqname = psprintf("%.*s_seq", len, coll);
+		Oid			seq = get_relname_relid(seqname, RelationGetNamespace(rel));
+
+		t->own = rel->rd_rel->relkind == RELKIND_RELATION && OidIsValid(seq) &&
+			get_rel_relkind(seq) == RELKIND_SEQUENCE &&
+			argo_relation_owner(seq) == rel->rd_rel->relowner;
+	}
+	return t->own;
 }
 
 /* The collection a table of argo_data belongs to, if its name ends in suffix. */
@@ -124,45 +198,90 @@ feed_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 	const char *name = RelationGetRelationName(rel);
 	ReorderBufferTupleBuf *tup = NULL;
 	int			len;
+	MemoryContext old;
 
 	if ((len = collection_of(rel, "_obj")) > 0)
 	{
 		AttrNumber	att = attnameAttNum(rel, "objid", false);
 		bool		isnull = true;
 		Datum		id = 0;
+		char		kind = 0;
 
-		if (change->action == REORDER_BUFFER_CHANGE_INSERT ||
-			change->action == REORDER_BUFFER_CHANGE_UPDATE)
-			tup = change->data.tp.newtuple;
+		if (change->action == REORDER_BUFFER_CHANGE_INSERT)
+			tup = change->data.tp.newtuple, kind = 'i';
+		else if (change->action == REORDER_BUFFER_CHANGE_UPDATE)
+			tup = change->data.tp.newtuple, kind = 'u';
 		else if (change->action == REORDER_BUFFER_CHANGE_DELETE)
-			tup = change->data.tp.oldtuple;
-		if (tup != NULL && att > 0)
-			id = heap_getattr(&tup->tuple, att, RelationGetDescr(rel), &isnull);
-		if (!isnull)
-			vouch(st, name, len, DatumGetInt64(id));
+			tup = change->data.tp.oldtuple, kind = 'd';
+		if (tup == NULL || att <= 0 ||
+			TupleDescAttr(RelationGetDescr(rel), att - 1)->atttypid != INT8OID)
+			return;
+		id = heap_getattr(&tup->tuple, att, RelationGetDescr(rel), &isnull);
+		old = MemoryContextSwitchTo(st->cxt);
+		if (!isnull && own_table(st, rel, name, len))
+			vouch(st, name, len, DatumGetInt64(id), kind);
+		MemoryContextSwitchTo(old);
 	}
 	else if ((len = collection_of(rel, "_feed")) > 0 &&
 			 change->action == REORDER_BUFFER_CHANGE_INSERT)
-		vouch(st, name, len, 0);
+	{
+		old = MemoryContextSwitchTo(st->cxt);
+		if (own_table(st, rel, name, len))
+			vouch(st, name, len, 0, 'x');
+		MemoryContextSwitchTo(old);
+	}
 }
 
-/* "op \t collection \t id \t body" into its parts; false if it is not one. */
+/* Operations and the kind of change that vouches for each. */
+static const struct
+{
+	const char *op;
+	char		kind;
+}			operations[] = {
+	{"insert", 'i'}, {"update", 'u'}, {"delete", 'd'}, {"drop", 'x'}
+};
+
+/*
+ * "op \t collection \t id \t body", each part as Argo's writers make it:
+ * a known operation, a collection name as catalog.c allows one, an
+ * object id in decimal (0 for a drop, positive otherwise).  The body is
+ * judged by feed_body_valid.
+ */
 static bool
-split_message(const char *msg, Size size, char **op, char **coll, int64 *id, char **body)
+split_message(const char *msg, Size size, char **op, char *kind, char **coll,
+			  int64 *id, char **body, int *bodylen)
 {
 	char	   *copy = pnstrdup(msg, size);
 	char	   *tab1 = strchr(copy, '\t');
 	char	   *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
 	char	   *tab3 = tab2 ? strchr(tab2 + 1, '\t') : NULL;
+	char	   *end;
+	size_t		clen;
 
-	if (tab3 == NULL)
+	if (tab3 == NULL || strlen(copy) != size)
 		return false;
 	*tab1 = *tab2 = *tab3 = '\0';
 	*op = copy;
+	*kind = 0;
+	for (int i = 0; i < lengthof(operations); i++)
+		if (strcmp(copy, operations[i].op) == 0)
+			*kind = operations[i].kind;
 	*coll = tab1 + 1;
-	*id = strtoi64(tab2 + 1, NULL, 10);
+	clen = strlen(*coll);
+	if (*kind == 0 || clen == 0 || clen >= NAMEDATALEN ||
+		!(isalpha((unsigned char) (*coll)[0]) || (*coll)[0] == '_') ||
+		strspn(*coll, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != clen)
+		return false;
+	if (strspn(tab2 + 1, "0123456789") != strlen(tab2 + 1) || tab2[1] == '\0' ||
+		(tab2[1] == '0' && tab2[2] != '\0') || strlen(tab2 + 1) > 19)
+		return false;
+	errno = 0;
+	*id = strtoi64(tab2 + 1, &end, 10);
+	if (errno != 0 || (*kind == 'x') != (*id == 0))
+		return false;
 	*body = tab3 + 1;
-	return strlen(*coll) > 0 && strlen(*coll) < NAMEDATALEN;
+	*bodylen = size - (*body - copy);
+	return true;
 }
 
 static void
@@ -174,22 +293,16 @@ feed_message(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 	char	   *op,
 			   *coll,
 			   *body;
+	char		kind;
 	int64		id;
-	bool		drop;
+	int			bodylen;
 	MemoryContext old;
 
 	if (!transactional || txn == NULL || strcmp(prefix, ARGO_FEED_PREFIX) != 0)
 		return;
 	old = MemoryContextSwitchTo(st->cxt);
-	if (!split_message(message, size, &op, &coll, &id, &body))
-	{
-		MemoryContextSwitchTo(old);
-		return;
-	}
-	drop = strcmp(op, "drop") == 0;
-	if (!vouched(st, coll, drop ? 0 : id) ||
-		(!drop && strcmp(op, "insert") != 0 && strcmp(op, "update") != 0 &&
-		 strcmp(op, "delete") != 0))
+	if (!split_message(message, size, &op, &kind, &coll, &id, &body, &bodylen) ||
+		!feed_body_valid(op, body, bodylen) || !redeem(st, coll, id, kind))
 	{
 		MemoryContextSwitchTo(old);
 		return;
@@ -199,12 +312,15 @@ feed_message(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 					 LSN_FORMAT_ARGS(txn->final_lsn), ++st->seq, op);
 	escape_json(ctx->out, coll);
 	appendStringInfoChar(ctx->out, '}');
-	if (!drop)
+	if (kind != 'x')
 		appendStringInfo(ctx->out, ", \"documentKey\": {\"id\": " INT64_FORMAT "}", id);
 	appendStringInfoString(ctx->out, ", \"clusterTime\": ");
 	escape_json(ctx->out, timestamptz_to_str(txn->xact_time.commit_time));
-	if (*body)
-		appendStringInfo(ctx->out, ", %s", body);
+	if (bodylen > 0)
+	{
+		appendStringInfoString(ctx->out, ", ");
+		appendBinaryStringInfo(ctx->out, body, bodylen);
+	}
 	appendStringInfoChar(ctx->out, '}');
 	OutputPluginWrite(ctx, true);
 	MemoryContextSwitchTo(old);

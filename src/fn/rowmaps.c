@@ -29,6 +29,7 @@
 #include "utils/rel.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 
 #include "exec/exec.h"
 
@@ -192,14 +193,29 @@ argo_repair(PG_FUNCTION_ARGS)
 {
 	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
 	Repair		r = {0};
+	Relation	dir;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
+	/* a role that will be refused must not queue for the lock first */
+	collection_check_lock_privileges(name, ACL_SELECT);
 	/* as a writer would lock, and stronger: no object changes meanwhile */
 	r.c = collection_lookup(name, false, ShareRowExclusiveLock);
 	check_readable(r.c);
+	dir = argo_open_table(r.c, "obj");
+	argo_check_privilege(dir, ACL_UPDATE);
+	table_close(dir, NoLock);
 	r.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo repair", ALLOCSET_DEFAULT_SIZES);
+
+	/*
+	 * The rows as they are now, not as the statement's snapshot (taken
+	 * before the lock was granted) saw them: a writer that committed
+	 * while this waited moved the object's rows, and a map of the old
+	 * ones would hide its change.  Under the lock none is moving them.
+	 */
+	PushActiveSnapshot(GetLatestSnapshot());
 	rowmap_walk(r.c, repair_visit, &r);
+	PopActiveSnapshot();
 	repair_flush(&r);
 	SPI_finish();
 	PG_RETURN_INT64(r.total);

@@ -33,6 +33,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
@@ -45,13 +46,29 @@
 /* Longest name whose table names ("_bool", "_data") still fit NAMEDATALEN. */
 #define MAX_COLLECTION_NAME (NAMEDATALEN - 1 - 5)
 
+/* Whether name is spelled as a collection's may be (its length aside). */
+static bool
+name_spelled_right(const char *name)
+{
+	size_t		len = strlen(name);
+
+	return len > 0 && (isalpha((unsigned char) name[0]) || name[0] == '_') &&
+		strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == len;
+}
+
+/* Whether name can be a collection's, without an error when not. */
+bool
+collection_name_valid(const char *name)
+{
+	return name_spelled_right(name) && strlen(name) <= MAX_COLLECTION_NAME;
+}
+
 void
 collection_check_name(const char *name)
 {
 	size_t		len = strlen(name);
 
-	if (len == 0 || !(isalpha((unsigned char) name[0]) || name[0] == '_') ||
-		strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len)
+	if (!name_spelled_right(name))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_NAME),
 				 errmsg("invalid collection name \"%s\"", name),
@@ -359,16 +376,24 @@ collection_check_may_create(void)
 }
 
 /*
- * Creating a collection takes a transaction-long lock on its name, so two
- * sessions creating the same one at once serialize; the second then sees
- * the first's tables and either uses them or reports that they exist.
+ * Creating or dropping a collection takes a transaction-long lock on its
+ * name, so two sessions creating the same one at once serialize; the
+ * second then sees the first's tables and either uses them or reports
+ * that they exist.  The name is hashed to 64 bits (an advisory lock's two
+ * keys, in a space of Argo's own), so another name waits for it only by
+ * a collision no one will meet.
  */
 static void
 lock_collection_name(const char *name)
 {
-	LockDatabaseObject(NamespaceRelationId, storage_namespace(),
-					   (uint16) (hash_bytes((const unsigned char *) name, strlen(name)) & 0xFFFF) + 1,
-					   ExclusiveLock);
+	uint64		h = hash_bytes_extended((const unsigned char *) name, strlen(name), 0);
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (h >> 32), (uint32) h,
+						 ARGO_NAME_LOCK_SPACE);
+	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	/* what the holder made or dropped is then in the caches (as lmgr.c does) */
+	AcceptInvalidationMessages();
 }
 
 /*
@@ -428,6 +453,19 @@ collection_open_for_insert(const char *name)
 	return c;
 }
 
+/*
+ * Whether the current role may act as the owner of the collection whose
+ * sequence's owner is owner; 42501 otherwise.
+ */
+static void
+check_owner(const char *name, Oid owner)
+{
+	if (!has_privs_of_role(GetUserId(), owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of collection \"%s\"", name)));
+}
+
 void
 collection_drop(const char *name, bool missing_ok)
 {
@@ -435,22 +473,35 @@ collection_drop(const char *name, bool missing_ok)
 	Oid			owner;
 	List	   *servers = NIL;
 
-	/* only the owner may drop it: said before taking a lock others wait on */
+	/*
+	 * Whether there is anything to drop, and whether this role may, are
+	 * said before the name is locked: a role that may not drop must not
+	 * make the owner's create, insert or load wait, nor one that drops
+	 * nothing.  Asked again under the lock: the collection may have been
+	 * dropped, or made again by someone else, meanwhile.
+	 */
 	collection_check_name(name);
-	if (OidIsValid(collection_sequence(storage_namespace(), name, &owner)) &&
-		!has_privs_of_role(GetUserId(), owner))
+	if (!OidIsValid(collection_sequence(storage_namespace(), name, &owner)))
+	{
+		if (missing_ok)
+			return;
 		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("must be owner of collection \"%s\"", name)));
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("collection \"%s\" does not exist", name)));
+	}
+	check_owner(name, owner);
 	lock_collection_name(name);
 	/* DROP TABLE takes its own locks, in the same order */
 	c = collection_lookup(name, missing_ok, NoLock);
 	if (c == NULL)
 		return;
+	collection_check_owner(c);
 	if (collection_is_distributed(c))
 	{
 		PreventInTransactionBlock(true, "argo_drop_collection() of a distributed collection");
 		servers = collection_shard_servers(c);
+		/* every shard must answer before anything is dropped */
+		collection_check_shards_answer(name, servers);
 	}
 	if (feed_mode(c) != FEED_OFF)
 		drop_feed(c, true);
@@ -462,9 +513,53 @@ collection_drop(const char *name, bool missing_ok)
 		run_ddl(psprintf("DROP TABLE %s, %s, %s", c->data_table,
 						 c->keys_table, c->obj_table));
 	run_ddl(psprintf("DROP SEQUENCE %s", c->seq));
-	/* last, so that an error on a shard undoes the coordinator's drop */
+	/*
+	 * The shards' parts last, each committing on its server at once: a
+	 * shard that fails now leaves its part there (said in a warning),
+	 * never a listed collection whose data is partly gone.
+	 */
 	if (servers != NIL)
 		collection_drop_shards(name, servers);
+}
+
+/*
+ * Before c's tables are locked in a mode that makes its writers wait
+ * (argo_repair), what LOCK TABLE would ask of such a lock: UPDATE,
+ * DELETE or TRUNCATE on each table, and the privileges in also, checked
+ * on the tables' OIDs found without a lock, so a role that will be
+ * refused never queues behind a writer and makes the writers after it
+ * wait too.
+ */
+void
+collection_check_lock_privileges(const char *name, AclMode also)
+{
+	Oid			nsp = storage_namespace();
+	Oid			owner;
+	bool		argo1;
+	const char *const *suffixes;
+	int			n;
+
+	collection_check_name(name);
+	if (!OidIsValid(collection_sequence(nsp, name, &owner)))
+		return;					/* the lookup under the lock says so */
+	argo1 = owned_format(nsp, name, owner) == ARGO_FORMAT_ARGO1;
+	suffixes = argo1 ? argo1_tables : argo3_tables;
+	n = argo1 ? lengthof(argo1_tables) : lengthof(argo3_tables);
+	for (int i = 0; i < n; i++)
+	{
+		char	   *table = table_name(name, suffixes[i]);
+		Oid			relid = get_relname_relid(table, nsp);
+		AclResult	acl;
+
+		if (!OidIsValid(relid))
+			continue;
+		acl = pg_class_aclcheck(relid, GetUserId(), ACL_UPDATE | ACL_DELETE | ACL_TRUNCATE);
+		if (acl == ACLCHECK_OK && also != 0 &&
+			pg_class_aclmask(relid, GetUserId(), also, ACLMASK_ALL) != also)
+			acl = ACLCHECK_NO_PRIV;
+		if (acl != ACLCHECK_OK)
+			aclcheck_error(acl, OBJECT_TABLE, table);
+	}
 }
 
 /* Only c's owner may change what c is (its feed): 42501 for another role. */
@@ -473,11 +568,18 @@ collection_check_owner(ArgoCollection *c)
 {
 	Oid			owner;
 
-	if (OidIsValid(collection_sequence(storage_namespace(), c->name, &owner)) &&
-		!has_privs_of_role(GetUserId(), owner))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("must be owner of collection \"%s\"", c->name)));
+	if (OidIsValid(collection_sequence(storage_namespace(), c->name, &owner)))
+		check_owner(c->name, owner);
+}
+
+/* The role that owns collection c (its sequence's owner); InvalidOid if none. */
+Oid
+collection_owner(ArgoCollection *c)
+{
+	Oid			owner;
+
+	return OidIsValid(collection_sequence(storage_namespace(), c->name, &owner)) ?
+		owner : InvalidOid;
 }
 
 /*

@@ -41,24 +41,25 @@
 
 #include "storage/storage.h"
 
-/* The feed switch of c: FEED_OFF, or on, with or without full documents. */
+/*
+ * The feed switch of c: FEED_OFF, or on, with or without full documents.
+ * Read from the catalog caches, without opening or locking c_feed: a
+ * table another role planted under that name (and perhaps holds a lock
+ * on) must neither switch anything on nor make c's writers wait.
+ * argo_feed changes the switch under a lock that conflicts with every
+ * writer's, so a writer that holds its own lock reads it settled.
+ */
 FeedMode
 feed_mode(ArgoCollection *c)
 {
 	Oid			nsp = get_namespace_oid(ARGO_SCHEMA, true);
 	Oid			feed = OidIsValid(nsp) ?
 		get_relname_relid(psprintf("%s_feed", c->name), nsp) : InvalidOid;
-	Relation	rel;
-	FeedMode	mode;
 
-	if (!OidIsValid(feed) || get_rel_relkind(feed) != RELKIND_RELATION)
+	if (!OidIsValid(feed) || get_rel_relkind(feed) != RELKIND_RELATION ||
+		argo_relation_owner(feed) != argo_relation_owner(argo_table_relid(c, "obj")))
 		return FEED_OFF;
-	rel = table_open(feed, AccessShareLock);
-	/* a table another role planted under the name switches nothing on */
-	mode = rel->rd_rel->relowner != argo_relation_owner(argo_table_relid(c, "obj")) ? FEED_OFF :
-		attnameAttNum(rel, "full_document", false) > 0 ? FEED_FULL : FEED_CHANGES;
-	table_close(rel, AccessShareLock);
-	return mode;
+	return get_attnum(feed, "full_document") != InvalidAttrNumber ? FEED_FULL : FEED_CHANGES;
 }
 
 static void
@@ -112,6 +113,7 @@ typedef struct Diff
 	StringInfoData set;			/* "path": value, … */
 	StringInfoData unset;		/* "path", … */
 	StringInfoData path;
+	int			depth;			/* keys in path (an empty key adds none of its own) */
 } Diff;
 
 static void diff_values(Diff *d, JsonbValue *before, JsonbValue *after);
@@ -136,13 +138,19 @@ add_unset(Diff *d)
 	escape_json(&d->unset, d->path.data);
 }
 
-/* Descend to key: the path's length before, to come back with path_pop. */
+/*
+ * Descend to key: the path's length before, to come back with path_pop.
+ * Whether the key is the path's first is its depth, not the path's
+ * length: under the empty key "" the path is still empty, and its "a" is
+ * ".a", not the top-level "a".
+ */
 static int
 path_push(Diff *d, const char *key, int len)
 {
 	int			saved = d->path.len;
 
-	keypath_append_key(&d->path, key, len, saved == 0);
+	keypath_append_key(&d->path, key, len, d->depth == 0);
+	d->depth++;
 	return saved;
 }
 
@@ -151,6 +159,7 @@ path_pop(Diff *d, int saved)
 {
 	d->path.len = saved;
 	d->path.data[saved] = '\0';
+	d->depth--;
 }
 
 /* Two objects: keys only in before are removed; others compared. */
@@ -226,6 +235,7 @@ feed_log_update(ArgoCollection *c, FeedMode mode, int64 objid, Jsonb *before, Js
 	initStringInfo(&d.set);
 	initStringInfo(&d.unset);
 	initStringInfo(&d.path);
+	d.depth = 0;
 	diff_objects(&d, &before->root, &after->root);
 	/* rewritten, but the same: no event */
 	if (d.set.len == 0 && d.unset.len == 0)

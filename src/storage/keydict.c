@@ -44,6 +44,8 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
+#include "storage/lmgr.h"
+
 #include "storage/storage.h"
 
 struct KeyDict
@@ -426,21 +428,74 @@ text_key(ScanKey key, StrategyNumber strategy, RegProcedure proc, const char *s)
 						   proc, CStringGetTextDatum(s));
 }
 
-/* The key with this id; an id no row of the dictionary has is corruption. */
-const ArgoKey *
-keydict_get(KeyDict *d, int32 id)
+/*
+ * The transaction, still running, that is adding key id to the
+ * dictionary; InvalidTransactionId if none is.  A dirty snapshot sees
+ * rows of transactions in progress and names their inserter.
+ */
+static TransactionId
+key_inserter(KeyDict *d, int32 id)
+{
+	Relation	rel = table_open(d->relid, AccessShareLock);
+	Relation	index = index_open(d->id_index, AccessShareLock);
+	SnapshotData dirty;
+	IndexScanDesc scan;
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	ScanKeyData key;
+	TransactionId xid = InvalidTransactionId;
+
+	InitDirtySnapshot(dirty);
+	scan = index_beginscan(rel, index, &dirty, 1, 0);
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
+	index_rescan(scan, &key, 1, NULL, 0);
+	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+		xid = dirty.xmin;
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	index_close(index, NoLock);
+	table_close(rel, NoLock);
+	return xid;
+}
+
+/* The key with this id, read through the dictionary's index; NULL if none. */
+static ArgoKey *
+read_id(KeyDict *d, int32 id)
 {
 	DictScan	s;
 	ScanKeyData key;
 	ArgoKey    *k;
 
-	if (cached_id(d, id) != NULL)
-		return cached_id(d, id);
 	dictscan_begin(&s, d, d->id_index, 1);
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
 	index_rescan(s.scan, &key, 1, NULL, 0);
 	k = dictscan_next(&s);
 	dictscan_end(&s);
+	return k;
+}
+
+/*
+ * The key with this id.  A row can name an id its dictionary does not
+ * show yet only when the row committed before the key: a distributed
+ * collection's shards commit (postgres_fdw) before its coordinator,
+ * whose dictionary the key is added to.  Its writer is committing, so
+ * wait for it, as a unique index waits for a row in progress, and read
+ * again.  An id no row of the dictionary has then is corruption.
+ */
+const ArgoKey *
+keydict_get(KeyDict *d, int32 id)
+{
+	ArgoKey    *k;
+	TransactionId writer;
+
+	if (cached_id(d, id) != NULL)
+		return cached_id(d, id);
+	k = read_id(d, id);
+	if (k == NULL && !IsInParallelMode() &&
+		TransactionIdIsValid(writer = key_inserter(d, id)))
+	{
+		XactLockTableWait(writer, NULL, NULL, XLTW_None);
+		k = read_id(d, id);
+	}
 	if (k == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

@@ -74,6 +74,49 @@ objwriter_free(ObjWriter *w, int ntables)
 }
 
 /*
+ * SQL's checks, one privilege at a time (a mask passes if any of it is
+ * granted): the directory row is updated (mode ACL_UPDATE) or deleted
+ * (ACL_DELETE), value rows deleted.
+ */
+static void
+check_privileges(Relation dir, Relation *tables, int ntables, AclMode mode)
+{
+	argo_check_privilege(dir, ACL_SELECT);
+	argo_check_privilege(dir, mode);
+	for (int i = 0; i < ntables; i++)
+	{
+		argo_check_privilege(tables[i], ACL_SELECT);
+		argo_check_privilege(tables[i], ACL_DELETE);
+	}
+}
+
+/*
+ * The privileges a write of c's objects from C checks, for argo_explain
+ * of a write (whose EXPLAIN runs no SQL that would check them): the
+ * same 42501 for a role that may not write.  An update also inserts
+ * rows.
+ */
+void
+objwriter_check_privileges(ArgoCollection *c, AclMode mode)
+{
+	static const char *const argo3[] = {"str", "num", "bool"};
+	int			ntables = c->format == ARGO_FORMAT_ARGO1 ? 1 : 3;
+	Relation	dir = argo_open_table(c, "obj");
+	Relation	tables[ROWMAP_MAX_TABLES];
+
+	for (int i = 0; i < ntables; i++)
+		tables[i] = argo_open_table(c, ntables == 1 ? "data" : argo3[i]);
+	check_privileges(dir, tables, ntables, mode);
+	for (int i = 0; i < ntables; i++)
+	{
+		if (mode == ACL_UPDATE)
+			argo_check_privilege(tables[i], ACL_INSERT);
+		table_close(tables[i], NoLock);
+	}
+	table_close(dir, NoLock);
+}
+
+/*
  * Whether c's objects can be written from C (what objwriter_open checks
  * before the privileges): for argo_explain.
  */
@@ -128,17 +171,7 @@ objwriter_open(ArgoCollection *c, AclMode mode)
 		objwriter_free(w, w->ntables);
 		return NULL;
 	}
-	/*
-	 * SQL's checks, one privilege at a time (a mask passes if any of it
-	 * is granted): the directory row is updated or deleted, rows deleted.
-	 */
-	argo_check_privilege(w->dir, ACL_SELECT);
-	argo_check_privilege(w->dir, mode);
-	for (int i = 0; i < w->ntables; i++)
-	{
-		argo_check_privilege(w->tables[i], ACL_SELECT);
-		argo_check_privilege(w->tables[i], ACL_DELETE);
-	}
+	check_privileges(w->dir, w->tables, w->ntables, mode);
 	w->epoch = rowmap_epoch(w->tables, w->ntables);
 	w->pk = index_open(RelationGetPrimaryKeyIndex(w->dir), AccessShareLock);
 	w->estate = CreateExecutorState();

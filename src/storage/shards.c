@@ -91,46 +91,124 @@ shard_errcontext(void *arg)
 }
 
 /*
- * Run sql on the server (dblink, the server's user mapping, a
- * transaction of its own); sql returns one bigint, which is returned.
+ * Run sql on the server (dblink, the server's user mapping, a session
+ * and transaction of its own) with its search_path pinned to pg_catalog
+ * first, as postgres_fdw pins its own sessions: nothing in sql, and no
+ * function it calls unqualified, resolves through a schema a role on
+ * the shard could plant (the mapped user's "$user" schema, say).  sql
+ * returns at most one text value, which is returned (NULL: no row, or
+ * NULL).
  */
-static int64
-shard_run(const char *server, const char *sql)
+static char *
+shard_query(const char *server, const char *sql)
 {
 	ShardContext sc = {server};
 	ErrorContextCallback cb = {error_context_stack, shard_errcontext, &sc};
 	Oid			types[2] = {TEXTOID, TEXTOID};
-	Datum		values[2] = {CStringGetTextDatum(server), CStringGetTextDatum(sql)};
-	char	   *query = psprintf("SELECT n FROM %s($1, $2) AS t(n bigint)", dblink_function("dblink"));
-	int64		n = 0;
-	bool		isnull;
+	Datum		values[2] = {CStringGetTextDatum(server),
+		CStringGetTextDatum(psprintf("SET search_path = pg_catalog, pg_temp; %s", sql))};
+	char	   *query = psprintf("SELECT v FROM %s($1, $2) AS t(v text)", dblink_function("dblink"));
+	char	   *v = NULL;
 
 	error_context_stack = &cb;
 	if (SPI_execute_with_args(query, 2, types, values, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "argo: could not reach server \"%s\"", server);
 	if (SPI_processed == 1)
-		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
 	error_context_stack = cb.previous;
-	return n;
+	return v;
 }
 
-/* The collection on one shard: Argo must be there, the name free. */
-static void
-create_on_shard(const char *server, const char *name, ArgoFormat format)
+/* What a server is, asked before anything is made or dropped on it. */
+typedef struct ShardProbe
 {
-	if (shard_run(server, "SELECT pg_catalog.count(*) FROM pg_catalog.pg_extension WHERE extname = 'argo'") == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("extension \"argo\" is not installed on server \"%s\"", server),
-				 errhint("Install Argo on every shard: CREATE EXTENSION argo.")));
-	if (shard_run(server, psprintf("SELECT pg_catalog.count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
-								   " WHERE n.nspname = 'argo_data' AND c.relname = %s",
-								   quote_literal_cstr(psprintf("%s_seq", name)))) > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DUPLICATE_TABLE),
-				 errmsg("collection \"%s\" already exists on server \"%s\"", name, server)));
-	shard_run(server, psprintf("SELECT pg_catalog.count(*) FROM argo_create_collection(%s, %s)", quote_literal_cstr(name),
-							   quote_literal_cstr(format == ARGO_FORMAT_ARGO1 ? "argo1" : "argo3")));
+	char	   *argo_schema;	/* where Argo's functions are; NULL: no Argo */
+	char	   *database;		/* "system identifier:database oid" */
+	bool		taken;			/* a collection of the name is there */
+} ShardProbe;
+
+static ShardProbe
+shard_probe(const char *server, const char *name)
+{
+	ShardProbe	p = {0};
+	char	   *v = shard_query(server,
+								psprintf("SELECT n.nspname::text || '|' || (SELECT system_identifier FROM pg_control_system())::text"
+										 " || ':' || (SELECT oid FROM pg_database WHERE datname = current_database())::text"
+										 " || '|' || EXISTS (SELECT FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace"
+										 " WHERE s.nspname = 'argo_data' AND c.relname = %s AND c.relkind = 'S')::text"
+										 " FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'argo'",
+										 quote_literal_cstr(psprintf("%s_seq", name))));
+	char	   *bar1,
+			   *bar2;
+
+	if (v == NULL || (bar1 = strchr(v, '|')) == NULL || (bar2 = strchr(bar1 + 1, '|')) == NULL)
+		return p;
+	*bar1 = *bar2 = '\0';
+	p.argo_schema = v;
+	p.database = bar1 + 1;
+	p.taken = strcmp(bar2 + 1, "true") == 0;
+	return p;
+}
+
+/* Argo's function fn on a shard, by the schema the probe found. */
+static char *
+shard_function(ShardProbe *p, const char *fn)
+{
+	return psprintf("%s.%s", quote_identifier(p->argo_schema), fn);
+}
+
+/*
+ * Every server answers, has Argo, is a database of its own and, to
+ * create (probes not NULL), has no collection of the name: asked of all
+ * before anything is made, so that none of these makes a half-created
+ * collection to clean up.
+ */
+static void
+probe_shards(const char *name, List *servers, ShardProbe *probes)
+{
+	ListCell   *lc;
+
+	foreach(lc, servers)
+	{
+		int			i = foreach_current_index(lc);
+		ShardProbe	p = shard_probe(lfirst(lc), name);
+
+		if (p.argo_schema == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_OBJECT),
+					 errmsg("extension \"argo\" is not installed on server \"%s\"", (char *) lfirst(lc)),
+					 errhint("Install Argo on every shard: CREATE EXTENSION argo.")));
+		if (probes == NULL)
+			continue;
+		for (int k = 0; k < i; k++)
+			if (strcmp(probes[k].database, p.database) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("servers \"%s\" and \"%s\" are one database",
+								(char *) list_nth(servers, k), (char *) lfirst(lc)),
+						 errhint("Give each shard a database of its own.")));
+		if (p.taken)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_TABLE),
+					 errmsg("collection \"%s\" already exists on server \"%s\"", name, (char *) lfirst(lc))));
+		probes[i] = p;
+	}
+}
+
+/* Before a drop: every server of the collection answers, with Argo. */
+void
+collection_check_shards_answer(const char *name, List *servers)
+{
+	probe_shards(name, servers, NULL);
+}
+
+/* The collection on one shard, as probed. */
+static void
+create_on_shard(const char *server, ShardProbe *p, const char *name, ArgoFormat format)
+{
+	shard_query(server, psprintf("SELECT pg_catalog.count(*)::text FROM %s(%s, %s)",
+								 shard_function(p, "argo_create_collection"), quote_literal_cstr(name),
+								 quote_literal_cstr(format == ARGO_FORMAT_ARGO1 ? "argo1" : "argo3")));
 }
 
 /*
@@ -193,58 +271,83 @@ collection_check_shards(const char *name, List *servers)
 }
 
 /*
+ * Run fn(arg) in a subtransaction of its own: NULL when it succeeded,
+ * else its error, caught, with the subtransaction rolled back.
+ */
+static ErrorData *
+in_subtransaction(void (*fn) (void *), void *arg)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	ErrorData  *volatile e = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		fn(arg);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	return e;
+}
+
+/* A distributed collection being made, and the shards that hold it so far. */
+typedef struct Making
+{
+	ArgoCollection *c;
+	List	   *servers;
+	ShardProbe *probes;
+	List	   *made;
+} Making;
+
+static void
+make_shards(void *arg)
+{
+	static const char *const argo3[] = {"str", "num", "bool"};
+	Making	   *m = arg;
+	bool		is1 = m->c->format == ARGO_FORMAT_ARGO1;
+	ListCell   *lc;
+
+	foreach(lc, m->servers)
+	{
+		create_on_shard(lfirst(lc), &m->probes[foreach_current_index(lc)], m->c->name, m->c->format);
+		m->made = lappend(m->made, lfirst(lc));
+	}
+	collection_create_dictionary(m->c);
+	create_partitioned(m->c, "obj", m->servers);
+	for (int i = 0; i < (is1 ? 1 : 3); i++)
+		create_partitioned(m->c, is1 ? "data" : argo3[i], m->servers);
+}
+
+/*
  * Make c (already named, format set, servers checked) distributed over
  * the servers: the shards' collections first, then the coordinator's
- * dictionary and partitioned tables.
+ * dictionary and partitioned tables.  The shards' collections commit at
+ * once (dblink); if anything after fails, the ones made are dropped
+ * again before the error goes on, so a failed creation leaves nothing
+ * behind.
  */
 void
 collection_create_shards(ArgoCollection *c, List *servers)
 {
-	static const char *const argo3[] = {"str", "num", "bool"};
-	bool		is1 = c->format == ARGO_FORMAT_ARGO1;
-	ListCell   *lc;
+	Making		m = {c, servers, palloc0(sizeof(ShardProbe) * list_length(servers)), NIL};
+	ErrorData  *e;
 
-	/*
-	 * The shards' collections commit at once (dblink); if anything after
-	 * fails, the ones made here are dropped again before the error goes
-	 * on, so a failed creation leaves nothing behind.
-	 */
+	probe_shards(c->name, servers, m.probes);
+	if ((e = in_subtransaction(make_shards, &m)) != NULL)
 	{
-		MemoryContext cxt = CurrentMemoryContext;
-		ResourceOwner owner = CurrentResourceOwner;
-		List	   *made = NIL;
-
-		BeginInternalSubTransaction(NULL);
-		MemoryContextSwitchTo(cxt);
-		PG_TRY();
-		{
-			foreach(lc, servers)
-			{
-				create_on_shard(lfirst(lc), c->name, c->format);
-				made = lappend(made, lfirst(lc));
-			}
-			collection_create_dictionary(c);
-			create_partitioned(c, "obj", servers);
-			for (int i = 0; i < (is1 ? 1 : 3); i++)
-				create_partitioned(c, is1 ? "data" : argo3[i], servers);
-			ReleaseCurrentSubTransaction();
-			MemoryContextSwitchTo(cxt);
-			CurrentResourceOwner = owner;
-		}
-		PG_CATCH();
-		{
-			ErrorData  *e;
-
-			MemoryContextSwitchTo(cxt);
-			e = CopyErrorData();
-			FlushErrorState();
-			RollbackAndReleaseCurrentSubTransaction();
-			MemoryContextSwitchTo(cxt);
-			CurrentResourceOwner = owner;
-			collection_drop_shards(c->name, made);
-			ReThrowError(e);
-		}
-		PG_END_TRY();
+		collection_drop_shards(c->name, m.made);
+		ReThrowError(e);
 	}
 }
 
@@ -276,10 +379,97 @@ collection_shard_servers(ArgoCollection *c)
 	return servers;
 }
 
+/* Something to do on a shard that may fail without failing the caller. */
+typedef char *(*shard_action) (const char *server, const char *name);
+
+typedef struct ShardTry
+{
+	shard_action action;
+	const char *server;
+	const char *name;
+	char	   *value;
+} ShardTry;
+
+static void
+shard_try_run(void *arg)
+{
+	ShardTry   *t = arg;
+
+	t->value = t->action(t->server, t->name);
+}
+
 /*
- * Drop the shards' collections (after the coordinator's tables went);
- * each commits on its server at once, so this runs in no transaction
- * block of the caller's, where a rollback could not bring them back.
+ * Do action on a shard in a subtransaction: its value, or NULL with the
+ * error's message in *why when it failed.
+ */
+static char *
+shard_try(const char *server, const char *name, shard_action action, char **why)
+{
+	ShardTry	t = {action, server, name, NULL};
+	ErrorData  *e = in_subtransaction(shard_try_run, &t);
+
+	if (e == NULL)
+		return t.value;
+	*why = e->message;
+	return NULL;
+}
+
+/* The collection dropped on one shard (as it may be there already). */
+static char *
+drop_on_shard(const char *server, const char *name)
+{
+	ShardProbe	p = shard_probe(server, name);
+
+	if (p.argo_schema == NULL)
+		elog(ERROR, "extension \"argo\" is not installed there");
+	shard_query(server, psprintf("SELECT pg_catalog.count(*)::text FROM %s(%s, true)",
+								 shard_function(&p, "argo_drop_collection"),
+								 quote_literal_cstr(name)));
+	return "";
+}
+
+/* The bytes of the collection's tables on one shard, as its own listing says. */
+static char *
+size_on_shard(const char *server, const char *name)
+{
+	ShardProbe	p = shard_probe(server, name);
+
+	if (p.argo_schema == NULL)
+		elog(ERROR, "extension \"argo\" is not installed there");
+	return shard_query(server, psprintf("SELECT size_bytes::text FROM %s WHERE name = %s",
+										shard_function(&p, "argo_collections"),
+										quote_literal_cstr(name)));
+}
+
+/*
+ * The bytes of a distributed collection's tables on its shards; -1 when
+ * a shard does not say (it does not answer, or lacks the collection).
+ */
+int64
+collection_shards_size(const char *name, List *servers)
+{
+	int64		total = 0;
+	ListCell   *lc;
+
+	foreach(lc, servers)
+	{
+		char	   *why = NULL;
+		char	   *v = shard_try(lfirst(lc), name, size_on_shard, &why);
+
+		if (v == NULL)
+			return -1;
+		total += strtoi64(v, NULL, 10);
+	}
+	return total;
+}
+
+/*
+ * Drop the shards' collections (after the coordinator's tables went, or
+ * when a creation failed); each commits on its server at once, so this
+ * runs in no transaction block of the caller's, where a rollback could
+ * not bring them back.  A shard that fails keeps its part, which a
+ * warning names with what to run there: the collection is gone from the
+ * coordinator either way.
  */
 void
 collection_drop_shards(const char *name, List *servers)
@@ -287,8 +477,15 @@ collection_drop_shards(const char *name, List *servers)
 	ListCell   *lc;
 
 	foreach(lc, servers)
-		shard_run(lfirst(lc), psprintf("SELECT pg_catalog.count(*) FROM argo_drop_collection(%s, true)",
-									   quote_literal_cstr(name)));
+	{
+		char	   *why = NULL;
+
+		if (shard_try(lfirst(lc), name, drop_on_shard, &why) == NULL)
+			ereport(WARNING,
+					(errmsg("collection \"%s\" is still on server \"%s\"", name, (char *) lfirst(lc)),
+					 errdetail("Dropping it there failed: %s", why),
+					 errhint("Drop it on that server: SELECT argo_drop_collection('%s');", name)));
+	}
 }
 
 /* Whether the server answers at the address its options give (no login). */

@@ -41,6 +41,7 @@ typedef struct ArgoCollection
 } ArgoCollection;
 
 extern void collection_check_name(const char *name);
+extern bool collection_name_valid(const char *name);
 extern ArgoCollection *collection_lookup(const char *name, bool missing_ok,
 										 int lockmode);
 extern ArgoCollection *collection_create(const char *name, ArgoFormat format,
@@ -50,6 +51,11 @@ extern ArgoCollection *collection_create_distributed(const char *name, ArgoForma
 extern ArgoCollection *collection_open_for_insert(const char *name);
 extern void collection_drop(const char *name, bool missing_ok);
 extern void collection_check_may_create(void);
+extern void collection_check_lock_privileges(const char *name, AclMode also);
+extern Oid	collection_owner(ArgoCollection *c);
+
+/* advisory locks' fourth field for collection names (catalog.c) */
+#define ARGO_NAME_LOCK_SPACE 0x414E
 extern double directory_objects(ArgoCollection *c);
 extern const char *collection_table_columns(const char *suffix, bool distributed);
 extern void collection_create_dictionary(ArgoCollection *c);
@@ -72,6 +78,8 @@ extern void collection_create_shards(ArgoCollection *c, List *servers);
 extern bool collection_is_distributed(ArgoCollection *c);
 extern List *collection_shard_servers(ArgoCollection *c);
 extern void collection_drop_shards(const char *name, List *servers);
+extern void collection_check_shards_answer(const char *name, List *servers);
+extern int64 collection_shards_size(const char *name, List *servers);
 extern void shards_explain_failure(ErrorData *e);
 
 /* feed.c: the change feed's messages, written with each change */
@@ -90,6 +98,7 @@ extern void feed_log_update(ArgoCollection *c, FeedMode mode, int64 objid,
 							Jsonb *before, Jsonb *after);
 extern void feed_log_delete(ArgoCollection *c, int64 objid);
 extern void feed_log_drop(ArgoCollection *c);
+extern bool feed_body_valid(const char *op, const char *body, int len);
 extern void drop_feed(ArgoCollection *c, bool collection_dropped);
 extern void collection_check_owner(ArgoCollection *c);
 
@@ -220,6 +229,7 @@ typedef struct ObjWriter ObjWriter;
 
 extern ObjWriter *objwriter_open(ArgoCollection *c, AclMode mode);
 extern bool objwriter_possible(ArgoCollection *c);
+extern void objwriter_check_privileges(ArgoCollection *c, AclMode mode);
 extern void objwriter_close(ObjWriter *w);
 extern uint32 objwriter_epoch(ObjWriter *w);
 extern bool objwriter_lock(ObjWriter *w, int64 objid, Snapshot snap, bool *changed);

@@ -1,0 +1,53 @@
+-- Argo 0.6 -> 0.7.
+\echo Use "ALTER EXTENSION argo UPDATE TO '0.7'" to load this file. \quit
+
+-- argo_collections tells a distributed Argo/1 collection's format and
+-- its size on its shards (it said argo3, and the coordinator's
+-- dictionary's size).
+CREATE FUNCTION @extschema@.argo_collection_size(collection text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'argo_collection_size'
+LANGUAGE C VOLATILE STRICT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION @extschema@.argo_collection_size(text) IS
+'The bytes of a collection''s tables with their indexes, a distributed collection''s on its shards too; NULL if a shard does not say';
+
+CREATE OR REPLACE VIEW @extschema@.argo_collections AS
+SELECT c.name,
+       CASE WHEN d.oid IS NULL THEN 'argo3' ELSE 'argo1' END AS format,
+       CASE WHEN (SELECT pg_catalog.bool_and(pg_catalog.has_table_privilege(t.oid, 'SELECT'))
+                    FROM pg_catalog.pg_class t
+                   WHERE t.relnamespace OPERATOR(pg_catalog.=) c.nsp
+                     AND t.relowner OPERATOR(pg_catalog.=) c.owner
+                     AND t.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::pg_catalog."char"[])
+                     AND t.relname OPERATOR(pg_catalog.=) ANY (c.tables))
+            THEN @extschema@.argo_count(c.name) END AS objects,
+       CASE WHEN o.relkind OPERATOR(pg_catalog.=) 'p'
+            THEN @extschema@.argo_collection_size(c.name)
+            ELSE (SELECT pg_catalog.sum(pg_catalog.pg_total_relation_size(t.oid))
+                    FROM pg_catalog.pg_class t
+                   WHERE t.relnamespace OPERATOR(pg_catalog.=) c.nsp
+                     AND t.relowner OPERATOR(pg_catalog.=) c.owner
+                     AND t.relkind OPERATOR(pg_catalog.=) 'r'
+                     AND t.relname OPERATOR(pg_catalog.=) ANY (c.tables))::bigint
+       END AS size_bytes
+  FROM (SELECT n.name, s.relnamespace AS nsp, s.relowner AS owner,
+               ARRAY[n.name OPERATOR(pg_catalog.||) '_str', n.name OPERATOR(pg_catalog.||) '_num',
+                     n.name OPERATOR(pg_catalog.||) '_bool', n.name OPERATOR(pg_catalog.||) '_data',
+                     n.name OPERATOR(pg_catalog.||) '_keys', n.name OPERATOR(pg_catalog.||) '_obj']::pg_catalog.name[] AS tables
+          FROM pg_catalog.pg_class s,
+               LATERAL (SELECT pg_catalog.left(s.relname::pg_catalog.text, -4) AS name) n
+         WHERE s.relnamespace OPERATOR(pg_catalog.=) 'argo_data'::pg_catalog.regnamespace
+           AND s.relkind OPERATOR(pg_catalog.=) 'S'
+           AND s.relname OPERATOR(pg_catalog.~~) '%\_seq') c
+  LEFT JOIN pg_catalog.pg_class d
+         ON d.relnamespace OPERATOR(pg_catalog.=) c.nsp
+        AND d.relowner OPERATOR(pg_catalog.=) c.owner
+        AND d.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::pg_catalog."char"[])
+        AND d.relname OPERATOR(pg_catalog.=) (c.name OPERATOR(pg_catalog.||) '_data')::pg_catalog.name
+  LEFT JOIN pg_catalog.pg_class o
+         ON o.relnamespace OPERATOR(pg_catalog.=) c.nsp
+        AND o.relowner OPERATOR(pg_catalog.=) c.owner
+        AND o.relname OPERATOR(pg_catalog.=) (c.name OPERATOR(pg_catalog.||) '_obj')::pg_catalog.name;
+
