@@ -55,7 +55,8 @@ typedef enum KeySegKind
 	KSEG_KEY,
 	KSEG_INDEX,
 	KSEG_EMPTY_OBJECT,
-	KSEG_EMPTY_ARRAY
+	KSEG_EMPTY_ARRAY,
+	KSEG_WILD					/* [*] of a query's path: never in a stored key */
 } KeySegKind;
 
 typedef struct KeySeg
@@ -68,6 +69,9 @@ typedef struct KeySeg
 
 extern int	keypath_parse(const char *keystr, int len, KeySeg **segs);
 extern int	keyseg_cmp(const KeySeg *a, const KeySeg *b);
+extern bool keypath_matches(const KeySeg *key, int nkey, const KeySeg *pattern,
+							int npat, bool subtree);
+extern char *keypath_from_segs(const KeySeg *segs, int n);
 
 /* A key as the dictionary knows it, parsed once per backend. */
 typedef struct ArgoKey

@@ -175,6 +175,46 @@ keyseg_cmp(const KeySeg *a, const KeySeg *b)
 	}
 }
 
+/*
+ * Whether a key's segments match a path's pattern (KSEG_WILD: any array
+ * position): exactly, or with subtree, as the value's own key or any key
+ * under it (descendants, and the markers of an empty object or array).
+ */
+bool
+keypath_matches(const KeySeg *key, int nkey, const KeySeg *pattern, int npat,
+				bool subtree)
+{
+	if (nkey < npat || (!subtree && nkey != npat))
+		return false;
+	for (int i = 0; i < npat; i++)
+	{
+		if (pattern[i].kind == KSEG_WILD ? key[i].kind != KSEG_INDEX :
+			keyseg_cmp(&key[i], &pattern[i]) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* The flattened key of a key's first n segments (the value a pattern reached). */
+char *
+keypath_from_segs(const KeySeg *segs, int n)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (int i = 0; i < n; i++)
+	{
+		if (segs[i].kind == KSEG_KEY)
+			keypath_append_key(&buf, segs[i].key, segs[i].keylen, i == 0);
+		else if (segs[i].kind == KSEG_INDEX)
+			keypath_append_index(&buf, segs[i].index);
+		else
+			appendStringInfoString(&buf, segs[i].kind == KSEG_EMPTY_OBJECT ?
+								   ARGO_MARK_EMPTY_OBJECT : ARGO_MARK_EMPTY_ARRAY);
+	}
+	return buf.data;
+}
+
 static uint32
 keystr_hash(const void *key, Size keysize)
 {

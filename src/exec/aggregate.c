@@ -1,22 +1,44 @@
 /*
- * aggregate.c — COUNT, SUM, AVG, MIN, MAX with optional GROUP BY.
+ * aggregate.c — COUNT, COUNT(DISTINCT), SUM, AVG, MIN, MAX with GROUP BY
+ * paths and HAVING.
  *
- * PostgreSQL computes them: each selected object — or, over a join, each
- * tuple of objects — contributes the typed value columns of the group
- * path and of each aggregated path (LEFT JOINs on the vertical tables of
- * the path's collection), grouped by the group path's typed columns, so 5
- * and "5" are different groups and objects without a scalar there form
- * one group.  Result rows become objects through the rebuilder, which
- * nests the group path as in the original documents (under its alias in
- * a join, as a join's projections are).
+ * PostgreSQL computes them.  Each unit — a selected object, a join's
+ * tuple of objects, or, when a GROUP BY path has [*], each element of the
+ * array it unwinds (or the object, when it has none) — contributes the
+ * typed value columns of each group path and of each aggregated path
+ * (LEFT JOINs on the vertical tables of the path's collection), grouped
+ * by the group paths' typed columns, so 5 and "5" are different groups
+ * and units without a scalar at a path form one group there.  A path
+ * with [*] is summed up per unit first, so that each unit stays one row
+ * whatever else is joined.  Result rows become objects through the
+ * rebuilder, which nests the group values as in the original documents
+ * (under their alias in a join, as a join's projections are).
  */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 
 #include "exec/exec.h"
+
+/* A target's result columns: one value, or MIN/MAX's three typed ones. */
+typedef struct TargetCols
+{
+	int			n;
+	char	   *col[3];			/* number, string, boolean for MIN/MAX */
+} TargetCols;
+
+/* The statement being written. */
+typedef struct AggGen
+{
+	ArgoQuery  *q;
+	SqlBuf	   *buf;
+	ArgoPath   *unwind;			/* its array's elements are the units, or NULL */
+	TargetCols *targets;		/* per target of the statement */
+	ValueCols  *groups;			/* per group path */
+} AggGen;
 
 /* The object id a path reads in each row of "o": an object, or a tuple's part. */
 static char *
@@ -33,70 +55,369 @@ coll_of_path(ArgoQuery *q, ArgoPath *path)
 	return list_nth(q->colls, path->source);
 }
 
-/* The joins a target needs go into buf; its result columns into cols. */
+/* Whether a path with [*] goes into the unwound array: then it means the unit's element. */
+static bool
+in_unwound(AggGen *g, ArgoPath *path)
+{
+	return g->unwind != NULL && path->wild && path->first_wild == g->unwind->first_wild &&
+		strcmp(path->prefix, g->unwind->prefix) == 0;
+}
+
+/* " ON a.objid = <unit's object> [AND a.e = o.e]" */
 static void
-emit_target(SqlBuf *buf, StringInfo cols, ArgoQuery *q, ArgoTarget *t, int i)
+emit_unit_join(AggGen *g, const char *alias, ArgoPath *path, bool by_elem)
+{
+	appendStringInfo(&g->buf->sql, " %s ON %s.objid OPERATOR(pg_catalog.=) %s", alias, alias,
+					 objid_of(g->q, path));
+	if (by_elem)
+		appendStringInfo(&g->buf->sql, " AND %s.e OPERATOR(pg_catalog.=) o.e", alias);
+}
+
+static TargetCols
+one_col(char *col)
+{
+	TargetCols	t = {1, {col}};
+
+	return t;
+}
+
+/*
+ * An aggregate over a path with [*]: the values each unit reaches,
+ * summed up per unit first (per element when the path goes into the
+ * unwound array), then over the units.
+ */
+static TargetCols
+wild_target(AggGen *g, ArgoTarget *t, const char *a)
+{
+	ArgoCollection *c = coll_of_path(g->q, t->path);
+	bool		by_elem = in_unwound(g, t->path);
+	KeyArrays	k;
+	TargetCols	tc = {3};
+
+	if (t->agg == AAGG_COUNT)
+	{
+		appendStringInfoString(&g->buf->sql, " LEFT JOIN ");
+		sql_values_reached(g->buf, c, t->path, by_elem ? t->path->first_wild : -1);
+		emit_unit_join(g, a, t->path, by_elem);
+		return one_col(psprintf("coalesce(pg_catalog.sum(%s.n), 0)::bigint", a));
+	}
+	k = sql_path_key_arrays(g->buf, c, t->path, false, t->path->first_wild);
+	appendStringInfo(&g->buf->sql,
+					 " LEFT JOIN (SELECT r.objid%s, pg_catalog.sum(valnum) AS s, pg_catalog.count(valnum) AS n,"
+					 " pg_catalog.min(valnum) AS mn, pg_catalog.min(valstr) AS ms, pg_catalog.bool_and(valbool) AS mb,"
+					 " pg_catalog.max(valnum) AS xn, pg_catalog.max(valstr) AS xs, pg_catalog.bool_or(valbool) AS xb FROM ",
+					 by_elem ? ", m.e" : "");
+	sql_rows_of_table(g->buf, c);
+	appendStringInfo(&g->buf->sql,
+					 " r JOIN ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS m(k, e) ON r.keyid OPERATOR(pg_catalog.=) m.k GROUP BY r.objid%s)",
+					 k.keys, k.elems, by_elem ? ", m.e" : "");
+	emit_unit_join(g, a, t->path, by_elem);
+	if (t->agg == AAGG_SUM)
+		return one_col(psprintf("pg_catalog.sum(%s.s)", a));
+	if (t->agg == AAGG_AVG)
+		return one_col(psprintf("pg_catalog.sum(%s.s) OPERATOR(pg_catalog./) pg_catalog.sum(%s.n)::pg_catalog.float8", a, a));
+	if (t->agg == AAGG_MIN)
+	{
+		tc.col[0] = psprintf("pg_catalog.min(%s.mn)", a);
+		tc.col[1] = psprintf("pg_catalog.min(%s.ms)", a);
+		tc.col[2] = psprintf("pg_catalog.bool_and(%s.mb)", a);
+	}
+	else
+	{
+		tc.col[0] = psprintf("pg_catalog.max(%s.xn)", a);
+		tc.col[1] = psprintf("pg_catalog.max(%s.xs)", a);
+		tc.col[2] = psprintf("pg_catalog.bool_or(%s.xb)", a);
+	}
+	return tc;
+}
+
+/*
+ * COUNT(DISTINCT p): the distinct scalars at p among the group's units
+ * (5 and "5" are two; null, objects and arrays left out).  For a path
+ * with [*], over every value the units reach: a subquery given the
+ * group's units (array_agg of them, an aggregate of the outer query).
+ */
+static TargetCols
+count_distinct(AggGen *g, ArgoTarget *t, const char *a)
+{
+	ArgoCollection *c = coll_of_path(g->q, t->path);
+	ValueCols	v;
+	bool		by_elem;
+	KeyArrays	k;
+	SqlBuf	   *rows;
+
+	if (!t->path->wild)
+	{
+		v = sql_value_join(g->buf, c, objid_of(g->q, t->path), t->path->keystr, (char *) a);
+		return one_col(psprintf("pg_catalog.count(DISTINCT ROW(%s, %s, %s)) FILTER (WHERE pg_catalog.num_nonnulls(%s, %s, %s) OPERATOR(pg_catalog.>) 0)",
+								v.num, v.str, v.boolean, v.num, v.str, v.boolean));
+	}
+	by_elem = in_unwound(g, t->path);
+	k = sql_path_key_arrays(g->buf, c, t->path, false, t->path->first_wild);
+	rows = sqlbuf_create();
+	sql_rows_of_table(rows, c);
+	return one_col(psprintf("(SELECT pg_catalog.count(DISTINCT ROW(r.valnum, r.valstr, r.valbool)) FROM %s r"
+							" JOIN ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS m(k, e) ON r.keyid OPERATOR(pg_catalog.=) m.k"
+							" WHERE pg_catalog.num_nonnulls(r.valnum, r.valstr, r.valbool) OPERATOR(pg_catalog.>) 0 AND %s)",
+							rows->sql.data, k.keys, k.elems,
+							by_elem ?
+							psprintf("ROW(r.objid, m.e) OPERATOR(pg_catalog.=) ANY (pg_catalog.array_agg(ROW(%s, o.e)))",
+									 objid_of(g->q, t->path)) :
+							psprintf("r.objid OPERATOR(pg_catalog.=) ANY (pg_catalog.array_agg(%s))",
+									 objid_of(g->q, t->path))));
+}
+
+/* The joins a target needs go into the statement; its result columns are returned. */
+static TargetCols
+emit_target(AggGen *g, ArgoTarget *t, int i)
 {
 	char	   *alias = psprintf("a%d", i);
 	ArgoCollection *c;
 	ValueCols	v;
+	TargetCols	tc = {3};
 
 	switch (t->agg)
 	{
 		case AAGG_NONE:
-			return;				/* the group path: already selected */
+			tc.n = 0;
+			return tc;			/* a group path: already selected */
 		case AAGG_COUNT_STAR:
-			appendStringInfoString(cols, ", pg_catalog.count(*)");
-			return;
-		case AAGG_COUNT:
-			/* objects having the path at all: null, {} and [] count */
-			c = coll_of_path(q, t->path);
-			appendStringInfoString(&buf->sql, " LEFT JOIN (SELECT DISTINCT objid FROM ");
-			sql_rows_of_table(buf, c);
-			appendStringInfoString(&buf->sql, " r WHERE ");
-			sql_subtree_match(buf, c, "keyid", t->path->keystr);
-			appendStringInfo(&buf->sql, ") %s ON %s.objid OPERATOR(pg_catalog.=) %s", alias, alias,
-							 objid_of(q, t->path));
-			appendStringInfo(cols, ", pg_catalog.count(%s.objid)", alias);
-			return;
+			return one_col("pg_catalog.count(*)");
+		case AAGG_COUNT_DISTINCT:
+			return count_distinct(g, t, alias);
 		default:
 			break;
 	}
-	v = sql_value_join(buf, coll_of_path(q, t->path), objid_of(q, t->path),
-					   t->path->keystr, alias);
+	if (t->path->wild)
+		return wild_target(g, t, alias);
+	c = coll_of_path(g->q, t->path);
+	if (t->agg == AAGG_COUNT)
+	{
+		/* objects having the path at all: null, {} and [] count */
+		appendStringInfoString(&g->buf->sql, " LEFT JOIN (SELECT DISTINCT objid FROM ");
+		sql_rows_of_table(g->buf, c);
+		appendStringInfoString(&g->buf->sql, " r WHERE ");
+		sql_subtree_match(g->buf, c, "keyid", t->path->keystr);
+		appendStringInfoChar(&g->buf->sql, ')');
+		emit_unit_join(g, alias, t->path, false);
+		return one_col(psprintf("pg_catalog.count(%s.objid)", alias));
+	}
+	v = sql_value_join(g->buf, c, objid_of(g->q, t->path), t->path->keystr, alias);
 	if (t->agg == AAGG_SUM)
-		appendStringInfo(cols, ", pg_catalog.sum(%s)", v.num);
-	else if (t->agg == AAGG_AVG)
-		appendStringInfo(cols, ", pg_catalog.avg(%s)", v.num);
-	else if (t->agg == AAGG_MIN)
-		appendStringInfo(cols, ", pg_catalog.min(%s), pg_catalog.min(%s), pg_catalog.bool_and(%s)",
-						 v.num, v.str, v.boolean);
-	else
-		appendStringInfo(cols, ", pg_catalog.max(%s), pg_catalog.max(%s), pg_catalog.bool_or(%s)",
-						 v.num, v.str, v.boolean);
+		return one_col(psprintf("pg_catalog.sum(%s)", v.num));
+	if (t->agg == AAGG_AVG)
+		return one_col(psprintf("pg_catalog.avg(%s)", v.num));
+	tc.col[0] = psprintf("pg_catalog.%s(%s)", t->agg == AAGG_MIN ? "min" : "max", v.num);
+	tc.col[1] = psprintf("pg_catalog.%s(%s)", t->agg == AAGG_MIN ? "min" : "max", v.str);
+	tc.col[2] = psprintf("pg_catalog.%s(%s)", t->agg == AAGG_MIN ? "bool_and" : "bool_or", v.boolean);
+	return tc;
 }
 
 /*
- * FROM the selected objects (o.objid), or FROM the join's tuples (o.o0,
- * o.o1, …): the tuples are counted, not distinct objects, as SQL's
- * aggregates over a join count rows.
+ * A group path's value columns in each unit: the object's scalar there,
+ * or for a path with [*] the scalar of the unit's element.
+ */
+static ValueCols
+emit_group(AggGen *g, ArgoPath *path, int i)
+{
+	ArgoCollection *c = coll_of_path(g->q, path);
+	char	   *alias = psprintf("g%d", i);
+	KeyArrays	k;
+	ValueCols	v;
+
+	if (!path->wild)
+		return sql_value_join(g->buf, c, objid_of(g->q, path), path->keystr, alias);
+	k = sql_path_key_arrays(g->buf, c, path, false, path->first_wild);
+	appendStringInfoString(&g->buf->sql, " LEFT JOIN (SELECT r.objid, m.e, r.valnum, r.valstr, r.valbool FROM ");
+	sql_rows_of_table(g->buf, c);
+	appendStringInfo(&g->buf->sql,
+					 " r JOIN ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS m(k, e) ON r.keyid OPERATOR(pg_catalog.=) m.k)",
+					 k.keys, k.elems);
+	emit_unit_join(g, alias, path, true);
+	v.num = psprintf("%s.valnum", alias);
+	v.str = psprintf("%s.valstr", alias);
+	v.boolean = psprintf("%s.valbool", alias);
+	return v;
+}
+
+/*
+ * FROM the units: the selected objects (o.objid), each element of the
+ * unwound array with its object (o.objid, o.e; e NULL for an object with
+ * none), or the join's tuples (o.o0, o.o1, …): the tuples are counted,
+ * not distinct objects, as SQL's aggregates over a join count rows.
  */
 static SqlBuf *
 aggregate_source(ArgoQuery *q)
 {
+	ArgoStmt   *s = q->stmt;
+	ArgoCollection *c = linitial(q->colls);
 	SqlBuf	   *buf;
 
-	if (list_length(q->stmt->from) > 1)
+	if (list_length(s->from) > 1)
 	{
 		buf = sqlgen_join_tuples(q);
 		appendStringInfoString(&buf->sql, "SELECT @COLS@ FROM j o");
 		return buf;
 	}
 	buf = sqlbuf_create();
-	appendStringInfoString(&buf->sql, "SELECT @COLS@ FROM (");
-	sql_base_objids(buf, linitial(q->colls), q->stmt->where);
-	appendStringInfoString(&buf->sql, ") o");
+	if (s->unwind == NULL)
+	{
+		appendStringInfoString(&buf->sql, "SELECT @COLS@ FROM (");
+		sql_base_objids(buf, c, s->where);
+		appendStringInfoString(&buf->sql, ") o");
+		return buf;
+	}
+	appendStringInfoString(&buf->sql, "SELECT @COLS@ FROM (SELECT b.objid, x.e FROM (");
+	sql_base_objids(buf, c, s->where);
+	appendStringInfoString(&buf->sql, ") b LEFT JOIN ");
+	sql_array_elements(buf, c, s->unwind);
+	appendStringInfoString(&buf->sql, " x ON x.objid OPERATOR(pg_catalog.=) b.objid) o");
 	return buf;
+}
+
+/* Where t is among the statement's targets. */
+static int
+target_index(List *targets, ArgoTarget *t)
+{
+	ListCell   *lc;
+
+	foreach(lc, targets)
+		if (lfirst(lc) == t)
+			return foreach_current_index(lc);
+	elog(ERROR, "argo: an aggregate that is not a target");
+	return -1;
+}
+
+/*
+ * An aggregate's value as three typed columns of which at most one is
+ * not null: MIN is the first present of number, string, boolean; MAX
+ * the first of boolean, string, number (the cross-type order's last).
+ */
+static ValueCols
+aggregate_value(TargetCols *tc, bool max)
+{
+	ValueCols	v;
+	char	   *n = tc->col[0],
+			   *s = tc->col[1],
+			   *b = tc->col[2];
+
+	if (tc->n == 1)
+	{
+		v.num = psprintf("(%s)::pg_catalog.float8", tc->col[0]);
+		v.str = "NULL::pg_catalog.text";
+		v.boolean = "NULL::boolean";
+	}
+	else if (!max)
+	{
+		v.num = n;
+		v.str = psprintf("CASE WHEN %s IS NULL THEN %s END", n, s);
+		v.boolean = psprintf("CASE WHEN %s IS NULL AND %s IS NULL THEN %s END", n, s, b);
+	}
+	else
+	{
+		v.num = psprintf("CASE WHEN %s IS NULL AND %s IS NULL THEN %s END", b, s, n);
+		v.str = psprintf("CASE WHEN %s IS NULL THEN %s END", b, s);
+		v.boolean = b;
+	}
+	return v;
+}
+
+/*
+ * A HAVING comparison: the aggregate's value of the literal's type
+ * compared with it; NULL (UNKNOWN) when the aggregate is not of that
+ * type.  MIN and MAX are the first value in the cross-type order
+ * (numbers, strings, booleans), so a string minimum exists only where
+ * there is no number.
+ */
+static void
+emit_having_leaf(AggGen *g, ArgoPred *p)
+{
+	static const char *const ops[] = {"=", "<>", "<", "<=", ">", ">="};
+	TargetCols *tc = &g->targets[target_index(g->q->stmt->targets, p->agg)];
+	ArgoLiteral *lit = p->lit;
+	int			t = lit->type == ALIT_NUMBER ? 0 : lit->type == ALIT_STRING ? 1 : 2;
+	ValueCols	v = aggregate_value(tc, p->agg->agg == AAGG_MAX);
+	const char *value = t == 0 ? v.num : t == 1 ? v.str : v.boolean;
+	StringInfo	sql = &g->buf->sql;
+
+	appendStringInfo(sql, "(%s OPERATOR(pg_catalog.%s) ", value, ops[p->op]);
+	if (t == 0)
+		sqlbuf_add_param(g->buf, FLOAT8OID, Float8GetDatum(lit->num));
+	else if (t == 1)
+	{
+		sqlbuf_add_text(g->buf, lit->str);
+		appendStringInfoString(sql, "::pg_catalog.text");
+	}
+	else
+		sqlbuf_add_param(g->buf, BOOLOID, BoolGetDatum(lit->b));
+	appendStringInfoChar(sql, ')');
+}
+
+/* HAVING, by SQL's own three-valued logic. */
+static void
+emit_having(AggGen *g, ArgoPred *p)
+{
+	ListCell   *lc;
+
+	check_stack_depth();
+	switch (p->kind)
+	{
+		case APRED_AND:
+		case APRED_OR:
+			appendStringInfoChar(&g->buf->sql, '(');
+			foreach(lc, p->args)
+			{
+				if (foreach_current_index(lc) > 0)
+					appendStringInfoString(&g->buf->sql, p->kind == APRED_AND ? " AND " : " OR ");
+				emit_having(g, lfirst(lc));
+			}
+			appendStringInfoChar(&g->buf->sql, ')');
+			break;
+		case APRED_NOT:
+			appendStringInfoString(&g->buf->sql, "(NOT ");
+			emit_having(g, p->left);
+			appendStringInfoChar(&g->buf->sql, ')');
+			break;
+		default:
+			emit_having_leaf(g, p);
+	}
+}
+
+/* ORDER BY group paths and aggregates, in the cross-type order. */
+static void
+emit_order(AggGen *g)
+{
+	ArgoStmt   *s = g->q->stmt;
+	ListCell   *lc;
+
+	appendStringInfoString(&g->buf->sql, " ORDER BY ");
+	foreach(lc, s->order_by)
+	{
+		ArgoOrder  *o = lfirst(lc);
+		ValueCols	v;
+
+		if (foreach_current_index(lc) > 0)
+			appendStringInfoString(&g->buf->sql, ", ");
+		if (o->agg == NULL)
+		{
+			ListCell   *gc;
+
+			foreach(gc, s->group_by)
+				if (strcmp(((ArgoPath *) lfirst(gc))->keystr, o->path->keystr) == 0 &&
+					((ArgoPath *) lfirst(gc))->source == o->path->source)
+					v = g->groups[foreach_current_index(gc)];
+		}
+		else
+			v = aggregate_value(&g->targets[target_index(s->targets, o->agg)],
+								o->agg->agg == AAGG_MAX);
+		sql_order_keys(&g->buf->sql, &v, o->desc);
+	}
+	/* ties in the groups' own order, the same whatever the plan */
+	for (int i = 0; i < list_length(s->group_by); i++)
+	{
+		appendStringInfoString(&g->buf->sql, ", ");
+		sql_order_keys(&g->buf->sql, &g->groups[i], false);
+	}
 }
 
 SqlBuf *
@@ -104,52 +425,91 @@ sqlgen_aggregate(ArgoQuery *q)
 {
 	ArgoStmt   *s = q->stmt;
 	SqlBuf	   *buf = sqlgen_aggregate_direct(q);
+	AggGen		g = {q};
 	StringInfoData cols;
-	ValueCols	g = {"NULL::pg_catalog.float8", "NULL::pg_catalog.text", "NULL::boolean"};
 	ListCell   *lc;
 
 	if (buf != NULL)
 		return buf;
-	buf = aggregate_source(q);
+	g.buf = buf = aggregate_source(q);
+	g.unwind = s->unwind;
 	buf->custom_plan = true;
-	if (s->group_by)
-		g = sql_value_join(buf, coll_of_path(q, s->group_by), objid_of(q, s->group_by),
-						   s->group_by->keystr, "g");
 	initStringInfo(&cols);
-	appendStringInfo(&cols, "%s, %s, %s", g.num, g.str, g.boolean);
-	foreach(lc, s->targets)
-		emit_target(buf, &cols, q, lfirst(lc), foreach_current_index(lc));
-	if (s->group_by)
-		appendStringInfo(&buf->sql, " GROUP BY %s, %s, %s", g.num, g.str, g.boolean);
-	if (s->order_by)
+	g.groups = palloc(sizeof(ValueCols) * Max(list_length(s->group_by), 1));
+	foreach(lc, s->group_by)
 	{
-		appendStringInfoString(&buf->sql, " ORDER BY ");
-		sql_order_keys(&buf->sql, &g, ((ArgoOrder *) linitial(s->order_by))->desc);
+		ValueCols  *v = &g.groups[foreach_current_index(lc)];
+
+		*v = emit_group(&g, lfirst(lc), foreach_current_index(lc));
+		appendStringInfo(&cols, "%s%s, %s, %s", cols.len ? ", " : "", v->num, v->str, v->boolean);
 	}
+	g.targets = palloc(sizeof(TargetCols) * Max(list_length(s->targets), 1));
+	foreach(lc, s->targets)
+	{
+		TargetCols *tc = &g.targets[foreach_current_index(lc)];
+
+		*tc = emit_target(&g, lfirst(lc), foreach_current_index(lc));
+		for (int i = 0; i < tc->n; i++)
+			appendStringInfo(&cols, "%s%s", cols.len ? ", " : "", tc->col[i]);
+	}
+	if (cols.len == 0)
+		appendStringInfoString(&cols, "NULL");
+	if (s->group_by)
+	{
+		appendStringInfoString(&buf->sql, " GROUP BY ");
+		foreach(lc, s->group_by)
+		{
+			ValueCols  *v = &g.groups[foreach_current_index(lc)];
+
+			appendStringInfo(&buf->sql, "%s%s, %s, %s", foreach_current_index(lc) ? ", " : "",
+							 v->num, v->str, v->boolean);
+		}
+	}
+	if (s->having)
+	{
+		appendStringInfoString(&buf->sql, " HAVING ");
+		emit_having(&g, s->having);
+	}
+	if (s->order_by)
+		emit_order(&g);
 	sql_limit_offset(buf, s);
 	sqlbuf_replace(buf, "@COLS@", cols.data);
 	return buf;
 }
 
 /*
- * Where the group value goes in a result: its path, under the alias of
- * its collection in a join.
+ * Where a group value goes in a result: its path (a [*] as the element
+ * [0]: the group's element, written as a projection of one), under the
+ * alias of its collection in a join.
  */
 static char *
-group_key(ArgoQuery *q)
+group_key(ArgoQuery *q, ArgoPath *g)
 {
-	ArgoPath   *g = q->stmt->group_by;
 	ArgoSource *src;
 	const char *alias;
 	StringInfoData key;
+	char	   *path = g->keystr;
 
+	if (g->wild)
+	{
+		KeySeg	   *segs = palloc(sizeof(KeySeg) * g->nsegs);
+
+		memcpy(segs, g->pattern, sizeof(KeySeg) * g->nsegs);
+		for (int i = 0; i < g->nsegs; i++)
+			if (segs[i].kind == KSEG_WILD)
+			{
+				segs[i].kind = KSEG_INDEX;
+				segs[i].index = 0;
+			}
+		path = keypath_from_segs(segs, g->nsegs);
+	}
 	if (list_length(q->stmt->from) == 1)
-		return g->keystr;
+		return path;
 	src = list_nth(q->stmt->from, g->source);
 	alias = src->alias ? src->alias : src->coll;
 	initStringInfo(&key);
 	keypath_append_key(&key, alias, strlen(alias), true);
-	appendStringInfo(&key, ".%s", g->keystr);
+	appendStringInfo(&key, ".%s", path);
 	return key.data;
 }
 
@@ -194,39 +554,45 @@ first_present(HeapTuple tup, TupleDesc desc, int a, int b, int c)
 	return a;
 }
 
-/* One result row: the group value, then each aggregate under its name. */
+/* One result row: the group values, then each aggregate under its name. */
 static void
-rebuild_group(Rebuilder *rb, int64 id, ArgoStmt *s, const char *group_key,
+rebuild_group(Rebuilder *rb, int64 id, ArgoQuery *q, char **group_keys,
 			  HeapTuple tup, TupleDesc desc)
 {
-	int			col = 4;
+	ArgoStmt   *s = q->stmt;
+	int			col = 1;
 	ListCell   *lc;
 
-	if (s->group_by)
+	foreach(lc, s->group_by)
 	{
-		int			g = first_present(tup, desc, 1, 2, 3);
+		int			gc = first_present(tup, desc, col, col + 1, col + 2);
 		bool		isnull;
 
-		(void) SPI_getbinval(tup, desc, g, &isnull);
+		(void) SPI_getbinval(tup, desc, gc, &isnull);
 		if (!isnull)
-			add_value(rb, id, group_key, tup, desc, g);
+			add_value(rb, id, group_keys[foreach_current_index(lc)], tup, desc, gc);
+		col += 3;
 	}
 	foreach(lc, s->targets)
 	{
 		ArgoTarget *t = lfirst(lc);
+		bool		three = t->agg == AAGG_MIN || t->agg == AAGG_MAX;
 		StringInfoData key;
 
 		if (t->agg == AAGG_NONE)
 			continue;
-		initStringInfo(&key);
-		keypath_append_key(&key, t->alias, strlen(t->alias), true);
-		if (t->agg == AAGG_MIN)
-			add_value(rb, id, key.data, tup, desc, first_present(tup, desc, col, col + 1, col + 2));
-		else if (t->agg == AAGG_MAX)
-			add_value(rb, id, key.data, tup, desc, first_present(tup, desc, col + 2, col + 1, col));
-		else
-			add_value(rb, id, key.data, tup, desc, col);
-		col += (t->agg == AAGG_MIN || t->agg == AAGG_MAX) ? 3 : 1;
+		if (!t->hidden)
+		{
+			initStringInfo(&key);
+			keypath_append_key(&key, t->alias, strlen(t->alias), true);
+			if (t->agg == AAGG_MIN)
+				add_value(rb, id, key.data, tup, desc, first_present(tup, desc, col, col + 1, col + 2));
+			else if (t->agg == AAGG_MAX)
+				add_value(rb, id, key.data, tup, desc, first_present(tup, desc, col + 2, col + 1, col));
+			else
+				add_value(rb, id, key.data, tup, desc, col);
+		}
+		col += three ? 3 : 1;
 	}
 	/* even an empty result object is one group's answer */
 	rebuilder_add_object(rb, id);
@@ -237,17 +603,20 @@ run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg)
 {
 	SqlBuf	   *buf = sqlgen_aggregate(q);
 	Rebuilder  *rb = rebuilder_create(NULL, emit, arg);
+	char	  **group_keys = palloc(sizeof(char *) * Max(list_length(q->stmt->group_by), 1));
 	SPITupleTable *tt;
 	uint64		n;
 	int			rc;
+	ListCell   *lc;
 
+	foreach(lc, q->stmt->group_by)
+		group_keys[foreach_current_index(lc)] = group_key(q, lfirst(lc));
 	rc = argo_run(buf, true);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "argo: aggregate query failed: %s", SPI_result_code_string(rc));
 	tt = SPI_tuptable;
 	n = SPI_processed;
 	for (uint64 i = 0; i < n; i++)
-		rebuild_group(rb, (int64) i, q->stmt, q->stmt->group_by ? group_key(q) : NULL,
-					  tt->vals[i], tt->tupdesc);
+		rebuild_group(rb, (int64) i, q, group_keys, tt->vals[i], tt->tupdesc);
 	rebuilder_finish(rb);
 }

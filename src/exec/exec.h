@@ -56,6 +56,12 @@ extern void argo_execute(const char *query, Jsonb **params, int nparams,
 						 result_emit emit, void *arg);
 extern List *argo_explain_query(const char *query, Jsonb **params, int nparams);
 
+/* distinct.c: SELECT DISTINCT, with LIMIT and OFFSET after it */
+typedef struct Distinct Distinct;
+
+extern Distinct *distinct_begin(ArgoStmt *s, result_emit emit, void *arg);
+extern void distinct_emit(void *arg, Jsonb *doc);
+
 /* results.c: what write statements return */
 extern Jsonb *argo_count_result(const char *key, int64 n);
 extern Jsonb *argo_counts_result(const char *key1, int64 n1, const char *key2, int64 n2);

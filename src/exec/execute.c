@@ -248,11 +248,19 @@ argo_execute(const char *query, Jsonb **params, int nparams,
 			 result_emit emit, void *arg)
 {
 	ArgoStmt   *stmt = argo_parse(query);
+	ArgoQuery  *q;
 	ArgoPlan   *p;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
-	p = argo_plan(argo_analyze(stmt, query, params, nparams));
+	q = argo_analyze(stmt, query, params, nparams);
+	/* DISTINCT filters the results; LIMIT and OFFSET count what it gives */
+	if (stmt->distinct)
+	{
+		arg = distinct_begin(stmt, emit, arg);
+		emit = distinct_emit;
+	}
+	p = argo_plan(q);
 	switch (stmt->kind)
 	{
 		case ASTMT_SELECT:

@@ -54,7 +54,11 @@ all_values(List *lits)
 	return true;
 }
 
-/* WHERE when it is one equality or IN list this file answers, else NULL. */
+/*
+ * WHERE when it is one equality or IN list this file answers, else NULL.
+ * On a path with [*] too: an object is found once per value that
+ * matches, and the ids are made distinct.
+ */
 ArgoPred *
 lookup_pred(ArgoPred *where)
 {
@@ -231,7 +235,7 @@ lookup_values(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
 {
 	TypeLookup	types[3];
 	List	   *lits = p->kind == APRED_IN ? p->lits : list_make1(p->lit);
-	int32		keyid = keydict_find(keydict_of(c), p->path->keystr);
+	List	   *keys = sql_path_keys(c, p->path, false);
 	bool		ok = true;
 	ListCell   *lc;
 
@@ -241,13 +245,16 @@ lookup_values(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
 		ArgoLiteral *lit = lfirst(lc);
 		int			t = lit->type == ALIT_STRING ? 0 : lit->type == ALIT_NUMBER ? 1 : 2;
 		TypeLookup *tl = type_lookup(c, types, t);
+		ListCell   *k;
 
 		CHECK_FOR_INTERRUPTS();
 		ok = tl->irel != NULL;
 		if (!ok)
 			break;
-		if (keyid >= 0)
-			scan_values(tl->rel, tl->irel, snap, keyid, lit, tl->objatt, tl->valatt, out);
+		/* a path with [*]: every key it reaches, one descent each */
+		foreach(k, keys)
+			scan_values(tl->rel, tl->irel, snap, ((ArgoKey *) lfirst(k))->id, lit,
+						tl->objatt, tl->valatt, out);
 	}
 	for (int t = 0; t < 3; t++)
 	{

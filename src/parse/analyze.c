@@ -171,6 +171,47 @@ alias_index(AnalyzeState *as, const char *name)
 }
 
 /*
+ * A path with [*]: its steps as key segments (the dictionary's keys that
+ * match them are the path's), and the key of the steps before the first
+ * [*], under which all of them lie.
+ */
+static void
+bind_pattern(ArgoPath *path, List *steps)
+{
+	ListCell   *lc;
+
+	path->nsegs = list_length(steps);
+	path->pattern = palloc0(sizeof(KeySeg) * path->nsegs);
+	path->first_wild = -1;
+	foreach(lc, steps)
+	{
+		ArgoStep   *s = lfirst(lc);
+		KeySeg	   *seg = &path->pattern[foreach_current_index(lc)];
+
+		if (s->is_wild)
+		{
+			seg->kind = KSEG_WILD;
+			if (path->first_wild < 0)
+			{
+				path->first_wild = foreach_current_index(lc);
+				path->prefix = keypath_from_steps(list_copy_head(steps, path->first_wild));
+			}
+		}
+		else if (s->is_index)
+		{
+			seg->kind = KSEG_INDEX;
+			seg->index = s->index;
+		}
+		else
+		{
+			seg->kind = KSEG_KEY;
+			seg->key = s->key;
+			seg->keylen = strlen(s->key);
+		}
+	}
+}
+
+/*
  * Flatten a path to its key.  In a join every path starts with an alias,
  * which picks the FROM item; with one aliased collection a leading alias
  * may be written or not.
@@ -199,6 +240,8 @@ bind_path(AnalyzeState *as, ArgoPath *path)
 	path->source = Max(src, 0);
 	path->keystr = keypath_from_steps(src >= 0 ? list_delete_first(list_copy(path->steps)) :
 									  path->steps);
+	if (path->wild)
+		bind_pattern(path, src >= 0 ? list_delete_first(list_copy(path->steps)) : path->steps);
 }
 
 /* Aliases default to collection names; a self-join needs real ones. */
@@ -221,6 +264,20 @@ bind_aliases(AnalyzeState *as, ArgoStmt *s)
 	as->qualified = list_length(s->from) > 1;
 }
 
+/*
+ * Where a path must have one value per object (an ORDER BY key, a join
+ * condition, what an UPDATE changes), [*], which reaches many, is
+ * refused: 0A000, saying so.
+ */
+static void
+refuse_wild(AnalyzeState *as, ArgoPath *path, const char *where)
+{
+	if (path != NULL && path->wild)
+		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+					   psprintf("a path with [*] is not supported %s", where),
+					   "A path with [*] reaches every element of an array: it has no single value per object.");
+}
+
 /* ON (a.p = b.q): one side is the item being joined, the other earlier. */
 static void
 bind_join(AnalyzeState *as, ArgoSource *src, int index)
@@ -228,6 +285,8 @@ bind_join(AnalyzeState *as, ArgoSource *src, int index)
 	ArgoPath   *l = src->on_left;
 	ArgoPath   *r = src->on_right;
 
+	refuse_wild(as, l, "in a join condition");
+	refuse_wild(as, r, "in a join condition");
 	bind_path(as, l);
 	bind_path(as, r);
 	if (l->source == index && r->source < index)
@@ -304,6 +363,16 @@ expand_list_param(AnalyzeState *as, ArgoPred *p)
 	p->list_param = NULL;
 }
 
+/* lit op x is x op' lit */
+static ArgoCmpOp
+commute_op(ArgoCmpOp op)
+{
+	static const ArgoCmpOp commuted[] = {ACMP_EQ, ACMP_NE, ACMP_GT, ACMP_GE,
+	ACMP_LT, ACMP_LE};
+
+	return commuted[op];
+}
+
 static void
 analyze_pred(AnalyzeState *as, ArgoPred *p)
 {
@@ -314,6 +383,16 @@ analyze_pred(AnalyzeState *as, ArgoPred *p)
 		return;
 	if (p->list_param)
 		expand_list_param(as, p);
+	/* lit op ANY p[*]…: the elements of every value reached, p[*]…[*] op' lit */
+	if (p->kind == APRED_ANY && p->path->wild)
+	{
+		ArgoStep   *wild = palloc0(sizeof(ArgoStep));
+
+		wild->is_index = wild->is_wild = true;
+		p->path->steps = lappend(p->path->steps, wild);
+		p->kind = APRED_CMP;
+		p->op = commute_op(p->op);
+	}
 	analyze_pred(as, p->left);
 	foreach(lc, p->args)
 		analyze_pred(as, lfirst(lc));
@@ -374,41 +453,71 @@ static const char *
 agg_name(ArgoAggKind agg)
 {
 	static const char *const names[] = {NULL, "count", "count", "sum", "avg",
-	"min", "max"};
+	"min", "max", "count"};
 
 	return names[agg];
 }
 
-/*
- * With aggregates or GROUP BY, every other target is the group path and
- * ORDER BY may only name it (each group has one value there).
- */
+/* The group path equal to path, or NULL. */
+static ArgoPath *
+group_path(ArgoStmt *s, ArgoPath *path)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->group_by)
+		if (same_path(lfirst(lc), path))
+			return lfirst(lc);
+	return NULL;
+}
+
+/* The aggregate target whose output name a one-key path is, or NULL. */
+static ArgoTarget *
+named_aggregate(ArgoStmt *s, ArgoPath *path)
+{
+	ArgoStep   *first = linitial(path->steps);
+	ListCell   *lc;
+
+	if (list_length(path->steps) != 1 || first->is_index)
+		return NULL;
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		if (t->agg != AAGG_NONE && !t->hidden && strcmp(t->alias, first->key) == 0)
+			return t;
+	}
+	return NULL;
+}
+
 /*
  * One result object cannot hold two values under one name: COUNT(*),
  * COUNT(kids) would both be "count", and one would silently be lost.
- * The group value comes out under its path's first key.
+ * Group values come out under their paths' first keys (several may share
+ * one: GROUP BY address.city, address.zip).
  */
 static void
 check_output_names(AnalyzeState *as, ArgoStmt *s)
 {
+	List	   *groups = NIL;
 	List	   *names = NIL;
 	ListCell   *lc;
 
-	if (s->group_by != NULL)
+	foreach(lc, s->group_by)
 	{
-		ArgoStep   *first = linitial(s->group_by->steps);
+		ArgoPath   *g = lfirst(lc);
+		ArgoStep   *first = linitial(g->steps);
 
 		if (!first->is_index)
-			names = lappend(names, first->key);
+			groups = lappend(groups, first->key);
 	}
 	foreach(lc, s->targets)
 	{
 		ArgoTarget *t = lfirst(lc);
 		ListCell   *n;
 
-		if (t->agg == AAGG_NONE)
+		if (t->agg == AAGG_NONE || t->hidden)
 			continue;
-		foreach(n, names)
+		foreach(n, list_concat_copy(groups, names))
 			if (strcmp(lfirst(n), t->alias) == 0)
 				semantic_error(as, t->location, ERRCODE_DUPLICATE_ALIAS,
 							   psprintf("output name \"%s\" is used twice", t->alias),
@@ -417,36 +526,156 @@ check_output_names(AnalyzeState *as, ArgoStmt *s)
 	}
 }
 
+/*
+ * GROUP BY p[*]…: the paths with [*] unwind one array (the one at the
+ * first [*] of each, which must be the same), each holding one [*], and
+ * not in a join.
+ */
 static void
-check_grouping(AnalyzeState *as, ArgoStmt *s)
+check_unwinding(AnalyzeState *as, ArgoStmt *s)
 {
 	ListCell   *lc;
-	bool		has_agg = false;
 
-	foreach(lc, s->targets)
-		has_agg |= ((ArgoTarget *) lfirst(lc))->agg != AAGG_NONE;
-	if (!has_agg && s->group_by == NULL)
-		return;
+	foreach(lc, s->group_by)
+	{
+		ArgoPath   *g = lfirst(lc);
+		int			nwild = 0;
+
+		if (!g->wild)
+			continue;
+		for (int i = 0; i < g->nsegs; i++)
+			nwild += g->pattern[i].kind == KSEG_WILD;
+		if (nwild > 1)
+			semantic_error(as, g->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   "a GROUP BY path holds at most one [*]",
+						   "GROUP BY unwinds one array: each of its elements is one row.");
+		if (list_length(s->from) > 1)
+			semantic_error(as, g->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   "GROUP BY a path with [*] is not supported in a join", NULL);
+		if (s->unwind == NULL)
+			s->unwind = g;
+		else if (strcmp(s->unwind->prefix, g->prefix) != 0 ||
+				 s->unwind->first_wild != g->first_wild)
+			semantic_error(as, g->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   "GROUP BY unwinds one array, not two",
+						   psprintf("\"%s\" and \"%s\" are paths into different arrays.",
+									s->unwind->keystr, g->keystr));
+	}
+}
+
+/* An aggregate HAVING writes: a target already there, else a hidden one. */
+static ArgoTarget *
+having_target(AnalyzeState *as, ArgoStmt *s, ArgoTarget *agg)
+{
+	ListCell   *lc;
+
+	bind_path(as, agg->path);
 	foreach(lc, s->targets)
 	{
 		ArgoTarget *t = lfirst(lc);
 
-		if (t->agg == AAGG_NONE &&
-			(s->group_by == NULL || !same_path(t->path, s->group_by)))
+		if (t->agg == agg->agg &&
+			(t->path == NULL ? agg->path == NULL : agg->path != NULL && same_path(t->path, agg->path)))
+			return t;
+	}
+	agg->hidden = true;
+	agg->alias = psprintf("having %d", list_length(s->targets));
+	s->targets = lappend(s->targets, agg);
+	return agg;
+}
+
+/*
+ * HAVING: comparisons of aggregates (written again, or by their output
+ * names) with literals, under AND, OR and NOT.
+ */
+static void
+analyze_having(AnalyzeState *as, ArgoStmt *s, ArgoPred *p)
+{
+	ListCell   *lc;
+
+	check_stack_depth();
+	if (p->kind == APRED_AND || p->kind == APRED_OR || p->kind == APRED_NOT)
+	{
+		if (p->left)
+			analyze_having(as, s, p->left);
+		foreach(lc, p->args)
+			analyze_having(as, s, lfirst(lc));
+		return;
+	}
+	if (p->kind != APRED_CMP)
+		semantic_error(as, p->path ? p->path->location : (p->lit ? p->lit->location : 0),
+					   ERRCODE_FEATURE_NOT_SUPPORTED,
+					   "HAVING compares aggregates with literals (=, !=, <, <=, >, >=)", NULL);
+	if (p->agg == NULL)
+	{
+		p->agg = named_aggregate(s, p->path);
+		if (p->agg == NULL)
+			semantic_error(as, p->path->location, ERRCODE_GROUPING_ERROR,
+						   psprintf("\"%s\" is not an aggregate of the statement",
+									keypath_from_steps(p->path->steps)),
+						   "HAVING compares aggregates: write one (COUNT(*) > 5) or name one by its output name.");
+		p->path = NULL;
+	}
+	else
+		p->agg = having_target(as, s, p->agg);
+	bind_literal(as, p->lit);
+	check_comparable(as, p->lit);
+}
+
+/* WHERE has no aggregate to compare. */
+static void
+refuse_aggregates(AnalyzeState *as, ArgoPred *p)
+{
+	ListCell   *lc;
+
+	if (p == NULL)
+		return;
+	check_stack_depth();
+	if (p->agg != NULL)
+		semantic_error(as, p->agg->location, ERRCODE_GROUPING_ERROR,
+					   "aggregates are not allowed in WHERE", "Compare aggregates in HAVING.");
+	refuse_aggregates(as, p->left);
+	foreach(lc, p->args)
+		refuse_aggregates(as, lfirst(lc));
+}
+
+/*
+ * With aggregates or GROUP BY, every other target is a group path, and
+ * ORDER BY names group paths or aggregates' output names (each group has
+ * one value there).
+ */
+static void
+check_grouping(AnalyzeState *as, ArgoStmt *s)
+{
+	ListCell   *lc;
+
+	if (!argo_is_aggregate(s) && s->having == NULL)
+		return;
+	check_unwinding(as, s);
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		if (t->agg == AAGG_NONE && group_path(s, t->path) == NULL)
 			semantic_error(as, t->location, ERRCODE_GROUPING_ERROR,
-						   "a path beside aggregates must be the GROUP BY path",
+						   "a path beside aggregates must be a GROUP BY path",
 						   NULL);
 		if (t->agg != AAGG_NONE && t->alias == NULL)
 			t->alias = (char *) agg_name(t->agg);
 	}
 	check_output_names(as, s);
+	if (s->having)
+		analyze_having(as, s, s->having);
 	foreach(lc, s->order_by)
 	{
 		ArgoOrder  *o = lfirst(lc);
 
-		if (s->group_by == NULL || !same_path(o->path, s->group_by))
+		if (group_path(s, o->path) != NULL)
+			continue;
+		o->agg = named_aggregate(s, o->path);
+		if (o->agg == NULL)
 			semantic_error(as, o->path->location, ERRCODE_DATATYPE_MISMATCH,
-						   "ORDER BY of an aggregate query can only name the GROUP BY path",
+						   "ORDER BY of an aggregate query names GROUP BY paths or aggregates' output names",
 						   NULL);
 	}
 	s->star = false;
@@ -470,9 +699,16 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 
 		bind_path(as, t->path);
 	}
-	bind_path(as, s->group_by);
+	foreach(lc, s->group_by)
+		bind_path(as, lfirst(lc));
 	foreach(lc, s->order_by)
-		bind_path(as, ((ArgoOrder *) lfirst(lc))->path);
+	{
+		ArgoPath   *path = ((ArgoOrder *) lfirst(lc))->path;
+
+		bind_path(as, path);
+		if (!argo_is_aggregate(s))
+			refuse_wild(as, path, "in ORDER BY");
+	}
 	if (s->limit)
 		row_count(as, s->limit, ERRCODE_INVALID_ROW_COUNT_IN_LIMIT_CLAUSE, "LIMIT");
 	if (s->offset)
@@ -527,6 +763,7 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 	{
 		ArgoSetItem *item = lfirst(lc);
 
+		refuse_wild(&as, item->path, "as a path an UPDATE changes");
 		bind_path(&as, item->path);
 		check_set_indexes(&as, item->path);
 		if (item->value)
@@ -534,6 +771,7 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 		if (item->kind == ASET_INC)
 			check_amount(&as, item);
 	}
+	refuse_aggregates(&as, stmt->where);
 	analyze_pred(&as, stmt->where);
 	if (stmt->kind == ASTMT_SELECT)
 		analyze_select(&as, stmt);
@@ -601,7 +839,9 @@ keypath_from_steps(List *steps)
 	{
 		ArgoStep   *s = lfirst(lc);
 
-		if (s->is_index)
+		if (s->is_wild)
+			appendStringInfoString(&buf, "[*]");
+		else if (s->is_index)
 			keypath_append_index(&buf, s->index);
 		else
 			keypath_append_key(&buf, s->key, strlen(s->key),
@@ -617,7 +857,7 @@ argo_is_aggregate(ArgoStmt *s)
 {
 	ListCell   *lc;
 
-	if (s->group_by)
+	if (s->group_by != NIL || s->having != NULL)
 		return true;
 	foreach(lc, s->targets)
 	{

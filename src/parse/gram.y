@@ -27,12 +27,14 @@ static ArgoLiteral *make_param(ArgoParseState *ps, const char *digits,
 static ArgoPath *make_path(ArgoStep *first, int location);
 static ArgoStep *make_key(char *key);
 static ArgoStep *make_index(ArgoParseState *ps, const char *text, int location);
+static ArgoStep *make_wild(void);
 static ArgoPred *make_pred(ArgoPredKind kind, ArgoPred *l, ArgoPred *r);
 static ArgoPred *make_leaf(ArgoPredKind kind, ArgoPath *path, ArgoCmpOp op,
 						   ArgoLiteral *lit, ArgoLiteral *lit2);
 static ArgoPred *make_in(ArgoPath *path, List *lits);
 static ArgoPred *make_in_param(ArgoPred *p, ArgoLiteral *param);
 static ArgoTarget *make_agg(ArgoAggKind agg, ArgoPath *path, int location);
+static ArgoPred *make_agg_leaf(ArgoTarget *agg, ArgoCmpOp op, ArgoLiteral *lit);
 static ArgoJson *make_json(char *text, ArgoLiteral *lit, int location);
 static ArgoSetItem *make_set(ArgoSetKind kind, ArgoPath *path, ArgoJson *value);
 static ArgoCmpOp commute(ArgoCmpOp op);
@@ -77,24 +79,25 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %token <str> FROM GROUP_P IN_P INNER_P INSERT INTO IS JOIN LIKE LIMIT MAX MIN
 %token <str> NOT NULL_P OBJECT_P OFFSET ON OR ORDER SELECT SET SUM TRUE_P UNSET
 %token <str> ADD_P APPEND ID_P REMOVE RETURNING UPSERT
+%token <str> DISTINCT HAVING
 %token <str> UPDATE WHERE
 
-%type <stmt>	stmt select_stmt insert_stmt delete_stmt update_stmt upsert_stmt
+%type <stmt>	stmt select_stmt select_body insert_stmt delete_stmt update_stmt upsert_stmt
 %type <lit>		literal opt_limit opt_offset
-%type <path>	path opt_group
+%type <path>	path
 %type <step>	first_step
 %type <str>		name key_name opt_alias any_keyword unreserved_keyword
 %type <boolean> opt_returning
-%type <pred>	pred leaf opt_where
+%type <pred>	pred leaf opt_where opt_having
 %type <op>		cmp_op
 %type <agg>		agg_func
-%type <target>	target
+%type <target>	target agg_call
 %type <source>	source join
 %type <order>	order_item
 %type <json>	json_value
 %type <setitem>	set_item unset_item
-%type <list>	target_list targets from_list literal_list json_list order_list
-%type <list>	opt_order set_list unset_list opt_unset
+%type <list>	target_list targets from_list literal_list json_list order_list opt_group
+%type <list>	opt_order set_list unset_list opt_unset path_list
 %type <boolean> opt_desc
 
 %left OR
@@ -111,23 +114,33 @@ opt_semi: ';' | %empty ;
 stmt: select_stmt | insert_stmt | delete_stmt | update_stmt | upsert_stmt ;
 
 select_stmt:
-	SELECT target_list FROM from_list opt_where opt_group opt_order
+	SELECT select_body			{ $$ = $2; }
+	| SELECT DISTINCT select_body	{ $$ = $3; $$->distinct = true; }
+	;
+
+/*
+ * Without DISTINCT as an empty alternative, "SELECT distinct FROM c" (a
+ * key named distinct) still parses: the word after DISTINCT decides.
+ */
+select_body:
+	target_list FROM from_list opt_where opt_group opt_having opt_order
 	opt_limit opt_offset
 		{
 			ArgoStmt   *s = palloc0(sizeof(ArgoStmt));
 
 			s->kind = ASTMT_SELECT;
-			s->star = ($2 == NIL);
-			s->targets = $2;
-			if (list_length($2) == 1 && linitial($2) == NULL)
+			s->star = ($1 == NIL);
+			s->targets = $1;
+			if (list_length($1) == 1 && linitial($1) == NULL)
 			{
 				s->star = false;
 				s->targets = NIL;
 				s->select_ids = true;
 			}
-			s->from = $4;
-			s->where = $5;
-			s->group_by = $6;
+			s->from = $3;
+			s->where = $4;
+			s->group_by = $5;
+			s->having = $6;
 			s->order_by = $7;
 			s->limit = $8;
 			s->offset = $9;
@@ -154,21 +167,18 @@ target:
 			$$->path = $1;
 			$$->location = @1;
 		}
-	| COUNT '(' '*' ')' opt_alias
+	| agg_call opt_alias
 		{
-			$$ = make_agg(AAGG_COUNT_STAR, NULL, @1);
-			$$->alias = $5;
+			$$ = $1;
+			$$->alias = $2;
 		}
-	| COUNT '(' path ')' opt_alias
-		{
-			$$ = make_agg(AAGG_COUNT, $3, @1);
-			$$->alias = $5;
-		}
-	| agg_func '(' path ')' opt_alias
-		{
-			$$ = make_agg($1, $3, @1);
-			$$->alias = $5;
-		}
+	;
+
+agg_call:
+	COUNT '(' '*' ')'			{ $$ = make_agg(AAGG_COUNT_STAR, NULL, @1); }
+	| COUNT '(' path ')'		{ $$ = make_agg(AAGG_COUNT, $3, @1); }
+	| COUNT '(' DISTINCT path ')'	{ $$ = make_agg(AAGG_COUNT_DISTINCT, $4, @1); }
+	| agg_func '(' path ')'		{ $$ = make_agg($1, $3, @1); }
 	;
 
 agg_func:
@@ -220,7 +230,17 @@ opt_where:
 	;
 
 opt_group:
-	GROUP_P BY path				{ $$ = $3; }
+	GROUP_P BY path_list		{ $$ = $3; }
+	| %empty				{ $$ = NIL; }
+	;
+
+path_list:
+	path						{ $$ = list_make1($1); }
+	| path_list ',' path		{ $$ = lappend($1, $3); }
+	;
+
+opt_having:
+	HAVING pred					{ $$ = $2; }
 	| %empty				{ $$ = NULL; }
 	;
 
@@ -413,6 +433,10 @@ leaf:
 		}
 	| literal cmp_op ANY path	{ $$ = make_leaf(APRED_ANY, $4, $2, $1, NULL); }
 	| literal '=' ANY path		{ $$ = make_leaf(APRED_ANY, $4, ACMP_EQ, $1, NULL); }
+	| agg_call cmp_op literal	{ $$ = make_agg_leaf($1, $2, $3); }
+	| agg_call '=' literal		{ $$ = make_agg_leaf($1, ACMP_EQ, $3); }
+	| literal cmp_op agg_call	{ $$ = make_agg_leaf($3, commute($2), $1); }
+	| literal '=' agg_call		{ $$ = make_agg_leaf($3, ACMP_EQ, $1); }
 	| EXISTS path				{ $$ = make_leaf(APRED_EXISTS, $2, ACMP_EQ, NULL, NULL); }
 	| path IS NULL_P			{ $$ = make_leaf(APRED_ISNULL, $1, ACMP_EQ, NULL, NULL); }
 	| path IS NOT NULL_P		{ $$ = make_leaf(APRED_ISNOTNULL, $1, ACMP_EQ, NULL, NULL); }
@@ -473,6 +497,7 @@ path:
 	first_step					{ $$ = make_path($1, @1); }
 	| path '.' key_name			{ $$ = $1; $$->steps = lappend($$->steps, make_key($3)); }
 	| path '[' NUMBER ']'		{ $$ = $1; $$->steps = lappend($$->steps, make_index(ps, $3, @3)); }
+	| path '[' '*' ']'			{ $$ = $1; $$->steps = lappend($$->steps, make_wild()); $$->wild = true; }
 	;
 
 first_step:
@@ -487,7 +512,7 @@ name:
 
 /* Keywords that are names too: keys had long been free to use them. */
 unreserved_keyword:
-	ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT
+	ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
 	;
 
 /* After '.', a keyword can only be a key. */
@@ -501,7 +526,7 @@ any_keyword:
 	| EXISTS | FALSE_P | FROM | GROUP_P | IN_P | INNER_P | INSERT | INTO | IS
 	| JOIN | LIKE | LIMIT | MAX | MIN | NOT | NULL_P | OBJECT_P | OFFSET | ON
 	| OR | ORDER | SELECT | SET | SUM | TRUE_P | UNSET | UPDATE | WHERE
-	| ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT
+	| ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
 	;
 
 %%
@@ -616,6 +641,17 @@ make_index(ArgoParseState *ps, const char *text, int location)
 	return s;
 }
 
+/* [*]: every element of the array there */
+static ArgoStep *
+make_wild(void)
+{
+	ArgoStep   *s = palloc0(sizeof(ArgoStep));
+
+	s->is_index = true;
+	s->is_wild = true;
+	return s;
+}
+
 static ArgoPred *
 make_pred(ArgoPredKind kind, ArgoPred *l, ArgoPred *r)
 {
@@ -670,6 +706,16 @@ make_agg(ArgoAggKind agg, ArgoPath *path, int location)
 	t->path = path;
 	t->location = location;
 	return t;
+}
+
+/* HAVING's aggregate op literal: a comparison whose left side is the aggregate */
+static ArgoPred *
+make_agg_leaf(ArgoTarget *agg, ArgoCmpOp op, ArgoLiteral *lit)
+{
+	ArgoPred   *p = make_leaf(APRED_CMP, NULL, op, lit, NULL);
+
+	p->agg = agg;
+	return p;
 }
 
 static ArgoJson *

@@ -30,20 +30,31 @@ typedef struct ArgoLiteral
 	int			location;
 } ArgoLiteral;
 
-/* One step of a path: an object key or an array index. */
+/* One step of a path: an object key, an array index, or [*]. */
 typedef struct ArgoStep
 {
 	bool		is_index;
+	bool		is_wild;		/* [*]: every element (is_index too) */
 	char	   *key;
 	int64		index;
 } ArgoStep;
 
+/*
+ * A path.  One with [*] (wild) reaches every value its pattern matches:
+ * the dictionary's keys that have an array position where it has [*].
+ */
 typedef struct ArgoPath
 {
 	List	   *steps;			/* of ArgoStep * */
 	int			location;
 	int			source;			/* index into the FROM list, after analysis */
-	char	   *keystr;			/* flattened key, after analysis */
+	char	   *keystr;			/* flattened key, after analysis ("a[*].b" if wild) */
+	bool		wild;			/* some step is [*] */
+	bool		id;				/* ID(): the object id, not a path */
+	char	   *prefix;			/* wild: the key of the steps before the first [*] */
+	KeySeg	   *pattern;		/* wild: the steps as segments, [*] as KSEG_WILD */
+	int			nsegs;
+	int			first_wild;		/* wild: the segment of the first [*] */
 } ArgoPath;
 
 typedef enum ArgoCmpOp
@@ -72,6 +83,8 @@ typedef enum ArgoPredKind
 	APRED_ID					/* ID() op lit, ID() IN (lits): no path */
 } ArgoPredKind;
 
+struct ArgoTarget;
+
 typedef struct ArgoPred
 {
 	ArgoPredKind kind;
@@ -83,6 +96,7 @@ typedef struct ArgoPred
 	ArgoLiteral *lit2;
 	List	   *lits;			/* IN: of ArgoLiteral * */
 	ArgoLiteral *list_param;	/* IN $n: a JSON array, becomes lits */
+	struct ArgoTarget *agg;		/* HAVING: an aggregate compared (APRED_CMP) */
 } ArgoPred;
 
 /* A AND B (or OR): one n-ary node, however long the chain. */
@@ -96,7 +110,8 @@ typedef enum ArgoAggKind
 	AAGG_SUM,
 	AAGG_AVG,
 	AAGG_MIN,
-	AAGG_MAX
+	AAGG_MAX,
+	AAGG_COUNT_DISTINCT
 } ArgoAggKind;
 
 /* A SELECT target: a path, or an aggregate over one. */
@@ -104,7 +119,8 @@ typedef struct ArgoTarget
 {
 	ArgoAggKind agg;
 	ArgoPath   *path;			/* NULL for COUNT(*) */
-	char	   *alias;			/* output name of an aggregate */
+	char	   *alias;			/* output name (AS, or an aggregate's default) */
+	bool		hidden;			/* only HAVING uses it: not in the result */
 	int			location;
 } ArgoTarget;
 
@@ -122,6 +138,7 @@ typedef struct ArgoOrder
 {
 	ArgoPath   *path;
 	bool		desc;
+	struct ArgoTarget *agg;		/* an aggregate query's: the aggregate it names */
 } ArgoOrder;
 
 /* A JSON value given inline ({…}, […], a scalar) or as a parameter. */
@@ -167,7 +184,10 @@ typedef struct ArgoStmt
 	List	   *targets;		/* of ArgoTarget * */
 	List	   *from;			/* of ArgoSource *; one item for DML */
 	ArgoPred   *where;
-	ArgoPath   *group_by;
+	List	   *group_by;		/* of ArgoPath * */
+	ArgoPath   *unwind;			/* the GROUP BY path whose [*] array is unwound */
+	ArgoPred   *having;
+	bool		distinct;		/* SELECT DISTINCT */
 	List	   *order_by;		/* of ArgoOrder * */
 	ArgoLiteral *limit;
 	ArgoLiteral *offset;

@@ -27,13 +27,14 @@ typed(ArgoCollection *c, int t, const char **table, const char **col)
 }
 
 /*
- * The least (or greatest) value of one type at key $k, by the index: for
- * numbers min()/max(), which the planner reads off (keyid, valnum); for
- * strings the extreme indexed prefix first, then the extreme string among
- * the rows sharing it; for booleans the first row in order.
+ * The least (or greatest) value of one type at the key(s) (keys: "=
+ * $k", or "= ANY($keys)" for a path with [*]), by the index: for numbers
+ * min()/max(), which the planner reads off (keyid, valnum); for strings
+ * the extreme indexed prefix first, then the extreme string among the
+ * rows sharing it; for booleans the first row in order.
  */
 static void
-emit_extreme(StringInfo sql, ArgoCollection *c, int t, int k, bool max)
+emit_extreme(StringInfo sql, ArgoCollection *c, int t, const char *keys, bool max)
 {
 	const char *fn = max ? "pg_catalog.max" : "pg_catalog.min";
 	const char *table;
@@ -41,16 +42,26 @@ emit_extreme(StringInfo sql, ArgoCollection *c, int t, int k, bool max)
 
 	typed(c, t, &table, &col);
 	if (t == 0)
-		appendStringInfo(sql, ", (SELECT %s(valnum) FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d)", fn, table, k);
+		appendStringInfo(sql, ", (SELECT %s(valnum) FROM %s WHERE keyid %s)", fn, table, keys);
 	else if (t == 1)
 		appendStringInfo(sql,
-						 ", (SELECT %s(valstr) FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d AND pg_catalog.left(valstr, %d) OPERATOR(pg_catalog.=) "
-						 "(SELECT %s(pg_catalog.left(valstr, %d)) FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d))",
-						 fn, table, k, ARGO_STR_PREFIX_CHARS, fn, ARGO_STR_PREFIX_CHARS, table, k);
+						 ", (SELECT %s(valstr) FROM %s WHERE keyid %s AND pg_catalog.left(valstr, %d) OPERATOR(pg_catalog.=) "
+						 "(SELECT %s(pg_catalog.left(valstr, %d)) FROM %s WHERE keyid %s))",
+						 fn, table, keys, ARGO_STR_PREFIX_CHARS, fn, ARGO_STR_PREFIX_CHARS, table, keys);
 	else
 		appendStringInfo(sql,
-						 ", (SELECT valbool FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d AND valbool IS NOT NULL ORDER BY valbool%s LIMIT 1)",
-						 table, k, max ? " DESC" : "");
+						 ", (SELECT valbool FROM %s WHERE keyid %s AND valbool IS NOT NULL ORDER BY valbool%s LIMIT 1)",
+						 table, keys, max ? " DESC" : "");
+}
+
+/* "OPERATOR(=) $k" for a path's key, "OPERATOR(=) ANY($keys)" for [*]'s. */
+static char *
+keys_operand(SqlBuf *buf, ArgoCollection *c, ArgoPath *path)
+{
+	if (path->wild)
+		return psprintf("OPERATOR(pg_catalog.=) ANY($%d)",
+						sql_keys_param(buf, sql_path_keys(c, path, false)));
+	return psprintf("OPERATOR(pg_catalog.=) $%d", sql_key_param(buf, c, path->keystr));
 }
 
 /* One target's columns, as aggregate.c lays them out. */
@@ -60,7 +71,7 @@ emit_target(SqlBuf *buf, ArgoCollection *c, ArgoTarget *t)
 	StringInfo	sql = &buf->sql;
 	const char *table;
 	const char *col;
-	int			k;
+	char	   *keys;
 
 	switch (t->agg)
 	{
@@ -68,6 +79,14 @@ emit_target(SqlBuf *buf, ArgoCollection *c, ArgoTarget *t)
 			appendStringInfo(sql, ", (SELECT pg_catalog.count(*) FROM %s)", c->obj_table);
 			return;
 		case AAGG_COUNT:
+			if (t->path->wild)
+			{
+				/* the values reached, null, objects and arrays included */
+				appendStringInfoString(sql, ", (SELECT coalesce(pg_catalog.sum(v.n), 0)::bigint FROM ");
+				sql_values_reached(buf, c, t->path, -1);
+				appendStringInfoString(sql, " v)");
+				return;
+			}
 			appendStringInfoString(sql, ", (SELECT pg_catalog.count(DISTINCT objid) FROM ");
 			sql_rows_of_table(buf, c);
 			appendStringInfoString(sql, " r WHERE ");
@@ -77,17 +96,18 @@ emit_target(SqlBuf *buf, ArgoCollection *c, ArgoTarget *t)
 		case AAGG_SUM:
 		case AAGG_AVG:
 			typed(c, 0, &table, &col);
-			appendStringInfo(sql, ", (SELECT %s(valnum) FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d)",
+			appendStringInfo(sql, ", (SELECT %s(valnum) FROM %s WHERE keyid %s)",
 							 t->agg == AAGG_SUM ? "pg_catalog.sum" : "pg_catalog.avg", table,
-							 sql_key_param(buf, c, t->path->keystr));
+							 keys_operand(buf, c, t->path));
 			return;
 		case AAGG_MIN:
 		case AAGG_MAX:
-			k = sql_key_param(buf, c, t->path->keystr);
+			keys = keys_operand(buf, c, t->path);
 			for (int ty = 0; ty < 3; ty++)
-				emit_extreme(sql, c, ty, k, t->agg == AAGG_MAX);
+				emit_extreme(sql, c, ty, keys, t->agg == AAGG_MAX);
 			return;
 		case AAGG_NONE:
+		case AAGG_COUNT_DISTINCT:	/* not read off the rows directly */
 			return;
 	}
 }
@@ -101,7 +121,7 @@ static void
 emit_grouped_counts(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 {
 	StringInfo	sql = &buf->sql;
-	int			k = sql_key_param(buf, c, s->group_by->keystr);
+	int			k = sql_key_param(buf, c, ((ArgoPath *) linitial(s->group_by))->keystr);
 	ListCell   *lc;
 
 	appendStringInfoString(sql, "WITH grp AS MATERIALIZED (");
@@ -168,17 +188,28 @@ sqlgen_aggregate_direct(ArgoQuery *q)
 	SqlBuf	   *buf;
 	ListCell   *lc;
 
-	if (s->where || list_length(s->from) > 1 ||
+	if (s->where || list_length(s->from) > 1 || s->having ||
+		list_length(s->group_by) > 1 || s->unwind || list_length(s->order_by) > 1 ||
+		(s->order_by && ((ArgoOrder *) linitial(s->order_by))->agg != NULL) ||
 		(s->group_by && !counts_only(s)))
 		return NULL;
+	foreach(lc, s->targets)
+		if (((ArgoTarget *) lfirst(lc))->agg == AAGG_COUNT_DISTINCT)
+			return NULL;
 	buf = sqlbuf_create();
 	if (s->group_by)
 		emit_grouped_counts(buf, c, s);
 	else
 	{
-		appendStringInfoString(&buf->sql, "SELECT NULL::pg_catalog.float8, NULL::pg_catalog.text, NULL::boolean");
+		int			start;
+
+		appendStringInfoString(&buf->sql, "SELECT ");
+		start = buf->sql.len;
 		foreach(lc, s->targets)
 			emit_target(buf, c, lfirst(lc));
+		/* each target's columns begin ", ": not the first */
+		memmove(buf->sql.data + start, buf->sql.data + start + 2, buf->sql.len - start - 1);
+		buf->sql.len -= 2;
 	}
 	sql_limit_offset(buf, s);
 	return buf;

@@ -6,9 +6,17 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/hsearch.h"
 
 #include "sql/sql.h"
+
+typedef struct RootEntry
+{
+	const char *root;			/* hash key */
+	int			n;
+} RootEntry;
 
 /* Ids of the objects a WHERE selects, or of all objects; each once. */
 void
@@ -94,6 +102,104 @@ sql_limit_offset(SqlBuf *buf, ArgoStmt *s)
 	}
 }
 
+static Datum
+int4_array(Datum *elems, int n)
+{
+	return PointerGetDatum(construct_array(elems, n, INT4OID, 4, true, TYPALIGN_INT));
+}
+
+/*
+ * A path's keys — exact, or with subtree every key under the values it
+ * reaches — as parallel int4[] parameters: each key's id; the number of
+ * the value it lies under (the key of that value itself, numbered from
+ * 1: its root), for counting values whatever they hold; and with
+ * elem_seg >= 0 its position in the array at that segment (the array a
+ * GROUP BY unwinds).
+ */
+KeyArrays
+sql_path_key_arrays(SqlBuf *buf, ArgoCollection *c, ArgoPath *path, bool subtree,
+					int elem_seg)
+{
+	List	   *keys = sql_path_keys(c, path, subtree);
+	int			n = list_length(keys);
+	Datum	   *roots = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
+	HTAB	   *seen = keystr_hash_create("argo roots", sizeof(RootEntry), CurrentMemoryContext);
+	int			nsegs = path->wild ? path->nsegs : 0;
+	KeyArrays	a;
+	ListCell   *lc;
+
+	foreach(lc, keys)
+	{
+		ArgoKey    *k = lfirst(lc);
+		char	   *root = nsegs ? keypath_from_segs(k->segs, nsegs) : path->keystr;
+		bool		found;
+		RootEntry  *e = hash_search(seen, &root, HASH_ENTER, &found);
+
+		if (!found)
+			e->n = hash_get_num_entries(seen);
+		roots[foreach_current_index(lc)] = Int32GetDatum(e->n);
+		elems[foreach_current_index(lc)] = Int32GetDatum(elem_seg >= 0 && elem_seg < k->nsegs &&
+														 k->segs[elem_seg].kind == KSEG_INDEX ?
+														 (int32) k->segs[elem_seg].index : -1);
+	}
+	a.keys = sql_keys_param(buf, keys);
+	a.roots = sqlbuf_param(buf, INT4ARRAYOID, int4_array(roots, n));
+	a.elems = sqlbuf_param(buf, INT4ARRAYOID, int4_array(elems, n));
+	hash_destroy(seen);
+	return a;
+}
+
+/*
+ * "(SELECT objid[, e], count(DISTINCT root) AS n …)": per object (with
+ * by_elem, per element of the array at segment elem_seg), how many
+ * values a path with [*] reaches, null, objects and arrays included.
+ */
+void
+sql_values_reached(SqlBuf *buf, ArgoCollection *c, ArgoPath *path, int elem_seg)
+{
+	KeyArrays	a = sql_path_key_arrays(buf, c, path, true, elem_seg);
+	bool		by_elem = elem_seg >= 0;
+
+	appendStringInfo(&buf->sql, "(SELECT r.objid%s, pg_catalog.count(DISTINCT m.root) AS n FROM ",
+					 by_elem ? ", m.e" : "");
+	sql_rows_of_table(buf, c);
+	appendStringInfo(&buf->sql,
+					 " r JOIN ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS m(k, root, e) ON r.keyid OPERATOR(pg_catalog.=) m.k GROUP BY r.objid%s)",
+					 a.keys, a.roots, a.elems, by_elem ? ", m.e" : "");
+}
+
+/*
+ * "(SELECT DISTINCT objid, e …)": each object's elements of the array a
+ * GROUP BY path with [*] unwinds (the array at its first [*]), by their
+ * positions: every key under the array gives its element's.
+ */
+void
+sql_array_elements(SqlBuf *buf, ArgoCollection *c, ArgoPath *path)
+{
+	List	   *keys = NIL;
+	Datum	   *elems;
+	int			n = 0;
+	ListCell   *lc;
+
+	foreach(lc, keydict_in_array(keydict_of(c), path->prefix))
+	{
+		ArgoKey    *k = lfirst(lc);
+
+		/* the marker of an empty array has no element */
+		if (k->nsegs > path->first_wild && k->segs[path->first_wild].kind == KSEG_INDEX)
+			keys = lappend(keys, k);
+	}
+	elems = palloc(sizeof(Datum) * Max(list_length(keys), 1));
+	foreach(lc, keys)
+		elems[n++] = Int32GetDatum((int32) ((ArgoKey *) lfirst(lc))->segs[path->first_wild].index);
+	appendStringInfoString(&buf->sql, "(SELECT DISTINCT r.objid, m.e FROM ");
+	sql_rows_of_table(buf, c);
+	appendStringInfo(&buf->sql,
+					 " r JOIN ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS m(k, e) ON r.keyid OPERATOR(pg_catalog.=) m.k)",
+					 sql_keys_param(buf, keys), sqlbuf_param(buf, INT4ARRAYOID, int4_array(elems, n)));
+}
+
 /* The dictionary keys of the projected paths of one FROM item. */
 List *
 projection_keys(ArgoCollection *c, List *targets, int source)
@@ -105,8 +211,8 @@ projection_keys(ArgoCollection *c, List *targets, int source)
 	{
 		ArgoTarget *t = lfirst(lc);
 
-		if (t->path->source == source)
-			keys = list_concat(keys, keydict_subtree(keydict_of(c), t->path->keystr));
+		if (t->path->source == source && !t->path->id)
+			keys = list_concat(keys, sql_path_keys(c, t->path, true));
 	}
 	return keys;
 }

@@ -161,12 +161,47 @@ sql_keys_param(SqlBuf *buf, List *keys)
 	return p;
 }
 
+/*
+ * The dictionary keys a path reaches: its key, or for a path with [*]
+ * its pattern's; with subtree also the keys under each value reached.
+ */
+List *
+sql_path_keys(ArgoCollection *c, ArgoPath *path, bool subtree)
+{
+	KeyDict    *d = keydict_of(c);
+	int32		id;
+
+	if (path->wild)
+		return keydict_match(d, path->prefix, path->pattern, path->nsegs, subtree);
+	if (subtree)
+		return keydict_subtree(d, path->keystr);
+	id = keydict_find(d, path->keystr);
+	return id == 0 ? NIL : list_make1((void *) keydict_get(d, id));
+}
+
+/*
+ * "col = $k", the path's key id (0, which no key has, for a key the
+ * collection never had), or for a path with [*] "col = ANY($keys)" of
+ * every key its pattern reaches.
+ */
+void
+sql_path_key_match(SqlBuf *buf, ArgoCollection *c, const char *col, ArgoPath *path)
+{
+	if (path->wild)
+		appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", col,
+						 sql_keys_param(buf, sql_path_keys(c, path, false)));
+	else
+		appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) $%d", col,
+						 sql_key_param(buf, c, path->keystr));
+}
+
 /* SELECT objid FROM <typed table> WHERE keyid = path AND … */
 static void
-begin_leaf(SqlBuf *buf, ArgoCollection *c, ArgoLitType t, const char *keystr)
+begin_leaf(SqlBuf *buf, ArgoCollection *c, ArgoLitType t, ArgoPath *path)
 {
-	appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d AND ",
-					 typed_table(c, t), sql_key_param(buf, c, keystr));
+	appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE ", typed_table(c, t));
+	sql_path_key_match(buf, c, "keyid", path);
+	appendStringInfoString(&buf->sql, " AND ");
 }
 
 /*
@@ -226,19 +261,30 @@ sql_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
 					 sql_keys_param(buf, keydict_subtree(keydict_of(c), keystr)));
 }
 
+/* The same for a path, whose values with [*] are many. */
+void
+sql_path_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
+					   ArgoPath *path)
+{
+	appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", col,
+					 sql_keys_param(buf, sql_path_keys(c, path, true)));
+}
+
+/* EXISTS p: a row in p's subtree (for p[*]: under some value reached). */
 static void
-emit_exists(SqlBuf *buf, ArgoCollection *c, const char *keystr)
+emit_exists(SqlBuf *buf, ArgoCollection *c, ArgoPath *path)
 {
 	appendStringInfoString(&buf->sql, "SELECT objid FROM ");
 	sql_rows_of_table(buf, c);
 	appendStringInfoString(&buf->sql, " r WHERE ");
-	sql_subtree_match(buf, c, "keyid", keystr);
+	sql_path_subtree_match(buf, c, "keyid", path);
 }
 
+/* p IS NULL: a null at p (for p[*]: some value reached is null). */
 static void
-emit_isnull(SqlBuf *buf, ArgoCollection *c, const char *keystr)
+emit_isnull(SqlBuf *buf, ArgoCollection *c, ArgoPath *path)
 {
-	begin_leaf(buf, c, ALIT_BOOL, keystr);
+	begin_leaf(buf, c, ALIT_BOOL, path);
 	if (c->format == ARGO_FORMAT_ARGO1)
 		appendStringInfoString(&buf->sql, "pg_catalog.num_nonnulls(valstr, valnum, valbool) OPERATOR(pg_catalog.=) 0");
 	else
@@ -248,24 +294,118 @@ emit_isnull(SqlBuf *buf, ArgoCollection *c, const char *keystr)
 /* (universe) EXCEPT (set): the complement of a two-valued test. */
 static void
 emit_complement_of(SqlBuf *buf, ArgoCollection *c,
-				   void (*emit) (SqlBuf *, ArgoCollection *, const char *),
-				   const char *keystr)
+				   void (*emit) (SqlBuf *, ArgoCollection *, ArgoPath *),
+				   ArgoPath *path)
 {
 	appendStringInfoChar(&buf->sql, '(');
 	sql_all_objids(buf, c);
 	appendStringInfoString(&buf->sql, ") EXCEPT (");
-	emit(buf, c, keystr);
+	emit(buf, c, path);
 	appendStringInfoChar(&buf->sql, ')');
 }
 
+/*
+ * p IS NOT NULL: p exists and is not null; for p[*], some value reached
+ * is not null: a row under it that is not a null at the value itself.
+ */
 static void
-emit_present_not_null(SqlBuf *buf, ArgoCollection *c, const char *keystr)
+emit_present_not_null(SqlBuf *buf, ArgoCollection *c, ArgoPath *path)
 {
+	if (path->wild)
+	{
+		appendStringInfoString(&buf->sql, "SELECT objid FROM ");
+		sql_rows_of_table(buf, c);
+		appendStringInfoString(&buf->sql, " r WHERE ");
+		sql_path_subtree_match(buf, c, "keyid", path);
+		appendStringInfoString(&buf->sql, " AND NOT (");
+		sql_path_key_match(buf, c, "keyid", path);
+		appendStringInfoString(&buf->sql, " AND pg_catalog.num_nonnulls(valstr, valnum, valbool) OPERATOR(pg_catalog.=) 0)");
+		return;
+	}
 	appendStringInfoChar(&buf->sql, '(');
-	emit_exists(buf, c, keystr);
+	emit_exists(buf, c, path);
 	appendStringInfoString(&buf->sql, ") EXCEPT (");
-	emit_isnull(buf, c, keystr);
+	emit_isnull(buf, c, path);
 	appendStringInfoChar(&buf->sql, ')');
+}
+
+/*
+ * What a comparison, LIKE or BETWEEN leaf asks of a value, as a
+ * condition on a row's value columns (valstr, valnum, valbool): the
+ * positive test, whatever truth is wanted of the leaf.
+ */
+static void
+emit_value_test(SqlBuf *buf, ArgoPred *p)
+{
+	switch (p->kind)
+	{
+		case APRED_CMP:
+			sql_value_comparison(buf, p->lit, p->op);
+			break;
+		case APRED_LIKE:
+			appendStringInfoString(&buf->sql, "valstr OPERATOR(pg_catalog.~~) ");
+			add_literal(buf, p->lit);
+			break;
+		case APRED_BETWEEN:
+			sql_value_comparison(buf, p->lit, ACMP_GE);
+			appendStringInfoString(&buf->sql, " AND ");
+			sql_value_comparison(buf, p->lit2, ACMP_LE);
+			break;
+		default:
+			elog(ERROR, "argo: no value test for predicate kind %d", p->kind);
+	}
+}
+
+/* The value type a leaf tests. */
+static ArgoLitType
+leaf_type(ArgoPred *p)
+{
+	return p->kind == APRED_LIKE ? ALIT_STRING : p->lit->type;
+}
+
+/*
+ * A leaf on a path with [*] (section 7.1), whose values V are many.
+ * TRUE: some value of the literal's type passes the test (rows of the
+ * keys reached, one index scan over their ids).  FALSE: V is not empty
+ * and every value in it has that type and fails — grouped over every
+ * row under the values reached, which all must be rows of the values
+ * themselves, of that type — or the array at the first [*] is empty
+ * (its marker).  Otherwise UNKNOWN: neither set has the object.
+ * test(buf, arg) writes the positive test on a row's value columns.
+ */
+static void
+emit_wild_leaf(SqlBuf *buf, ArgoCollection *c, ArgoPath *path, ArgoLitType t,
+			   void (*test) (SqlBuf *, void *), void *arg, bool truth)
+{
+	int			exact;
+
+	buf->custom_plan = true;
+	if (truth)
+	{
+		begin_leaf(buf, c, t, path);
+		test(buf, arg);
+		return;
+	}
+	exact = sql_keys_param(buf, sql_path_keys(c, path, false));
+	appendStringInfoString(&buf->sql, "(SELECT objid FROM ");
+	sql_rows_of_table(buf, c);
+	appendStringInfoString(&buf->sql, " r WHERE ");
+	sql_path_subtree_match(buf, c, "keyid", path);
+	appendStringInfo(&buf->sql,
+					 " GROUP BY objid HAVING pg_catalog.bool_and(keyid OPERATOR(pg_catalog.=) ANY($%d) AND %s IS NOT NULL)"
+					 " AND NOT pg_catalog.bool_or(coalesce(keyid OPERATOR(pg_catalog.=) ANY($%d) AND (",
+					 exact, value_column(t), exact);
+	test(buf, arg);
+	appendStringInfoString(&buf->sql, "), false))) UNION (SELECT objid FROM ");
+	sql_rows_of_table(buf, c);
+	appendStringInfo(&buf->sql, " r WHERE keyid OPERATOR(pg_catalog.=) $%d)",
+					 sql_key_param(buf, c, psprintf("%s" ARGO_MARK_EMPTY_ARRAY, path->prefix)));
+}
+
+static void
+leaf_test(SqlBuf *buf, void *arg)
+{
+	emit_value_test(buf, (ArgoPred *) arg);
 }
 
 /*
@@ -310,9 +450,13 @@ groupable(ArgoPred *p, bool is_or)
 {
 	if (is_or)
 		return (p->kind == APRED_CMP && p->op == ACMP_EQ) || p->kind == APRED_IN;
+	/*
+	 * p[*] != a AND p[*] != b is "some value is not a, some not b", not
+	 * "no value is either": only one value per object can merge so
+	 */
 	if (p->kind == APRED_NOT && p->left->kind == APRED_IN)
-		return true;
-	return p->kind == APRED_CMP && p->op == ACMP_NE;
+		return !p->left->path->wild;
+	return p->kind == APRED_CMP && p->op == ACMP_NE && !p->path->wild;
 }
 
 typedef struct InGroup
@@ -508,7 +652,8 @@ emit_long_chain(SqlBuf *buf, ArgoCollection *c, List *args, bool intersect,
 		int			i = foreach_current_index(lc);
 
 		CHECK_FOR_INTERRUPTS();
-		if (a->kind == APRED_CMP)
+		/* a batch compares one value per key: not a path's many [*] values */
+		if (a->kind == APRED_CMP && !a->path->wild)
 		{
 			int			t = a->lit->type == ALIT_STRING ? 0 : a->lit->type == ALIT_NUMBER ? 1 : 2;
 			ArgoCmpOp	op = truth ? a->op : negate_op(a->op);
@@ -602,6 +747,21 @@ in_array(List *lits, ArgoLitType t, int *n)
  */
 #define IN_PROBE_FRACTION 10
 
+/* One value type's part of an IN list on a path with [*]. */
+typedef struct InTest
+{
+	int			arr;			/* the list's values of the type: $arr */
+	ArgoLitType type;
+} InTest;
+
+static void
+in_test(SqlBuf *buf, void *arg)
+{
+	InTest	   *it = arg;
+
+	appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", value_column(it->type), it->arr);
+}
+
 static void
 emit_in(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 {
@@ -633,6 +793,15 @@ emit_in(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 			appendStringInfoString(&buf->sql, truth ? " UNION " : " INTERSECT ");
 		first = false;
 		arr = sqlbuf_param(buf, array_types[i], values);
+		if (p->path->wild)
+		{
+			InTest		it = {arr, types[i]};
+
+			appendStringInfoChar(&buf->sql, '(');
+			emit_wild_leaf(buf, c, p->path, types[i], in_test, &it, truth);
+			appendStringInfoChar(&buf->sql, ')');
+			continue;
+		}
 		key = sql_key_param(buf, c, p->path->keystr);
 		if (truth)
 		{
@@ -660,7 +829,7 @@ static void
 emit_between(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 {
 	buf->custom_plan = true;
-	begin_leaf(buf, c, p->lit->type, p->path->keystr);
+	begin_leaf(buf, c, p->lit->type, p->path);
 	if (truth)
 	{
 		sql_value_comparison(buf, p->lit, ACMP_GE);
@@ -717,17 +886,24 @@ emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 			emit_set(buf, c, p->left, !truth);
 			break;
 		case APRED_CMP:
-			begin_leaf(buf, c, p->lit->type, p->path->keystr);
-			sql_value_comparison(buf, p->lit, truth ? p->op : negate_op(p->op));
-			break;
 		case APRED_LIKE:
-			buf->custom_plan = true;
-			begin_leaf(buf, c, ALIT_STRING, p->path->keystr);
-			appendStringInfo(&buf->sql, "valstr %s ", truth ? "OPERATOR(pg_catalog.~~)" : "OPERATOR(pg_catalog.!~~)");
-			add_literal(buf, p->lit);
-			break;
 		case APRED_BETWEEN:
-			emit_between(buf, c, p, truth);
+			if (p->path->wild)
+				emit_wild_leaf(buf, c, p->path, leaf_type(p), leaf_test, p, truth);
+			else if (p->kind == APRED_BETWEEN)
+				emit_between(buf, c, p, truth);
+			else if (p->kind == APRED_LIKE)
+			{
+				buf->custom_plan = true;
+				begin_leaf(buf, c, ALIT_STRING, p->path);
+				appendStringInfo(&buf->sql, "valstr %s ", truth ? "OPERATOR(pg_catalog.~~)" : "OPERATOR(pg_catalog.!~~)");
+				add_literal(buf, p->lit);
+			}
+			else
+			{
+				begin_leaf(buf, c, p->lit->type, p->path);
+				sql_value_comparison(buf, p->lit, truth ? p->op : negate_op(p->op));
+			}
 			break;
 		case APRED_ANY:
 			emit_any(buf, c, p, truth);
@@ -737,21 +913,21 @@ emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 			break;
 		case APRED_EXISTS:
 			if (truth)
-				emit_exists(buf, c, p->path->keystr);
+				emit_exists(buf, c, p->path);
 			else
-				emit_complement_of(buf, c, emit_exists, p->path->keystr);
+				emit_complement_of(buf, c, emit_exists, p->path);
 			break;
 		case APRED_ISNULL:
 			if (truth)
-				emit_isnull(buf, c, p->path->keystr);
+				emit_isnull(buf, c, p->path);
 			else
-				emit_complement_of(buf, c, emit_isnull, p->path->keystr);
+				emit_complement_of(buf, c, emit_isnull, p->path);
 			break;
 		case APRED_ISNOTNULL:
 			if (truth)
-				emit_present_not_null(buf, c, p->path->keystr);
+				emit_present_not_null(buf, c, p->path);
 			else
-				emit_complement_of(buf, c, emit_present_not_null, p->path->keystr);
+				emit_complement_of(buf, c, emit_present_not_null, p->path);
 			break;
 		case APRED_ID:
 			emit_id(buf, c, p, truth);

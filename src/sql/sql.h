@@ -22,6 +22,11 @@ extern void sql_all_objids(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
 							  const char *keystr);
 extern int	sql_key_param(SqlBuf *buf, ArgoCollection *c, const char *keystr);
+extern List *sql_path_keys(ArgoCollection *c, ArgoPath *path, bool subtree);
+extern void sql_path_key_match(SqlBuf *buf, ArgoCollection *c, const char *col,
+							   ArgoPath *path);
+extern void sql_path_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
+								   ArgoPath *path);
 extern int	sql_keys_param(SqlBuf *buf, List *keys);
 
 /* fragments.c: pieces several statements share */
@@ -34,6 +39,20 @@ typedef struct ValueCols
 } ValueCols;
 
 extern List *projection_keys(ArgoCollection *c, List *targets, int source);
+
+/* A path's keys as parallel int4[] parameters ($n each). */
+typedef struct KeyArrays
+{
+	int			keys;			/* key ids */
+	int			roots;			/* the value each lies under, numbered */
+	int			elems;			/* its position in an unwound array, or -1 */
+} KeyArrays;
+
+extern KeyArrays sql_path_key_arrays(SqlBuf *buf, ArgoCollection *c, ArgoPath *path,
+									 bool subtree, int elem_seg);
+extern void sql_values_reached(SqlBuf *buf, ArgoCollection *c, ArgoPath *path,
+							   int elem_seg);
+extern void sql_array_elements(SqlBuf *buf, ArgoCollection *c, ArgoPath *path);
 extern void sql_base_objids(SqlBuf *buf, ArgoCollection *c, ArgoPred *where);
 extern ValueCols sql_value_join(SqlBuf *buf, ArgoCollection *c,
 								const char *objid_expr, const char *keystr,

@@ -599,6 +599,30 @@ keydict_elements(KeyDict *d, const char *keystr)
 	return out;
 }
 
+/*
+ * The keys a path with [*] reaches: those under prefix (the steps before
+ * its first [*]) whose segments match its pattern, exactly (the values
+ * reached) or with subtree also the keys under each such value.  In key
+ * order.
+ */
+List *
+keydict_match(KeyDict *d, const char *prefix, const KeySeg *pattern, int nsegs,
+			  bool subtree)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, keydict_in_array(d, prefix))
+	{
+		ArgoKey    *k = lfirst(lc);
+
+		CHECK_FOR_INTERRUPTS();
+		if (keypath_matches(k->segs, k->nsegs, pattern, nsegs, subtree))
+			out = lappend(out, k);
+	}
+	return out;
+}
+
 /* A list of keys as an int4[] of their ids. */
 Datum
 keydict_id_array(List *keys)

@@ -120,6 +120,8 @@ extern int32 keydict_find(KeyDict *d, const char *keystr);
 extern List *keydict_subtree(KeyDict *d, const char *keystr);
 extern List *keydict_in_array(KeyDict *d, const char *keystr);
 extern List *keydict_elements(KeyDict *d, const char *keystr);
+extern List *keydict_match(KeyDict *d, const char *prefix, const KeySeg *pattern,
+						   int nsegs, bool subtree);
 extern Datum keydict_id_array(List *keys);
 extern void keydict_assign(ArgoCollection *c, char **keys, int n, int32 *ids);
 

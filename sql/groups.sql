@@ -1,0 +1,91 @@
+-- Queries of ARGO-SQL.md 7.4 and 7.1's grouping by elements: DISTINCT,
+-- COUNT(DISTINCT), GROUP BY several paths, GROUP BY p[*] (unwinding),
+-- HAVING, ORDER BY an aggregate; on an Argo/3 and an Argo/1 copy of the
+-- same documents, which must give the same results.
+SELECT argo_create_collection('q1', 'argo1');
+SELECT count(*) FROM (VALUES
+  ('{"city": "Paris", "zip": "75001", "kind": "a", "items": [{"sku": "pen", "qty": 2}, {"sku": "ink", "qty": 1}], "tags": ["x", "y"]}'),
+  ('{"city": "Paris", "zip": "75002", "kind": "b", "items": [{"sku": "pen", "qty": 3}]}'),
+  ('{"city": "Lyon", "zip": "69001", "kind": "a", "items": []}'),
+  ('{"city": "Lyon", "kind": "a", "tags": ["x"]}'),
+  ('{"city": 5, "kind": "b", "items": [{"sku": "cap"}, {"qty": 4}]}'),
+  ('{"city": "5", "kind": null, "items": "none"}')) v(doc),
+  LATERAL (SELECT argo_query('INSERT INTO q3 OBJECT $1', doc::jsonb)
+           UNION ALL SELECT argo_query('INSERT INTO q1 OBJECT $1', doc::jsonb)) i;
+
+CREATE FUNCTION run(coll text, q text) RETURNS text LANGUAGE sql AS $$
+  SELECT coalesce(string_agg(x::text, E'\n' ORDER BY n), '(none)')
+    FROM argo_query(format(q, coll)) WITH ORDINALITY AS t(x, n)
+$$;
+CREATE FUNCTION on_both(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  r3 text := run('q3', q);
+  r1 text := run('q1', q);
+BEGIN
+  IF r3 IS DISTINCT FROM r1 THEN
+    RAISE EXCEPTION E'formats disagree on %:\nargo3:\n%\nargo1:\n%', q, r3, r1;
+  END IF;
+  RETURN r3;
+END $$;
+
+-- SELECT DISTINCT: each result object once, first occurrence kept;
+-- LIMIT and OFFSET count distinct results
+SELECT on_both('SELECT DISTINCT city FROM %s');
+SELECT on_both('SELECT DISTINCT kind FROM %s');
+SELECT on_both('SELECT DISTINCT city, kind FROM %s ORDER BY city DESC, kind');
+SELECT on_both('SELECT DISTINCT kind FROM %s LIMIT 1 OFFSET 1');
+SELECT on_both('SELECT DISTINCT items[*].sku FROM %s');
+SELECT on_both('SELECT DISTINCT COUNT(*) AS n FROM %s GROUP BY city');
+-- DISTINCT as a key is still a key
+SELECT on_both('SELECT distinct FROM %s');
+
+-- COUNT(DISTINCT p): distinct scalars (5 and "5" are two; null, objects
+-- and arrays left out); over [*], every value reached
+SELECT on_both('SELECT COUNT(DISTINCT city) AS cities, COUNT(DISTINCT kind) AS kinds, COUNT(DISTINCT items) AS i, COUNT(DISTINCT items[*].sku) AS skus, COUNT(DISTINCT tags[*]) AS tags FROM %s');
+SELECT on_both('SELECT kind, COUNT(DISTINCT city) AS cities, COUNT(DISTINCT items[*].sku) AS skus FROM %s GROUP BY kind ORDER BY kind');
+
+-- GROUP BY several paths: a group per combination of their scalars;
+-- values nest as in the documents
+SELECT on_both('SELECT city, kind, COUNT(*) AS n FROM %s GROUP BY city, kind ORDER BY city, kind');
+SELECT on_both('SELECT city, zip, COUNT(*) FROM %s GROUP BY city, zip ORDER BY city DESC, zip');
+
+-- HAVING: aggregates (by output name, or written again, also ones not
+-- among the targets) compared with literals, AND, OR, NOT
+SELECT on_both('SELECT city, COUNT(*) AS n FROM %s GROUP BY city HAVING COUNT(*) > 1 ORDER BY city');
+SELECT on_both('SELECT city, COUNT(*) AS n FROM %s GROUP BY city HAVING n >= 2 AND NOT MIN(kind) = ''b'' ORDER BY city');
+SELECT on_both('SELECT city FROM %s GROUP BY city HAVING SUM(items[*].qty) > 3 OR MAX(zip) = ''69001'' ORDER BY city');
+-- a comparison of another type than the aggregate's is UNKNOWN
+SELECT on_both('SELECT city FROM %s GROUP BY city HAVING MIN(kind) = 1 ORDER BY city');
+SELECT on_both('SELECT city FROM %s GROUP BY city HAVING NOT (MIN(kind) = 1) ORDER BY city');
+SELECT on_both('SELECT COUNT(*) AS n FROM %s HAVING COUNT(*) > 10');
+
+-- ORDER BY an aggregate's output name
+SELECT on_both('SELECT city, COUNT(*) AS n FROM %s GROUP BY city ORDER BY n DESC, city LIMIT 2');
+SELECT on_both('SELECT kind, MAX(city) AS top FROM %s GROUP BY kind ORDER BY top');
+
+-- GROUP BY p[*]: each element of the array at the first [*] is a row;
+-- a [*] path into that array means the row's element; COUNT(*) counts
+-- elements; an object whose array is missing, empty or not an array is
+-- one row lacking the key
+SELECT on_both('SELECT items[*].sku, SUM(items[*].qty) AS qty, COUNT(*) AS n FROM %s GROUP BY items[*].sku ORDER BY items[*].sku');
+SELECT on_both('SELECT items[*].sku, city, COUNT(*) AS n FROM %s GROUP BY items[*].sku, city ORDER BY n DESC, items[*].sku, city');
+SELECT on_both('SELECT items[*].sku, items[*].qty, COUNT(*) AS n FROM %s GROUP BY items[*].sku, items[*].qty ORDER BY items[*].sku, items[*].qty');
+SELECT on_both('SELECT items[*].sku, COUNT(DISTINCT city) AS cities, COUNT(DISTINCT items[*].qty) AS qtys, COUNT(tags[*]) AS tags FROM %s GROUP BY items[*].sku ORDER BY items[*].sku');
+SELECT on_both('SELECT items[*].sku, COUNT(*) AS n FROM %s WHERE city = ''Paris'' GROUP BY items[*].sku HAVING COUNT(*) > 1');
+SELECT on_both('SELECT tags[*], COUNT(*) AS n FROM %s GROUP BY tags[*] ORDER BY tags[*] DESC');
+
+-- what is refused
+SELECT * FROM argo_query('SELECT city, COUNT(*) AS n FROM q3 WHERE COUNT(*) > 1 GROUP BY city');
+SELECT * FROM argo_query('SELECT city, COUNT(*) AS n FROM q3 GROUP BY city HAVING city = ''Paris''');
+SELECT * FROM argo_query('SELECT city, COUNT(*) AS n FROM q3 GROUP BY city HAVING EXISTS city');
+SELECT * FROM argo_query('SELECT COUNT(*) FROM q3 GROUP BY items[*].sku, tags[*]');
+SELECT * FROM argo_query('SELECT COUNT(*) FROM q3 GROUP BY items[*].tags[*]');
+SELECT * FROM argo_query('SELECT zip, COUNT(*) FROM q3 GROUP BY city');
+SELECT * FROM argo_query('SELECT city, COUNT(*) FROM q3 GROUP BY city ORDER BY zip');
+SELECT * FROM argo_query('SELECT city, COUNT(*) AS city FROM q3 GROUP BY city');
+SELECT * FROM argo_query('SELECT a.city, COUNT(*) FROM q3 AS a INNER JOIN q1 AS b ON (a.city = b.city) GROUP BY a.items[*].sku');
+
+SELECT e FROM argo_explain('SELECT items[*].sku, COUNT(*) AS n FROM q3 GROUP BY items[*].sku HAVING n > 1') e LIMIT 2;
+
+SELECT argo_drop_collection('q3'), argo_drop_collection('q1');
+DROP FUNCTION on_both(text), run(text, text);
