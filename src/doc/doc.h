@@ -28,6 +28,22 @@ extern Jsonb *jsonb_write_object(RRow *rows, int nrows, int64 objid);
 typedef void (*rebuild_emit) (void *arg, int64 objid, Jsonb *obj);
 
 extern Rebuilder *rebuilder_create(struct KeyDict *dict, rebuild_emit emit, void *arg);
+
+/*
+ * Where a key's rows go in a result, when a statement renames what it
+ * projects (SELECT address.city AS city): one or more places, each a
+ * path of segments; a key with none keeps its own.
+ */
+typedef struct KeyPlaces
+{
+	int32		keyid;			/* hash key */
+	int			n;
+	KeySeg	  **segs;
+	int		   *nsegs;
+} KeyPlaces;
+
+extern void rebuilder_set_places(Rebuilder *rb, struct HTAB *places);
+extern void rebuilder_set_id(Rebuilder *rb, const char *name);
 extern void rebuilder_add_row(Rebuilder *rb, int64 objid, const ArgoKey *key,
 							  text *valstr, bool num_null, double valnum,
 							  bool bool_null, bool valbool);

@@ -12,13 +12,17 @@
 
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
+#include "utils/numeric.h"
 
 #include "doc/doc.h"
 
 struct Rebuilder
 {
 	struct KeyDict *dict;		/* resolves the rows' key ids */
+	HTAB	   *places;			/* key id -> KeyPlaces; NULL: rows stay put */
+	const char *id_name;		/* add the object's id under this key */
 	rebuild_emit emit;
 	void	   *arg;
 	MemoryContext cxt;			/* the current object's rows */
@@ -116,10 +120,48 @@ sort_rows(RRow *rows, int n)
 	pfree(tmp);
 }
 
+static RRow *next_row(Rebuilder *rb, int64 objid);
+
+/*
+ * SELECT ID(): the object's id under its name.  Under * the object may
+ * hold a key of that name already: one value cannot hide the other, so
+ * that is an error naming it (42712), and the user names the id anew.
+ */
+static void
+add_id(Rebuilder *rb)
+{
+	KeySeg	   *seg;
+	RRow	   *r;
+
+	for (int i = 0; i < rb->nrows; i++)
+	{
+		RRow	   *x = &rb->rows[i];
+
+		if (x->nsegs > 0 && x->segs[0].kind == KSEG_KEY &&
+			x->segs[0].keylen == strlen(rb->id_name) &&
+			memcmp(x->segs[0].key, rb->id_name, x->segs[0].keylen) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_ALIAS),
+					 errmsg("object " INT64_FORMAT " already has a key \"%s\"", rb->objid, rb->id_name),
+					 errhint("Name the id otherwise: SELECT *, ID() AS id.")));
+	}
+	seg = palloc0(sizeof(KeySeg));
+	seg->kind = KSEG_KEY;
+	seg->key = rb->id_name;
+	seg->keylen = strlen(rb->id_name);
+	r = next_row(rb, rb->objid);
+	r->segs = seg;
+	r->nsegs = 1;
+	r->val.type = jbvNumeric;
+	r->val.val.numeric = int64_to_numeric(rb->objid);
+}
+
 /* Emit the gathered rows as one jsonb, written directly (jsonbwrite.c). */
 static void
 build_object(Rebuilder *rb)
 {
+	if (rb->id_name != NULL)
+		add_id(rb);
 	sort_rows(rb->rows, rb->nrows);
 	rb->emit(rb->arg, rb->objid, jsonb_write_object(rb->rows, rb->nrows, rb->objid));
 }
@@ -231,11 +273,39 @@ void
 rebuilder_add_row(Rebuilder *rb, int64 objid, const ArgoKey *key, text *valstr,
 				  bool num_null, double valnum, bool bool_null, bool valbool)
 {
-	RRow	   *r = next_row(rb, objid);
+	RRow	   *r;
+	KeyPlaces  *kp = rb->places ? hash_search(rb->places, &key->id, HASH_FIND, NULL) : NULL;
 
-	r->segs = key->segs;
-	r->nsegs = key->nsegs;
-	set_value(rb, r, valstr, num_null, valnum, bool_null, valbool);
+	if (kp == NULL)
+	{
+		r = next_row(rb, objid);
+		r->segs = key->segs;
+		r->nsegs = key->nsegs;
+		set_value(rb, r, valstr, num_null, valnum, bool_null, valbool);
+		return;
+	}
+	/* renamed: the row once at each of its places */
+	for (int i = 0; i < kp->n; i++)
+	{
+		r = next_row(rb, objid);
+		r->segs = kp->segs[i];
+		r->nsegs = kp->nsegs[i];
+		set_value(rb, r, valstr, num_null, valnum, bool_null, valbool);
+	}
+}
+
+/* Rows go where places says (a statement's renames); the table must outlive rb. */
+void
+rebuilder_set_places(Rebuilder *rb, HTAB *places)
+{
+	rb->places = places;
+}
+
+/* Each object gets its id under name (SELECT ID()). */
+void
+rebuilder_set_id(Rebuilder *rb, const char *name)
+{
+	rb->id_name = name;
 }
 
 /*

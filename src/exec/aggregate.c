@@ -190,6 +190,14 @@ emit_target(AggGen *g, ArgoTarget *t, int i)
 	}
 	if (t->path->wild)
 		return wild_target(g, t, alias);
+	if (t->path->id)
+	{
+		/* MIN(ID()), MAX(ID()): a number */
+		tc.col[0] = psprintf("pg_catalog.%s(o.objid)::pg_catalog.float8", t->agg == AAGG_MIN ? "min" : "max");
+		tc.col[1] = "NULL::pg_catalog.text";
+		tc.col[2] = "NULL::boolean";
+		return tc;
+	}
 	c = coll_of_path(g->q, t->path);
 	if (t->agg == AAGG_COUNT)
 	{

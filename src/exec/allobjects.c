@@ -38,7 +38,7 @@ emit_row(void *arg, Datum *values, bool *nulls)
 bool
 allobjects_applies(ArgoStmt *s)
 {
-	return s->star && !s->where && !s->limit && !s->offset &&
+	return s->star && !s->where && !s->limit && !s->offset && !s->id_name &&
 		list_length(s->from) == 1;
 }
 

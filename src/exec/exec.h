@@ -56,6 +56,9 @@ extern void argo_execute(const char *query, Jsonb **params, int nparams,
 						 result_emit emit, void *arg);
 extern List *argo_explain_query(const char *query, Jsonb **params, int nparams);
 
+/* shape.c: renamed paths and ids in a SELECT's objects */
+extern Rebuilder *select_rebuilder(ArgoQuery *q, int source, rebuild_emit emit, void *arg);
+
 /* distinct.c: SELECT DISTINCT, with LIMIT and OFFSET after it */
 typedef struct Distinct Distinct;
 

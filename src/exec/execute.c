@@ -40,7 +40,7 @@ emit_object(void *arg, int64 objid, Jsonb *obj)
 static Rebuilder *
 rebuilder(ArgoQuery *q, EmitTarget *target)
 {
-	return rebuilder_create(keydict_of(linitial(q->colls)), emit_object, target);
+	return select_rebuilder(q, 0, emit_object, target);
 }
 
 /* The objects found from C; with ORDER BY or LIMIT, SQL sorts the few. */
@@ -63,6 +63,7 @@ typedef struct IdsTarget
 {
 	result_emit emit;
 	void	   *arg;
+	const char *name;
 } IdsTarget;
 
 static void
@@ -70,14 +71,14 @@ emit_id(void *arg, Datum *values, bool *nulls)
 {
 	IdsTarget  *t = arg;
 
-	t->emit(t->arg, argo_count_result("id", DatumGetInt64(values[0])));
+	t->emit(t->arg, argo_count_result(t->name, DatumGetInt64(values[0])));
 }
 
-/* SELECT ID(): {"id": n} per selected object, in output order. */
+/* SELECT ID(): {"_id": n} per selected object, in output order. */
 static void
 select_ids(ArgoQuery *q, result_emit emit, void *arg)
 {
-	IdsTarget	t = {emit, arg};
+	IdsTarget	t = {emit, arg, q->stmt->id_name};
 	ArgoQuery	whole = *q;
 	ArgoStmt	s = *q->stmt;
 

@@ -21,7 +21,7 @@
 static bool
 projects_everything(ArgoStmt *s)
 {
-	return !s->star && !s->where && !s->order_by && !s->limit && !s->offset;
+	return !s->star && !s->id_name && !s->where && !s->order_by && !s->limit && !s->offset;
 }
 
 /*
@@ -38,11 +38,15 @@ select_fetcher(ArgoQuery *q)
 {
 	ArgoStmt   *s = q->stmt;
 	ArgoCollection *c = linitial(q->colls);
+	ObjFetch   *f;
 
 	if (projects_everything(s))
 		return NULL;
-	return objfetch_open(c, s->star ? NIL : projection_keys(c, s->targets, 0),
-						 !s->star, s->order_by == NIL);
+	f = objfetch_open(c, s->star ? NIL : projection_keys(c, s->targets, 0),
+					  !s->star, s->order_by == NIL);
+	if (f != NULL && s->id_name != NULL)
+		objfetch_every_object(f);
+	return f;
 }
 
 /*

@@ -276,7 +276,7 @@ argo_fetch_in_batches(ArgoQuery *q, SqlBuf *idsql, rebuild_emit emit, void *arg)
 		}
 		SPI_freetuptable(SPI_tuptable);
 		qsort_arg(b->order, b->n, sizeof(int), position_cmp, b->ids);
-		rb = rebuilder_create(keydict_of(linitial(q->colls)), keep_object, b);
+		rb = select_rebuilder(q, 0, keep_object, b);
 		argo_rebuild_from_query(sqlgen_rows_of_batch(q, b->ids, b->n), rb);
 		for (int i = 0; i < b->n; i++)
 		{

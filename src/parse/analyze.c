@@ -222,7 +222,7 @@ bind_path(AnalyzeState *as, ArgoPath *path)
 	ArgoStep   *first;
 	int			src;
 
-	if (path == NULL)
+	if (path == NULL || path->id)
 		return;
 	first = linitial(path->steps);
 	src = alias_index(as, first->key);
@@ -238,6 +238,7 @@ bind_path(AnalyzeState *as, ArgoPath *path)
 			 ((ArgoSource *) linitial(as->stmt->from))->alias == NULL)
 		src = -1;
 	path->source = Max(src, 0);
+	path->nsegs = list_length(path->steps) - (src >= 0 ? 1 : 0);
 	path->keystr = keypath_from_steps(src >= 0 ? list_delete_first(list_copy(path->steps)) :
 									  path->steps);
 	if (path->wild)
@@ -681,6 +682,99 @@ check_grouping(AnalyzeState *as, ArgoStmt *s)
 	s->star = false;
 }
 
+/* ID() has no meaning in a join (whose objects are several). */
+static void
+refuse_id_in_join(AnalyzeState *as, ArgoStmt *s, ArgoPath *path)
+{
+	if (path != NULL && path->id && list_length(s->from) > 1)
+		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+					   "ID() is not supported in a join", NULL);
+}
+
+/*
+ * A result's keys: a renamed target's name (ID()'s is "_id"), or an
+ * unnamed path's first key, where paths nest (address.city and
+ * address.zip share "address").  A name given to one target may not be
+ * another's: 42712.  With *, only ID() may be added.
+ */
+static void
+check_projection(AnalyzeState *as, ArgoStmt *s)
+{
+	List	   *named = NIL;	/* names of renamed targets and ID() */
+	List	   *nested = NIL;	/* first keys of unnamed paths */
+	ListCell   *lc;
+
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+		char	   *name;
+		ListCell   *n;
+
+		if (t->agg != AAGG_NONE)
+			continue;
+		if (s->star && !t->path->id)
+			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   "SELECT * with other paths is not supported",
+						   "* is the whole object already; only ID() may be added to it.");
+		if (t->path->id)
+		{
+			if (s->id_name != NULL)
+				semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+							   "ID() is a target once", NULL);
+			s->id_name = t->alias ? t->alias : "_id";
+		}
+		if (t->alias == NULL && !t->path->id)
+		{
+			ArgoStep   *first = linitial(t->path->steps);
+
+			foreach(n, named)
+				if (strcmp(lfirst(n), first->key) == 0)
+					semantic_error(as, t->location, ERRCODE_DUPLICATE_ALIAS,
+								   psprintf("output name \"%s\" is used twice", first->key),
+								   "Give each target its own name with AS.");
+			nested = lappend(nested, first->key);
+			continue;
+		}
+		name = t->path->id ? s->id_name : t->alias;
+		s->renames |= !t->path->id;
+		if (!t->path->id && list_length(s->from) > 1)
+			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   "AS on a path of a join is not supported",
+						   "A join's result holds each part under its alias: SELECT a.name, b.name.");
+		foreach(n, list_concat_copy(named, nested))
+			if (strcmp(lfirst(n), name) == 0)
+				semantic_error(as, t->location, ERRCODE_DUPLICATE_ALIAS,
+							   psprintf("output name \"%s\" is used twice", name),
+							   "Give each target its own name with AS.");
+		named = lappend(named, name);
+	}
+	/* only the ids: no object need be rebuilt */
+	s->select_ids = !s->star && list_length(s->targets) == 1 &&
+		((ArgoTarget *) linitial(s->targets))->agg == AAGG_NONE &&
+		((ArgoTarget *) linitial(s->targets))->path->id;
+}
+
+/* ID() in an aggregate query: in MIN and MAX only. */
+static void
+check_id_aggregates(AnalyzeState *as, ArgoStmt *s)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->group_by)
+		if (((ArgoPath *) lfirst(lc))->id)
+			semantic_error(as, ((ArgoPath *) lfirst(lc))->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   "GROUP BY ID() is not supported", "Every object is a group of its own: SELECT ID() instead.");
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		if (t->path && t->path->id && t->agg != AAGG_MIN && t->agg != AAGG_MAX &&
+			t->agg != AAGG_NONE)
+			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   "an aggregate of ID() is MIN or MAX (or COUNT(*))", NULL);
+	}
+}
+
 static void
 analyze_select(AnalyzeState *as, ArgoStmt *s)
 {
@@ -697,6 +791,7 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 	{
 		ArgoTarget *t = lfirst(lc);
 
+		refuse_id_in_join(as, s, t->path);
 		bind_path(as, t->path);
 	}
 	foreach(lc, s->group_by)
@@ -705,10 +800,15 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 	{
 		ArgoPath   *path = ((ArgoOrder *) lfirst(lc))->path;
 
+		refuse_id_in_join(as, s, path);
 		bind_path(as, path);
 		if (!argo_is_aggregate(s))
 			refuse_wild(as, path, "in ORDER BY");
 	}
+	if (argo_is_aggregate(s))
+		check_id_aggregates(as, s);
+	else
+		check_projection(as, s);
 	if (s->limit)
 		row_count(as, s->limit, ERRCODE_INVALID_ROW_COUNT_IN_LIMIT_CLAUSE, "LIMIT");
 	if (s->offset)

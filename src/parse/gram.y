@@ -84,7 +84,7 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 
 %type <stmt>	stmt select_stmt select_body insert_stmt delete_stmt update_stmt upsert_stmt
 %type <lit>		literal opt_limit opt_offset
-%type <path>	path
+%type <path>	path id_call
 %type <step>	first_step
 %type <str>		name key_name opt_alias any_keyword unreserved_keyword
 %type <boolean> opt_returning
@@ -129,14 +129,8 @@ select_body:
 			ArgoStmt   *s = palloc0(sizeof(ArgoStmt));
 
 			s->kind = ASTMT_SELECT;
-			s->star = ($1 == NIL);
-			s->targets = $1;
-			if (list_length($1) == 1 && linitial($1) == NULL)
-			{
-				s->star = false;
-				s->targets = NIL;
-				s->select_ids = true;
-			}
+			s->star = ($1 == NIL || linitial($1) == NULL);
+			s->targets = $1 != NIL && linitial($1) == NULL ? list_delete_first($1) : $1;
 			s->from = $3;
 			s->where = $4;
 			s->group_by = $5;
@@ -150,8 +144,12 @@ select_body:
 
 target_list:
 	'*'							{ $$ = NIL; }
+	| '*' ',' targets
+		{
+			/* the whole object and more: a first target with no path says so */
+			$$ = lcons(NULL, $3);
+		}
 	| targets					{ $$ = $1; }
-	| ID_P '(' ')'				{ $$ = list_make1(NULL); }
 	;
 
 targets:
@@ -160,11 +158,20 @@ targets:
 	;
 
 target:
-	path
+	path opt_alias
 		{
 			$$ = palloc0(sizeof(ArgoTarget));
 			$$->agg = AAGG_NONE;
 			$$->path = $1;
+			$$->alias = $2;
+			$$->location = @1;
+		}
+	| id_call opt_alias
+		{
+			$$ = palloc0(sizeof(ArgoTarget));
+			$$->agg = AAGG_NONE;
+			$$->path = $1;
+			$$->alias = $2;
 			$$->location = @1;
 		}
 	| agg_call opt_alias
@@ -174,11 +181,24 @@ target:
 		}
 	;
 
+/* ID(): the object's id, where a path may stand */
+id_call:
+	ID_P '(' ')'
+		{
+			$$ = palloc0(sizeof(ArgoPath));
+			$$->id = true;
+			$$->keystr = "";
+			$$->location = @1;
+		}
+	;
+
 agg_call:
 	COUNT '(' '*' ')'			{ $$ = make_agg(AAGG_COUNT_STAR, NULL, @1); }
 	| COUNT '(' path ')'		{ $$ = make_agg(AAGG_COUNT, $3, @1); }
 	| COUNT '(' DISTINCT path ')'	{ $$ = make_agg(AAGG_COUNT_DISTINCT, $4, @1); }
 	| agg_func '(' path ')'		{ $$ = make_agg($1, $3, @1); }
+	| agg_func '(' id_call ')'	{ $$ = make_agg($1, $3, @1); }
+	| COUNT '(' id_call ')'		{ $$ = make_agg(AAGG_COUNT_STAR, NULL, @1); }
 	;
 
 agg_func:
@@ -236,7 +256,9 @@ opt_group:
 
 path_list:
 	path						{ $$ = list_make1($1); }
+	| id_call					{ $$ = list_make1($1); }
 	| path_list ',' path		{ $$ = lappend($1, $3); }
+	| path_list ',' id_call		{ $$ = lappend($1, $3); }
 	;
 
 opt_having:
@@ -256,6 +278,12 @@ order_list:
 
 order_item:
 	path opt_desc
+		{
+			$$ = palloc0(sizeof(ArgoOrder));
+			$$->path = $1;
+			$$->desc = $2;
+		}
+	| id_call opt_desc
 		{
 			$$ = palloc0(sizeof(ArgoOrder));
 			$$->path = $1;
@@ -442,6 +470,19 @@ leaf:
 	| path IS NOT NULL_P		{ $$ = make_leaf(APRED_ISNOTNULL, $1, ACMP_EQ, NULL, NULL); }
 	| ID_P '(' ')' cmp_op literal	{ $$ = make_leaf(APRED_ID, NULL, $4, $5, NULL); }
 	| ID_P '(' ')' '=' literal		{ $$ = make_leaf(APRED_ID, NULL, ACMP_EQ, $5, NULL); }
+	| literal cmp_op ID_P '(' ')'	{ $$ = make_leaf(APRED_ID, NULL, commute($2), $1, NULL); }
+	| literal '=' ID_P '(' ')'		{ $$ = make_leaf(APRED_ID, NULL, ACMP_EQ, $1, NULL); }
+	| ID_P '(' ')' BETWEEN literal AND literal
+		{
+			$$ = pred_combine(APRED_AND, make_leaf(APRED_ID, NULL, ACMP_GE, $5, NULL),
+							  make_leaf(APRED_ID, NULL, ACMP_LE, $7, NULL));
+		}
+	| ID_P '(' ')' NOT BETWEEN literal AND literal
+		{
+			$$ = make_pred(APRED_NOT,
+						   pred_combine(APRED_AND, make_leaf(APRED_ID, NULL, ACMP_GE, $6, NULL),
+										make_leaf(APRED_ID, NULL, ACMP_LE, $8, NULL)), NULL);
+		}
 	| ID_P '(' ')' IN_P '(' literal_list ')'
 		{
 			$$ = make_leaf(APRED_ID, NULL, ACMP_EQ, NULL, NULL);

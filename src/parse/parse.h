@@ -195,7 +195,9 @@ typedef struct ArgoStmt
 	List	   *sets;			/* UPDATE: of ArgoSetItem * */
 	bool		upsert;			/* UPSERT: insert when nothing matches */
 	bool		returning_ids;	/* INSERT … RETURNING ID */
-	bool		select_ids;		/* SELECT ID() */
+	bool		select_ids;		/* SELECT ID(): only the ids */
+	char	   *id_name;		/* ID() among the targets: its output name */
+	bool		renames;		/* some path target has AS */
 } ArgoStmt;
 
 /* ---------- parser (gram.y, scan.l) ---------- */

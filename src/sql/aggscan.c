@@ -102,6 +102,12 @@ emit_target(SqlBuf *buf, ArgoCollection *c, ArgoTarget *t)
 			return;
 		case AAGG_MIN:
 		case AAGG_MAX:
+			if (t->path->id)
+			{
+				appendStringInfo(sql, ", (SELECT pg_catalog.%s(objid)::pg_catalog.float8 FROM %s), NULL::pg_catalog.text, NULL::boolean",
+								 t->agg == AAGG_MIN ? "min" : "max", c->obj_table);
+				return;
+			}
 			keys = keys_operand(buf, c, t->path);
 			for (int ty = 0; ty < 3; ty++)
 				emit_extreme(sql, c, ty, keys, t->agg == AAGG_MAX);

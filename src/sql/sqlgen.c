@@ -30,12 +30,13 @@ emit_table_rows(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, const char *cond)
 	int			keys = s->star ? 0 :
 		sql_keys_param(buf, projection_keys(c, s->targets, 0));
 
-	if (s->star)
+	/* SELECT * and SELECT ID(), …: every object, whatever rows it has */
+	if (s->star || s->id_name)
 	{
 		appendStringInfo(&buf->sql,
 						 "SELECT objid, NULL::integer AS keyid, NULL::pg_catalog.text AS valstr, NULL::pg_catalog.float8 AS valnum, NULL::boolean AS valbool FROM %s",
 						 c->obj_table);
-		emit_row_filter(buf, cond, keys);
+		emit_row_filter(buf, cond, 0);
 		appendStringInfoString(&buf->sql, " UNION ALL ");
 	}
 	if (c->format == ARGO_FORMAT_ARGO1)
@@ -73,8 +74,15 @@ emit_order_joins(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, StringInfo keys)
 	{
 		ArgoOrder  *ob = lfirst(lc);
 		char	   *alias = psprintf("k%d", foreach_current_index(lc));
-		ValueCols	v = sql_value_join(buf, c, "o.objid", ob->path->keystr, alias);
+		ValueCols	v;
 
+		/* ORDER BY ID(): the id itself */
+		if (ob->path->id)
+		{
+			appendStringInfo(keys, "o.objid%s, ", ob->desc ? " DESC" : "");
+			continue;
+		}
+		v = sql_value_join(buf, c, "o.objid", ob->path->keystr, alias);
 		sql_order_keys(keys, &v, ob->desc);
 		appendStringInfoString(keys, ", ");
 	}
@@ -105,7 +113,7 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, Datum ids)
 	appendStringInfoString(&buf->sql, ") o");
 	emit_order_joins(buf, c, s, &keys);
 	/* an object with none of the projected paths is not returned */
-	if (!s->star)
+	if (!s->star && !s->id_name)
 	{
 		appendStringInfoString(&buf->sql, " WHERE o.objid OPERATOR(pg_catalog.=) ANY (SELECT objid FROM ");
 		sql_rows_of_table(buf, c);

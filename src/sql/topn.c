@@ -28,7 +28,7 @@ emit_candidate_filter(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s,
 	if (s->where)
 		appendStringInfo(&buf->sql, " AND %s.objid OPERATOR(pg_catalog.=) ANY (SELECT objid FROM b)", alias);
 	/* an object with none of the projected paths is not returned */
-	if (!s->star)
+	if (!s->star && !s->id_name)
 	{
 		appendStringInfoString(&buf->sql, " AND EXISTS (SELECT 1 FROM ");
 		sql_rows_of_table(buf, c);
@@ -181,7 +181,8 @@ emit_lacking_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int k, int lim)
 bool
 topn_applies(ArgoStmt *s)
 {
-	return list_length(s->order_by) == 1 && s->limit != NULL;
+	return list_length(s->order_by) == 1 && s->limit != NULL &&
+		!((ArgoOrder *) linitial(s->order_by))->path->id;
 }
 
 /* m's body for topn_applies statements: (objid, ord), LIMIT/OFFSET applied. */

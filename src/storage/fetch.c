@@ -109,6 +109,7 @@ struct ObjFetch
 	bool		dir_found;		/* the directory row of the object asked */
 	bytea	   *map;			/* its map, in objcxt; NULL: none */
 	RowLog	   *log;			/* if not NULL: every row handed out, logged */
+	bool		every;			/* a projection that still says each object exists */
 	MemoryContext logcxt;		/* where the log grows: the caller's */
 };
 
@@ -636,7 +637,7 @@ objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb)
 		MemoryContextSwitchTo(old);
 		return false;
 	}
-	if (f->keys == NULL && rb != NULL)
+	if ((f->keys == NULL || f->every) && rb != NULL)
 		rebuilder_add_object(rb, objid);
 	if (!f->maps || !read_by_map(f, objid, rb))
 	{
@@ -647,7 +648,7 @@ objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb)
 			if (rb != NULL)
 			{
 				rebuilder_forget(rb, objid);
-				if (f->keys == NULL)
+				if (f->keys == NULL || f->every)
 					rebuilder_add_object(rb, objid);
 			}
 		}
@@ -668,6 +669,17 @@ objfetch_log_rows(ObjFetch *f, RowLog *log)
 {
 	f->log = log;
 	f->logcxt = CurrentMemoryContext;
+}
+
+/*
+ * A projection that returns every object it is asked for, with or
+ * without rows of its keys (SELECT ID(), name: {"_id": 7} where there is
+ * no name): each object is said to exist before its rows.
+ */
+void
+objfetch_every_object(ObjFetch *f)
+{
+	f->every = true;
 }
 
 /* Whether each object's directory row is read (and a missing one said). */

@@ -201,6 +201,7 @@ extern ObjFetch *objfetch_open(ArgoCollection *c, List *keys, bool projection,
 extern bool objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb);
 extern void objfetch_close(ObjFetch *f);
 extern bool objfetch_streams(ObjFetch *f);
+extern void objfetch_every_object(ObjFetch *f);
 extern bool objfetch_reads_directory(ObjFetch *f);
 extern Snapshot objfetch_snapshot(ObjFetch *f);
 

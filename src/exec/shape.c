@@ -1,0 +1,120 @@
+/*
+ * shape.c — what a SELECT's result objects hold beyond the rows of their
+ * paths as stored: paths renamed with AS, and the object's id (ID()).
+ *
+ * A renamed path's rows are rebuilt at their new place: SELECT
+ * address.city AS city puts the rows of address.city and under it at
+ * city, keeping what lies below; a path with [*] named so becomes an
+ * array of the values it reaches (nested once per [*]).  A row that two
+ * targets project (SELECT address, address.city AS c) goes to both.
+ */
+#include "postgres.h"
+
+#include "utils/hsearch.h"
+
+#include "exec/exec.h"
+
+/* The same place twice (two unnamed targets covering one key). */
+static bool
+same_place(KeySeg *a, int na, KeySeg *b, int nb)
+{
+	if (na != nb)
+		return false;
+	for (int i = 0; i < na; i++)
+		if (keyseg_cmp(&a[i], &b[i]) != 0)
+			return false;
+	return true;
+}
+
+static void
+add_place(HTAB *places, const ArgoKey *k, KeySeg *segs, int nsegs)
+{
+	bool		found;
+	KeyPlaces  *kp = hash_search(places, &k->id, HASH_ENTER, &found);
+
+	if (!found)
+		kp->n = 0;
+	for (int i = 0; i < kp->n; i++)
+		if (same_place(kp->segs[i], kp->nsegs[i], segs, nsegs))
+			return;
+	kp->segs = kp->n ? repalloc(kp->segs, sizeof(KeySeg *) * (kp->n + 1)) : palloc(sizeof(KeySeg *));
+	kp->nsegs = kp->n ? repalloc(kp->nsegs, sizeof(int) * (kp->n + 1)) : palloc(sizeof(int));
+	kp->segs[kp->n] = segs;
+	kp->nsegs[kp->n] = nsegs;
+	kp->n++;
+}
+
+/*
+ * Where key k goes for a target named alias: the alias, then (for a
+ * path with [*]) the positions k has where the path has [*], then what
+ * lies below the path's value.
+ */
+static int
+renamed(ArgoPath *path, const char *alias, const ArgoKey *k, KeySeg **out)
+{
+	KeySeg	   *segs = palloc0(sizeof(KeySeg) * (k->nsegs + 1));
+	int			n = 0;
+
+	segs[n].kind = KSEG_KEY;
+	segs[n].key = alias;
+	segs[n++].keylen = strlen(alias);
+	for (int i = 0; path->wild && i < path->nsegs; i++)
+		if (path->pattern[i].kind == KSEG_WILD)
+			segs[n++] = k->segs[i];
+	for (int i = path->nsegs; i < k->nsegs; i++)
+		segs[n++] = k->segs[i];
+	*out = segs;
+	return n;
+}
+
+/* Every projected key's places, for the targets of one FROM item. */
+static HTAB *
+projection_places(ArgoCollection *c, List *targets, int source)
+{
+	HASHCTL		ctl;
+	HTAB	   *places;
+	ListCell   *lc;
+
+	ctl.keysize = sizeof(int32);
+	ctl.entrysize = sizeof(KeyPlaces);
+	ctl.hcxt = CurrentMemoryContext;
+	places = hash_create("argo projection places", 64, &ctl,
+						 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	foreach(lc, targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+		ListCell   *kc;
+
+		if (t->agg != AAGG_NONE || t->path->id || t->path->source != source)
+			continue;
+		foreach(kc, sql_path_keys(c, t->path, true))
+		{
+			ArgoKey    *k = lfirst(kc);
+			KeySeg	   *segs = k->segs;
+			int			nsegs = k->nsegs;
+
+			if (t->alias != NULL)
+				nsegs = renamed(t->path, t->alias, k, &segs);
+			add_place(places, k, segs, nsegs);
+		}
+	}
+	return places;
+}
+
+/*
+ * A rebuilder for a SELECT's objects of one FROM item: its renames in
+ * place and, outside a join, each object's id when ID() is a target.
+ */
+Rebuilder *
+select_rebuilder(ArgoQuery *q, int source, rebuild_emit emit, void *arg)
+{
+	ArgoStmt   *s = q->stmt;
+	ArgoCollection *c = list_nth(q->colls, source);
+	Rebuilder  *rb = rebuilder_create(keydict_of(c), emit, arg);
+
+	if (s->id_name != NULL && list_length(s->from) == 1)
+		rebuilder_set_id(rb, s->id_name);
+	if (s->renames)
+		rebuilder_set_places(rb, projection_places(c, s->targets, source));
+	return rb;
+}
