@@ -42,4 +42,5 @@ src/parse/gram.c: BISONFLAGS += -d
 src/parse/gram.h: src/parse/gram.c
 	@touch $@
 src/parse/scan.o: src/parse/gram.h
+src/parse/unsupported.o: src/parse/gram.h
 src/parse/gram.o: src/parse/gram.h

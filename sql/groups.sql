@@ -13,14 +13,14 @@ SELECT count(*) FROM (VALUES
   LATERAL (SELECT argo_query('INSERT INTO q3 OBJECT $1', doc::jsonb)
            UNION ALL SELECT argo_query('INSERT INTO q1 OBJECT $1', doc::jsonb)) i;
 
-CREATE FUNCTION run(coll text, q text) RETURNS text LANGUAGE sql AS $$
+CREATE FUNCTION g_run(coll text, q text) RETURNS text LANGUAGE sql AS $$
   SELECT coalesce(string_agg(x::text, E'\n' ORDER BY n), '(none)')
     FROM argo_query(format(q, coll)) WITH ORDINALITY AS t(x, n)
 $$;
-CREATE FUNCTION on_both(q text) RETURNS text LANGUAGE plpgsql AS $$
+CREATE FUNCTION g_on_both(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
-  r3 text := run('q3', q);
-  r1 text := run('q1', q);
+  r3 text := g_run('q3', q);
+  r1 text := g_run('q1', q);
 BEGIN
   IF r3 IS DISTINCT FROM r1 THEN
     RAISE EXCEPTION E'formats disagree on %:\nargo3:\n%\nargo1:\n%', q, r3, r1;
@@ -30,49 +30,49 @@ END $$;
 
 -- SELECT DISTINCT: each result object once, first occurrence kept;
 -- LIMIT and OFFSET count distinct results
-SELECT on_both('SELECT DISTINCT city FROM %s');
-SELECT on_both('SELECT DISTINCT kind FROM %s');
-SELECT on_both('SELECT DISTINCT city, kind FROM %s ORDER BY city DESC, kind');
-SELECT on_both('SELECT DISTINCT kind FROM %s LIMIT 1 OFFSET 1');
-SELECT on_both('SELECT DISTINCT items[*].sku FROM %s');
-SELECT on_both('SELECT DISTINCT COUNT(*) AS n FROM %s GROUP BY city');
+SELECT g_on_both('SELECT DISTINCT city FROM %s');
+SELECT g_on_both('SELECT DISTINCT kind FROM %s');
+SELECT g_on_both('SELECT DISTINCT city, kind FROM %s ORDER BY city DESC, kind');
+SELECT g_on_both('SELECT DISTINCT kind FROM %s LIMIT 1 OFFSET 1');
+SELECT g_on_both('SELECT DISTINCT items[*].sku FROM %s');
+SELECT g_on_both('SELECT DISTINCT COUNT(*) AS n FROM %s GROUP BY city');
 -- DISTINCT as a key is still a key
-SELECT on_both('SELECT distinct FROM %s');
+SELECT g_on_both('SELECT distinct FROM %s');
 
 -- COUNT(DISTINCT p): distinct scalars (5 and "5" are two; null, objects
 -- and arrays left out); over [*], every value reached
-SELECT on_both('SELECT COUNT(DISTINCT city) AS cities, COUNT(DISTINCT kind) AS kinds, COUNT(DISTINCT items) AS i, COUNT(DISTINCT items[*].sku) AS skus, COUNT(DISTINCT tags[*]) AS tags FROM %s');
-SELECT on_both('SELECT kind, COUNT(DISTINCT city) AS cities, COUNT(DISTINCT items[*].sku) AS skus FROM %s GROUP BY kind ORDER BY kind');
+SELECT g_on_both('SELECT COUNT(DISTINCT city) AS cities, COUNT(DISTINCT kind) AS kinds, COUNT(DISTINCT items) AS i, COUNT(DISTINCT items[*].sku) AS skus, COUNT(DISTINCT tags[*]) AS tags FROM %s');
+SELECT g_on_both('SELECT kind, COUNT(DISTINCT city) AS cities, COUNT(DISTINCT items[*].sku) AS skus FROM %s GROUP BY kind ORDER BY kind');
 
 -- GROUP BY several paths: a group per combination of their scalars;
 -- values nest as in the documents
-SELECT on_both('SELECT city, kind, COUNT(*) AS n FROM %s GROUP BY city, kind ORDER BY city, kind');
-SELECT on_both('SELECT city, zip, COUNT(*) FROM %s GROUP BY city, zip ORDER BY city DESC, zip');
+SELECT g_on_both('SELECT city, kind, COUNT(*) AS n FROM %s GROUP BY city, kind ORDER BY city, kind');
+SELECT g_on_both('SELECT city, zip, COUNT(*) FROM %s GROUP BY city, zip ORDER BY city DESC, zip');
 
 -- HAVING: aggregates (by output name, or written again, also ones not
 -- among the targets) compared with literals, AND, OR, NOT
-SELECT on_both('SELECT city, COUNT(*) AS n FROM %s GROUP BY city HAVING COUNT(*) > 1 ORDER BY city');
-SELECT on_both('SELECT city, COUNT(*) AS n FROM %s GROUP BY city HAVING n >= 2 AND NOT MIN(kind) = ''b'' ORDER BY city');
-SELECT on_both('SELECT city FROM %s GROUP BY city HAVING SUM(items[*].qty) > 3 OR MAX(zip) = ''69001'' ORDER BY city');
+SELECT g_on_both('SELECT city, COUNT(*) AS n FROM %s GROUP BY city HAVING COUNT(*) > 1 ORDER BY city');
+SELECT g_on_both('SELECT city, COUNT(*) AS n FROM %s GROUP BY city HAVING n >= 2 AND NOT MIN(kind) = ''b'' ORDER BY city');
+SELECT g_on_both('SELECT city FROM %s GROUP BY city HAVING SUM(items[*].qty) > 3 OR MAX(zip) = ''69001'' ORDER BY city');
 -- a comparison of another type than the aggregate's is UNKNOWN
-SELECT on_both('SELECT city FROM %s GROUP BY city HAVING MIN(kind) = 1 ORDER BY city');
-SELECT on_both('SELECT city FROM %s GROUP BY city HAVING NOT (MIN(kind) = 1) ORDER BY city');
-SELECT on_both('SELECT COUNT(*) AS n FROM %s HAVING COUNT(*) > 10');
+SELECT g_on_both('SELECT city FROM %s GROUP BY city HAVING MIN(kind) = 1 ORDER BY city');
+SELECT g_on_both('SELECT city FROM %s GROUP BY city HAVING NOT (MIN(kind) = 1) ORDER BY city');
+SELECT g_on_both('SELECT COUNT(*) AS n FROM %s HAVING COUNT(*) > 10');
 
 -- ORDER BY an aggregate's output name
-SELECT on_both('SELECT city, COUNT(*) AS n FROM %s GROUP BY city ORDER BY n DESC, city LIMIT 2');
-SELECT on_both('SELECT kind, MAX(city) AS top FROM %s GROUP BY kind ORDER BY top');
+SELECT g_on_both('SELECT city, COUNT(*) AS n FROM %s GROUP BY city ORDER BY n DESC, city LIMIT 2');
+SELECT g_on_both('SELECT kind, MAX(city) AS top FROM %s GROUP BY kind ORDER BY top');
 
 -- GROUP BY p[*]: each element of the array at the first [*] is a row;
 -- a [*] path into that array means the row's element; COUNT(*) counts
 -- elements; an object whose array is missing, empty or not an array is
 -- one row lacking the key
-SELECT on_both('SELECT items[*].sku, SUM(items[*].qty) AS qty, COUNT(*) AS n FROM %s GROUP BY items[*].sku ORDER BY items[*].sku');
-SELECT on_both('SELECT items[*].sku, city, COUNT(*) AS n FROM %s GROUP BY items[*].sku, city ORDER BY n DESC, items[*].sku, city');
-SELECT on_both('SELECT items[*].sku, items[*].qty, COUNT(*) AS n FROM %s GROUP BY items[*].sku, items[*].qty ORDER BY items[*].sku, items[*].qty');
-SELECT on_both('SELECT items[*].sku, COUNT(DISTINCT city) AS cities, COUNT(DISTINCT items[*].qty) AS qtys, COUNT(tags[*]) AS tags FROM %s GROUP BY items[*].sku ORDER BY items[*].sku');
-SELECT on_both('SELECT items[*].sku, COUNT(*) AS n FROM %s WHERE city = ''Paris'' GROUP BY items[*].sku HAVING COUNT(*) > 1');
-SELECT on_both('SELECT tags[*], COUNT(*) AS n FROM %s GROUP BY tags[*] ORDER BY tags[*] DESC');
+SELECT g_on_both('SELECT items[*].sku, SUM(items[*].qty) AS qty, COUNT(*) AS n FROM %s GROUP BY items[*].sku ORDER BY items[*].sku');
+SELECT g_on_both('SELECT items[*].sku, city, COUNT(*) AS n FROM %s GROUP BY items[*].sku, city ORDER BY n DESC, items[*].sku, city');
+SELECT g_on_both('SELECT items[*].sku, items[*].qty, COUNT(*) AS n FROM %s GROUP BY items[*].sku, items[*].qty ORDER BY items[*].sku, items[*].qty');
+SELECT g_on_both('SELECT items[*].sku, COUNT(DISTINCT city) AS cities, COUNT(DISTINCT items[*].qty) AS qtys, COUNT(tags[*]) AS tags FROM %s GROUP BY items[*].sku ORDER BY items[*].sku');
+SELECT g_on_both('SELECT items[*].sku, COUNT(*) AS n FROM %s WHERE city = ''Paris'' GROUP BY items[*].sku HAVING COUNT(*) > 1');
+SELECT g_on_both('SELECT tags[*], COUNT(*) AS n FROM %s GROUP BY tags[*] ORDER BY tags[*] DESC');
 
 -- what is refused
 SELECT * FROM argo_query('SELECT city, COUNT(*) AS n FROM q3 WHERE COUNT(*) > 1 GROUP BY city');
@@ -88,4 +88,4 @@ SELECT * FROM argo_query('SELECT a.city, COUNT(*) FROM q3 AS a INNER JOIN q1 AS 
 SELECT e FROM argo_explain('SELECT items[*].sku, COUNT(*) AS n FROM q3 GROUP BY items[*].sku HAVING n > 1') e LIMIT 2;
 
 SELECT argo_drop_collection('q3'), argo_drop_collection('q1');
-DROP FUNCTION on_both(text), run(text, text);
+DROP FUNCTION g_on_both(text), g_run(text, text);

@@ -9,6 +9,15 @@
  * tuples' objects are then fetched part by part, in tuple order, straight
  * from the heap (fetch.c; through SQL where that cannot be done), and
  * assembled as {"alias": {…}, …}.
+ *
+ * LEFT JOIN keeps every object of the left side: the tuples start from
+ * the first collection's objects and a left join's pairs are LEFT JOINed,
+ * so a left object without a match has the part NULL (objid 0 in the
+ * buffers below), which comes out as JSON null.  Such a part has no
+ * values: WHERE's conjuncts on it are judged per tuple (not before
+ * joining, which would keep the left object with a null part instead of
+ * dropping it), as on an object with no values, and EXISTS alias says
+ * whether it matched.
  */
 #include "postgres.h"
 
@@ -28,7 +37,31 @@ typedef struct JoinCtx
 	List	   *residual;		/* conjuncts naming several sources */
 	int		   *pair_of;		/* which pair subquery carries o<k> */
 	bool		unordered;		/* for aggregates: no order, no LIMIT */
+	bool		outer;			/* some LEFT JOIN: tuples start from source 0 */
 } JoinCtx;
+
+/* Whether source k is a LEFT JOIN's right side: its part may be null. */
+static bool
+nullable(JoinCtx *jc, int k)
+{
+	return k > 0 && ((ArgoSource *) list_nth(jc->q->stmt->from, k))->left_join;
+}
+
+/* Whether a predicate asks EXISTS alias, which only a tuple can answer. */
+static bool
+asks_part(ArgoPred *p)
+{
+	ListCell   *lc;
+
+	if (p == NULL)
+		return false;
+	if (p->kind == APRED_PART_EXISTS)
+		return true;
+	foreach(lc, p->args)
+		if (asks_part(lfirst(lc)))
+			return true;
+	return asks_part(p->left);
+}
 
 static ArgoCollection *
 coll_of(JoinCtx *jc, int source)
@@ -68,7 +101,8 @@ split_where(JoinCtx *jc, ArgoPred *p)
 		return;
 	}
 	srcs = pred_sources(p);
-	if ((srcs & (srcs - 1)) == 0)
+	if ((srcs & (srcs - 1)) == 0 && !asks_part(p) &&
+		!nullable(jc, srcs ? pg_rightmost_one_pos32(srcs) : 0))
 	{
 		int			k = srcs ? pg_rightmost_one_pos32(srcs) : 0;
 		ListCell   *cell = list_nth_cell(jc->filters, k);
@@ -154,13 +188,22 @@ emit_tuple_truth(JoinCtx *jc, ArgoPred *p)
 			emit_tuple_truth(jc, p->left);
 			appendStringInfoChar(sql, ')');
 			break;
+		case APRED_PART_EXISTS:
+			appendStringInfo(sql, "(p%d.o%d IS NOT NULL)", jc->pair_of[p->part], p->part);
+			break;
 		default:
 			{
 				int			k = p->path->source;
 				ArgoPred	neg = {APRED_NOT, p};
 				char	   *o = psprintf("p%d.o%d", jc->pair_of[k], k);
 
-				appendStringInfo(sql, "(CASE WHEN %s OPERATOR(pg_catalog.=) ANY (", o);
+				/* a null part has no values: EXISTS and IS [NOT] NULL are false, the rest unknown */
+				if (nullable(jc, k))
+					appendStringInfo(sql, "(CASE WHEN %s IS NULL THEN %s WHEN %s OPERATOR(pg_catalog.=) ANY (", o,
+									 p->kind == APRED_EXISTS || p->kind == APRED_ISNULL ||
+									 p->kind == APRED_ISNOTNULL ? "false" : "NULL::boolean", o);
+				else
+					appendStringInfo(sql, "(CASE WHEN %s OPERATOR(pg_catalog.=) ANY (", o);
 				pred_emit_objids(jc->buf, coll_of(jc, k), p);
 				appendStringInfo(sql, ") THEN true WHEN %s OPERATOR(pg_catalog.=) ANY (", o);
 				pred_emit_objids(jc->buf, coll_of(jc, k), &neg);
@@ -212,15 +255,23 @@ emit_tuples(JoinCtx *jc)
 	if (!jc->unordered)
 		appendStringInfoString(sql, ", pg_catalog.row_number() OVER (ORDER BY @KEYS@) AS ord");
 	appendStringInfoString(sql, " FROM ");
+	/* with a LEFT JOIN, from every object of the first collection (filtered) */
+	if (jc->outer)
+	{
+		appendStringInfo(sql, "(SELECT objid AS o0 FROM %s WHERE true", coll_of(jc, 0)->obj_table);
+		emit_filter_ref(jc, "objid", 0);
+		appendStringInfoString(sql, ") p0");
+	}
 	for (int i = 1; i < jc->nsources; i++)
 	{
 		ArgoSource *src = list_nth(s->from, i);
 		int			a = src->on_left->source;
 
-		appendStringInfo(sql, i == 1 ? "(" : " JOIN (");
+		appendStringInfo(sql, i == 1 && !jc->outer ? "(" :
+						 src->left_join ? " LEFT JOIN (" : " JOIN (");
 		emit_pairs(jc, src, i);
 		appendStringInfo(sql, ") p%d", i);
-		if (i > 1)
+		if (i > 1 || jc->outer)
 			appendStringInfo(sql, " ON p%d.o%d OPERATOR(pg_catalog.=) p%d.o%d", i, a, jc->pair_of[a], a);
 	}
 	if (!jc->unordered)
@@ -277,7 +328,10 @@ join_tuples(ArgoQuery *q, bool unordered)
 		jc.filters = lappend(jc.filters, NULL);
 	split_where(&jc, s->where);
 	jc.pair_of = palloc(sizeof(int) * jc.nsources);
-	jc.pair_of[0] = 1;
+	for (int k = 1; k < jc.nsources; k++)
+		jc.outer |= nullable(&jc, k);
+	/* source 0's id: in the first pairs, or in the objects they start from */
+	jc.pair_of[0] = jc.outer ? 0 : 1;
 	for (int k = 1; k < jc.nsources; k++)
 		jc.pair_of[k] = k;
 
@@ -349,8 +403,20 @@ sqlgen_join(ArgoQuery *q)
 		emit_part_filter(&jc, k);
 		appendStringInfoString(sql, " OFFSET 0) r");
 	}
-	/* a marker per tuple, so tuples whose parts all project to {} appear */
-	if (!s->star)
+	/*
+	 * A marker per tuple, so tuples whose parts all project to {} appear;
+	 * with a LEFT JOIN it says which parts are null: {"m": bits}.
+	 */
+	if (jc.outer)
+	{
+		appendStringInfo(sql,
+						 " UNION ALL SELECT j.ord OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d, 'm', NULL, (0",
+						 jc.nsources + 1, jc.nsources);
+		for (int k = 1; k < jc.nsources; k++)
+			appendStringInfo(sql, " OPERATOR(pg_catalog.+) CASE WHEN j.o%d IS NULL THEN %d ELSE 0 END", k, 1 << k);
+		appendStringInfoString(sql, ")::pg_catalog.float8, NULL FROM j");
+	}
+	else if (!s->star)
 		appendStringInfo(sql,
 						 " UNION ALL SELECT j.ord OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d, NULL, NULL, NULL, NULL FROM j",
 						 jc.nsources + 1, jc.nsources);
@@ -367,6 +433,9 @@ typedef struct TupleAssembler
 	int			nparts;
 	int64		ord;
 	Jsonb	  **parts;
+	bool	   *nullpart;		/* a LEFT JOIN's part without a match: null */
+	int64	  **chunk_ids;		/* set-wise: the chunk's ids (0: no match) */
+	int64		chunk_first;	/* and the first tuple's number */
 	MemoryContext cxt;
 } TupleAssembler;
 
@@ -392,6 +461,13 @@ flush_tuple(TupleAssembler *ta)
 		key.val.string.val = (char *) name;
 		key.val.string.len = strlen(name);
 		pushJsonbValue(&st, WJB_KEY, &key);
+		if (ta->nullpart[k])
+		{
+			/* LEFT JOIN, no match */
+			val.type = jbvNull;
+			pushJsonbValue(&st, WJB_VALUE, &val);
+			continue;
+		}
 		if (ta->parts[k] == NULL)
 		{
 			/* a projected part with none of its paths */
@@ -408,6 +484,32 @@ flush_tuple(TupleAssembler *ta)
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ta->cxt);
 	memset(ta->parts, 0, sizeof(Jsonb *) * ta->nparts);
+	memset(ta->nullpart, 0, sizeof(bool) * ta->nparts);
+}
+
+/*
+ * A tuple's marker: which of its parts are null, from the SQL's marker
+ * object {"m": bits} or, set-wise, from the chunk's ids.
+ */
+static void
+take_marker(TupleAssembler *ta, int64 ord, Jsonb *marker)
+{
+	JsonbValue *m;
+
+	if (ta->chunk_ids != NULL)
+	{
+		for (int k = 0; k < ta->nparts; k++)
+			ta->nullpart[k] = ta->chunk_ids[k][ord - ta->chunk_first] == 0;
+		return;
+	}
+	m = marker ? getKeyJsonValueFromContainer(&marker->root, "m", 1, NULL) : NULL;
+	if (m != NULL && m->type == jbvNumeric)
+	{
+		int64		bits = DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(m->val.numeric)));
+
+		for (int k = 0; k < ta->nparts; k++)
+			ta->nullpart[k] = (bits & ((int64) 1 << k)) != 0;
+	}
 }
 
 /*
@@ -427,7 +529,10 @@ take_part(void *arg, int64 id, Jsonb *obj)
 		ta->ord = ord;
 	}
 	if (part == ta->nparts)
+	{
+		take_marker(ta, ord, obj);
 		return;
+	}
 	ta->parts[part] = (Jsonb *) MemoryContextAlloc(ta->cxt, VARSIZE(obj));
 	memcpy(ta->parts[part], obj, VARSIZE(obj));
 }
@@ -486,6 +591,10 @@ probe_tuple(DirectJoin *dj, int64 *objids)
 {
 	for (int k = 0; k < dj->ta->nparts; k++)
 	{
+		/* 0: a LEFT JOIN's part without a match */
+		dj->ta->nullpart[k] = objids[k] == 0;
+		if (objids[k] == 0)
+			continue;
 		objfetch_object(dj->fetch[k], objids[k], dj->rb[k]);
 		rebuilder_finish(dj->rb[k]);
 	}
@@ -516,6 +625,9 @@ buffer_add(TupleBuffer *b, HeapTuple tup, TupleDesc desc)
 		bool		isnull;
 
 		b->ids[k][b->n] = DatumGetInt64(SPI_getbinval(tup, desc, k + 1, &isnull));
+		/* a LEFT JOIN's part without a match: 0, no object's id */
+		if (isnull)
+			b->ids[k][b->n] = 0;
 	}
 	b->n++;
 }
@@ -576,7 +688,12 @@ fetch_tuples(ArgoQuery *q, DirectJoin *dj, bool setwise)
 			probe_buffer(dj, &b);
 		else if (mode == SETWISE && b.n >= (setwise ? JOIN_BATCH : JOINSET_CHUNK))
 		{
+			dj->ta->chunk_ids = b.ids;
+			dj->ta->chunk_first = first;
 			joinset_fetch(q, b.ids, b.n, first, take_part, dj->ta);
+			/* the chunk's last tuple is whole: out before the ids change */
+			flush_tuple(dj->ta);
+			dj->ta->ord = -1;
 			first += b.n;
 			b.n = 0;
 		}
@@ -588,7 +705,11 @@ fetch_tuples(ArgoQuery *q, DirectJoin *dj, bool setwise)
 		return;
 	}
 	if (b.n > 0)
+	{
+		dj->ta->chunk_ids = b.ids;
+		dj->ta->chunk_first = first;
 		joinset_fetch(q, b.ids, b.n, first, take_part, dj->ta);
+	}
 	/* the last tuple has no successor to complete it */
 	flush_tuple(dj->ta);
 }
@@ -613,6 +734,7 @@ run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg)
 	DirectJoin	dj = {&ta, fetch};
 
 	ta.parts = palloc0(sizeof(Jsonb *) * ta.nparts);
+	ta.nullpart = palloc0(sizeof(bool) * ta.nparts);
 	ta.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo join tuple",
 								   ALLOCSET_DEFAULT_SIZES);
 	if (fetch == NULL && joins_distributed(q))

@@ -67,7 +67,7 @@ emit_part(SqlBuf *buf, ArgoQuery *q, int k, int ids, int64 first)
 	if (s->star)
 		appendStringInfo(&buf->sql,
 						 "SELECT (t.ord OPERATOR(pg_catalog.+) " INT64_FORMAT ") OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d AS id, NULL::integer AS keyid, NULL::pg_catalog.text AS valstr, NULL::pg_catalog.float8 AS valnum, NULL::boolean AS valbool "
-						 "FROM pg_catalog.unnest($%d) WITH ORDINALITY AS t(objid, ord) UNION ALL ",
+						 "FROM pg_catalog.unnest($%d) WITH ORDINALITY AS t(objid, ord) WHERE t.objid OPERATOR(pg_catalog.<>) 0 UNION ALL ",
 						 first - 1, n, k, ids);
 	appendStringInfo(&buf->sql,
 					 "SELECT (t.ord OPERATOR(pg_catalog.+) " INT64_FORMAT ") OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d, r.keyid, r.valstr, r.valnum, r.valbool "

@@ -71,7 +71,8 @@ lookup_pred(ArgoPred *where)
 		return NULL;
 	if (where->kind == APRED_ID && where->lits == NIL)
 		return where;
-	if (where->kind == APRED_CMP && where->lit->type != ALIT_NULL)
+	if (where->kind == APRED_CMP && where->lit->type != ALIT_NULL &&
+		where->lit->type != ALIT_JSON)
 		return where;
 	return NULL;
 }

@@ -15,6 +15,9 @@
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
+#include "catalog/pg_collation.h"
+#include "utils/fmgrprotos.h"
+
 #include "parse/parse.h"
 
 typedef struct AnalyzeState
@@ -93,24 +96,46 @@ literal_from_scalar(ArgoLiteral *lit, JsonbValue *v)
 	return true;
 }
 
-/* A parameter in a literal's place takes the literal's form. */
+/*
+ * A parameter in a literal's place takes the literal's form; an object
+ * or array (a parameter's, or one written inline) is a whole value,
+ * which only = and != compare (check_scalar refuses it elsewhere).
+ */
 static void
 bind_literal(AnalyzeState *as, ArgoLiteral *lit)
 {
 	Jsonb	   *j;
 	JsonbValue	v;
 
-	if (lit == NULL || lit->paramno == 0)
+	if (lit == NULL)
+		return;
+	if (lit->type == ALIT_JSON && lit->json == NULL && lit->json_text != NULL)
+		lit->json = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(lit->json_text)));
+	if (lit->paramno == 0)
 		return;
 	j = param_value(as, lit->paramno, lit->location);
 	lit->user_param = lit->paramno;
 	lit->paramno = 0;
 	if (!JB_ROOT_IS_SCALAR(j))
-		semantic_error(as, lit->location, ERRCODE_DATATYPE_MISMATCH,
-					   "a parameter used as a literal must be a JSON string, number, boolean or null",
-					   NULL);
+	{
+		lit->type = ALIT_JSON;
+		lit->json = j;
+		return;
+	}
 	JsonbExtractScalar(&j->root, &v);
 	literal_from_scalar(lit, &v);
+}
+
+/* Where a literal must be a scalar: an object or array is 42804. */
+static void
+check_scalar(AnalyzeState *as, ArgoLiteral *lit, const char *hint)
+{
+	if (lit != NULL && lit->type == ALIT_JSON)
+		semantic_error(as, lit->location, ERRCODE_DATATYPE_MISMATCH,
+					   lit->user_param > 0 ?
+					   "a parameter used as a literal here must be a JSON string, number, boolean or null" :
+					   "an object or array cannot be compared so",
+					   hint);
 }
 
 Jsonb *
@@ -118,6 +143,8 @@ literal_to_jsonb(ArgoLiteral *lit)
 {
 	JsonbValue	v;
 
+	if (lit->type == ALIT_JSON)
+		return lit->json;
 	switch (lit->type)
 	{
 		case ALIT_STRING:
@@ -356,12 +383,74 @@ expand_list_param(AnalyzeState *as, ArgoPred *p)
 		CHECK_FOR_INTERRUPTS();
 		lit = palloc0(sizeof(ArgoLiteral));
 		lit->location = param->location;
+		lit->user_param = param->paramno;
 		if (!literal_from_scalar(lit, &v))
-			semantic_error(as, param->location, ERRCODE_DATATYPE_MISMATCH,
-						   "IN $n needs an array of strings, numbers and booleans", NULL);
+		{
+			/* an object or array in the list: a whole value */
+			lit->type = ALIT_JSON;
+			lit->json = JsonbValueToJsonb(&v);
+		}
 		p->lits = lappend(p->lits, lit);
 	}
 	p->list_param = NULL;
+}
+
+/*
+ * p IN (…) with objects or arrays among its values: the scalars stay an
+ * IN list (one index scan per type), each whole value its own p = v,
+ * under one OR.  The node becomes that OR, in place.
+ */
+static ArgoPred *pred_leaf(ArgoPredKind kind, ArgoPath *path, ArgoCmpOp op,
+						   ArgoLiteral *lit);
+
+static void
+split_whole_values(ArgoPred *p)
+{
+	List	   *scalars = NIL;
+	List	   *args = NIL;
+	ListCell   *lc;
+
+	foreach(lc, p->lits)
+	{
+		ArgoLiteral *lit = lfirst(lc);
+
+		if (lit->type != ALIT_JSON)
+		{
+			scalars = lappend(scalars, lit);
+			continue;
+		}
+		args = lappend(args, pred_leaf(APRED_CMP, p->path, ACMP_EQ, lit));
+	}
+	if (args == NIL)
+		return;
+	if (scalars != NIL)
+	{
+		ArgoPred   *in = pred_leaf(APRED_IN, p->path, ACMP_EQ, NULL);
+
+		in->lits = scalars;
+		args = lcons(in, args);
+	}
+	if (list_length(args) == 1)
+	{
+		*p = *(ArgoPred *) linitial(args);
+		return;
+	}
+	p->kind = APRED_OR;
+	p->path = NULL;
+	p->lits = NIL;
+	p->args = args;
+}
+
+static ArgoPred *
+pred_leaf(ArgoPredKind kind, ArgoPath *path, ArgoCmpOp op, ArgoLiteral *lit)
+{
+	ArgoPred   *p = palloc0(sizeof(ArgoPred));
+
+	p->kind = kind;
+	p->path = path;
+	p->op = op;
+	p->lit = lit;
+	return p;
 }
 
 /* lit op x is x op' lit */
@@ -384,15 +473,27 @@ analyze_pred(AnalyzeState *as, ArgoPred *p)
 		return;
 	if (p->list_param)
 		expand_list_param(as, p);
-	/* lit op ANY p[*]…: the elements of every value reached, p[*]…[*] op' lit */
-	if (p->kind == APRED_ANY && p->path->wild)
+	bind_literal(as, p->lit);
+	/* lit op ANY p[*]… (or a whole value = ANY p): p[*]…[*] op' lit */
+	if (p->kind == APRED_ANY && (p->path->wild || (p->lit && p->lit->type == ALIT_JSON)))
 	{
 		ArgoStep   *wild = palloc0(sizeof(ArgoStep));
 
 		wild->is_index = wild->is_wild = true;
 		p->path->steps = lappend(p->path->steps, wild);
+		p->path->wild = true;
 		p->kind = APRED_CMP;
 		p->op = commute_op(p->op);
+	}
+	/* EXISTS alias, in a join: whether that part has an object (LEFT JOIN) */
+	if (p->kind == APRED_EXISTS && as->qualified && list_length(p->path->steps) == 1 &&
+		!((ArgoStep *) linitial(p->path->steps))->is_index &&
+		alias_index(as, ((ArgoStep *) linitial(p->path->steps))->key) >= 0)
+	{
+		p->kind = APRED_PART_EXISTS;
+		p->part = alias_index(as, ((ArgoStep *) linitial(p->path->steps))->key);
+		p->path = NULL;
+		return;
 	}
 	analyze_pred(as, p->left);
 	foreach(lc, p->args)
@@ -404,20 +505,35 @@ analyze_pred(AnalyzeState *as, ArgoPred *p)
 		check_comparable(as, lfirst(lc));
 	}
 	bind_path(as, p->path);
-	bind_literal(as, p->lit);
 	bind_literal(as, p->lit2);
 	switch (p->kind)
 	{
 		case APRED_CMP:
 		case APRED_ANY:
 			check_comparable(as, p->lit);
+			if (p->lit->type == ALIT_JSON && p->op != ACMP_EQ && p->op != ACMP_NE)
+				semantic_error(as, p->lit->location, ERRCODE_DATATYPE_MISMATCH,
+							   "objects and arrays are compared with = and != only",
+							   "Whole values are equal or not; they have no order.");
+			break;
+		case APRED_IN:
+			split_whole_values(p);
 			break;
 		case APRED_LIKE:
+			check_scalar(as, p->lit, NULL);
 			if (p->lit->type != ALIT_STRING)
 				semantic_error(as, p->lit->location, ERRCODE_DATATYPE_MISMATCH,
-							   "LIKE needs a string pattern", NULL);
+							   p->like == ALIKE_LIKE || p->like == ALIKE_ILIKE ?
+							   "LIKE needs a string pattern" : "~ needs a string pattern", NULL);
+			/* a bad regular expression is 2201B now, whatever the rows */
+			if (p->like == ALIKE_REGEX || p->like == ALIKE_IREGEX)
+				(void) DirectFunctionCall2Coll(p->like == ALIKE_REGEX ? textregexeq : texticregexeq,
+											   C_COLLATION_OID, CStringGetTextDatum(""),
+											   CStringGetTextDatum(p->lit->str));
 			break;
 		case APRED_BETWEEN:
+			check_scalar(as, p->lit, "BETWEEN needs two scalars of one type.");
+			check_scalar(as, p->lit2, "BETWEEN needs two scalars of one type.");
 			check_comparable(as, p->lit);
 			check_comparable(as, p->lit2);
 			if (p->lit->type != p->lit2->type)
@@ -620,6 +736,7 @@ analyze_having(AnalyzeState *as, ArgoStmt *s, ArgoPred *p)
 	else
 		p->agg = having_target(as, s, p->agg);
 	bind_literal(as, p->lit);
+	check_scalar(as, p->lit, "HAVING compares aggregates with scalars.");
 	check_comparable(as, p->lit);
 }
 

@@ -34,6 +34,7 @@ static ArgoPred *make_leaf(ArgoPredKind kind, ArgoPath *path, ArgoCmpOp op,
 static ArgoPred *make_in(ArgoPath *path, List *lits);
 static ArgoPred *make_in_param(ArgoPred *p, ArgoLiteral *param);
 static ArgoTarget *make_agg(ArgoAggKind agg, ArgoPath *path, int location);
+static ArgoPred *make_like(ArgoPath *path, ArgoLikeKind kind, ArgoLiteral *pattern);
 static ArgoPred *make_agg_leaf(ArgoTarget *agg, ArgoCmpOp op, ArgoLiteral *lit);
 static ArgoJson *make_json(char *text, ArgoLiteral *lit, int location);
 static ArgoSetItem *make_set(ArgoSetKind kind, ArgoPath *path, ArgoJson *value);
@@ -63,6 +64,7 @@ static ArgoCmpOp commute(ArgoCmpOp op);
 	ArgoSetItem *setitem;
 	ArgoCmpOp	op;
 	ArgoAggKind agg;
+	ArgoLikeKind like;
 	List	   *list;
 }
 
@@ -79,25 +81,26 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %token <str> FROM GROUP_P IN_P INNER_P INSERT INTO IS JOIN LIKE LIMIT MAX MIN
 %token <str> NOT NULL_P OBJECT_P OFFSET ON OR ORDER SELECT SET SUM TRUE_P UNSET
 %token <str> ADD_P APPEND ID_P REMOVE RETURNING UPSERT
-%token <str> DISTINCT HAVING
+%token <str> DISTINCT HAVING ILIKE LEFT OUTER_P
 %token <str> UPDATE WHERE
 
 %type <stmt>	stmt select_stmt select_body insert_stmt delete_stmt update_stmt upsert_stmt
-%type <lit>		literal opt_limit opt_offset
+%type <lit>		literal value opt_limit opt_offset
 %type <path>	path id_call
 %type <step>	first_step
 %type <str>		name key_name opt_alias any_keyword unreserved_keyword
-%type <boolean> opt_returning
+%type <boolean> opt_returning join_kind
 %type <pred>	pred leaf opt_where opt_having
 %type <op>		cmp_op
 %type <agg>		agg_func
+%type <like>	like_op
 %type <target>	target agg_call
 %type <source>	source join
 %type <order>	order_item
 %type <json>	json_value
 %type <setitem>	set_item unset_item
 %type <list>	target_list targets from_list literal_list json_list order_list opt_group
-%type <list>	opt_order set_list unset_list opt_unset path_list
+%type <list>	opt_order set_list unset_list opt_unset path_list value_list
 %type <boolean> opt_desc
 
 %left OR
@@ -230,18 +233,32 @@ source:
 	;
 
 join:
-	INNER_P JOIN source ON '(' path '=' path ')'
+	join_kind JOIN source ON '(' path '=' path ')'
 		{
 			$$ = $3;
+			$$->left_join = $1;
 			$$->on_left = $6;
 			$$->on_right = $8;
 		}
-	| INNER_P JOIN source ON path '=' path
+	| join_kind JOIN source ON path '=' path
 		{
 			$$ = $3;
+			$$->left_join = $1;
 			$$->on_left = $5;
 			$$->on_right = $7;
 		}
+	;
+
+/* JOIN alone is INNER JOIN; LEFT [OUTER] JOIN keeps every left object */
+join_kind:
+	INNER_P						{ $$ = false; }
+	| LEFT opt_outer			{ $$ = true; }
+	| %empty				{ $$ = false; }
+	;
+
+opt_outer:
+	OUTER_P
+	| %empty
 	;
 
 opt_where:
@@ -434,44 +451,40 @@ pred:
 	;
 
 leaf:
-	path cmp_op literal			{ $$ = make_leaf(APRED_CMP, $1, $2, $3, NULL); }
-	| literal cmp_op path		{ $$ = make_leaf(APRED_CMP, $3, commute($2), $1, NULL); }
-	| path '=' literal			{ $$ = make_leaf(APRED_CMP, $1, ACMP_EQ, $3, NULL); }
-	| literal '=' path			{ $$ = make_leaf(APRED_CMP, $3, ACMP_EQ, $1, NULL); }
-	| path LIKE literal			{ $$ = make_leaf(APRED_LIKE, $1, ACMP_EQ, $3, NULL); }
-	| path NOT LIKE literal
-		{
-			$$ = make_pred(APRED_NOT,
-						   make_leaf(APRED_LIKE, $1, ACMP_EQ, $4, NULL), NULL);
-		}
-	| path BETWEEN literal AND literal
+	path cmp_op value			{ $$ = make_leaf(APRED_CMP, $1, $2, $3, NULL); }
+	| value cmp_op path			{ $$ = make_leaf(APRED_CMP, $3, commute($2), $1, NULL); }
+	| path '=' value			{ $$ = make_leaf(APRED_CMP, $1, ACMP_EQ, $3, NULL); }
+	| value '=' path			{ $$ = make_leaf(APRED_CMP, $3, ACMP_EQ, $1, NULL); }
+	| path like_op value		{ $$ = make_like($1, $2, $3); }
+	| path NOT like_op value	{ $$ = make_pred(APRED_NOT, make_like($1, $3, $4), NULL); }
+	| path BETWEEN value AND value
 		{ $$ = make_leaf(APRED_BETWEEN, $1, ACMP_EQ, $3, $5); }
-	| path NOT BETWEEN literal AND literal
+	| path NOT BETWEEN value AND value
 		{
 			$$ = make_pred(APRED_NOT,
 						   make_leaf(APRED_BETWEEN, $1, ACMP_EQ, $4, $6), NULL);
 		}
-	| path IN_P '(' literal_list ')'		{ $$ = make_in($1, $4); }
-	| path NOT IN_P '(' literal_list ')'	{ $$ = make_pred(APRED_NOT, make_in($1, $5), NULL); }
+	| path IN_P '(' value_list ')'		{ $$ = make_in($1, $4); }
+	| path NOT IN_P '(' value_list ')'	{ $$ = make_pred(APRED_NOT, make_in($1, $5), NULL); }
 	| path IN_P PARAM			{ $$ = make_in_param(make_in($1, NIL), make_param(ps, $3, @3)); }
 	| path NOT IN_P PARAM
 		{
 			$$ = make_pred(APRED_NOT,
 						   make_in_param(make_in($1, NIL), make_param(ps, $4, @4)), NULL);
 		}
-	| literal cmp_op ANY path	{ $$ = make_leaf(APRED_ANY, $4, $2, $1, NULL); }
-	| literal '=' ANY path		{ $$ = make_leaf(APRED_ANY, $4, ACMP_EQ, $1, NULL); }
+	| value cmp_op ANY path		{ $$ = make_leaf(APRED_ANY, $4, $2, $1, NULL); }
+	| value '=' ANY path		{ $$ = make_leaf(APRED_ANY, $4, ACMP_EQ, $1, NULL); }
 	| agg_call cmp_op literal	{ $$ = make_agg_leaf($1, $2, $3); }
 	| agg_call '=' literal		{ $$ = make_agg_leaf($1, ACMP_EQ, $3); }
-	| literal cmp_op agg_call	{ $$ = make_agg_leaf($3, commute($2), $1); }
-	| literal '=' agg_call		{ $$ = make_agg_leaf($3, ACMP_EQ, $1); }
+	| value cmp_op agg_call		{ $$ = make_agg_leaf($3, commute($2), $1); }
+	| value '=' agg_call		{ $$ = make_agg_leaf($3, ACMP_EQ, $1); }
 	| EXISTS path				{ $$ = make_leaf(APRED_EXISTS, $2, ACMP_EQ, NULL, NULL); }
 	| path IS NULL_P			{ $$ = make_leaf(APRED_ISNULL, $1, ACMP_EQ, NULL, NULL); }
 	| path IS NOT NULL_P		{ $$ = make_leaf(APRED_ISNOTNULL, $1, ACMP_EQ, NULL, NULL); }
 	| ID_P '(' ')' cmp_op literal	{ $$ = make_leaf(APRED_ID, NULL, $4, $5, NULL); }
 	| ID_P '(' ')' '=' literal		{ $$ = make_leaf(APRED_ID, NULL, ACMP_EQ, $5, NULL); }
-	| literal cmp_op ID_P '(' ')'	{ $$ = make_leaf(APRED_ID, NULL, commute($2), $1, NULL); }
-	| literal '=' ID_P '(' ')'		{ $$ = make_leaf(APRED_ID, NULL, ACMP_EQ, $1, NULL); }
+	| value cmp_op ID_P '(' ')'	{ $$ = make_leaf(APRED_ID, NULL, commute($2), $1, NULL); }
+	| value '=' ID_P '(' ')'		{ $$ = make_leaf(APRED_ID, NULL, ACMP_EQ, $1, NULL); }
 	| ID_P '(' ')' BETWEEN literal AND literal
 		{
 			$$ = pred_combine(APRED_AND, make_leaf(APRED_ID, NULL, ACMP_GE, $5, NULL),
@@ -507,6 +520,14 @@ leaf:
 		}
 	;
 
+/* LIKE, ILIKE, and POSIX regular expressions, ~ and ~* */
+like_op:
+	LIKE						{ $$ = ALIKE_LIKE; }
+	| ILIKE						{ $$ = ALIKE_ILIKE; }
+	| '~'						{ $$ = ALIKE_REGEX; }
+	| '~' '*'					{ $$ = ALIKE_IREGEX; }
+	;
+
 /* '=' is its own token: it also assigns in SET and joins in ON. */
 cmp_op:
 	NE							{ $$ = ACMP_NE; }
@@ -514,6 +535,21 @@ cmp_op:
 	| LE						{ $$ = ACMP_LE; }
 	| '>'						{ $$ = ACMP_GT; }
 	| GE						{ $$ = ACMP_GE; }
+	;
+
+/* A literal, or an object or array written inline: a whole value (7.2). */
+value:
+	literal						{ $$ = $1; }
+	| JSONTEXT
+		{
+			$$ = make_literal(ALIT_JSON, @1);
+			$$->json_text = $1;
+		}
+	;
+
+value_list:
+	value						{ $$ = list_make1($1); }
+	| value_list ',' value		{ $$ = lappend($1, $3); }
 	;
 
 literal_list:
@@ -554,6 +590,7 @@ name:
 /* Keywords that are names too: keys had long been free to use them. */
 unreserved_keyword:
 	ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
+	| ILIKE | LEFT | OUTER_P
 	;
 
 /* After '.', a keyword can only be a key. */
@@ -568,6 +605,7 @@ any_keyword:
 	| JOIN | LIKE | LIMIT | MAX | MIN | NOT | NULL_P | OBJECT_P | OFFSET | ON
 	| OR | ORDER | SELECT | SET | SUM | TRUE_P | UNSET | UPDATE | WHERE
 	| ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
+	| ILIKE | LEFT | OUTER_P
 	;
 
 %%
@@ -603,6 +641,8 @@ argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg)
 				 errmsg("Argo/SQL statement is too deeply nested")));
 	if (len < 0)
 		argo_syntax_error(q, strlen(q), "syntax error at end of input");
+	/* SQL that Argo/SQL does not have is named (0A000), not a syntax error */
+	argo_check_unsupported(&ps->scan);
 	/* never cut a multibyte character in two */
 	if (len == 1 && IS_HIGHBIT_SET(q[start]))
 		len = pg_mblen(q + start);
@@ -747,6 +787,16 @@ make_agg(ArgoAggKind agg, ArgoPath *path, int location)
 	t->path = path;
 	t->location = location;
 	return t;
+}
+
+/* path LIKE (ILIKE, ~, ~*) pattern */
+static ArgoPred *
+make_like(ArgoPath *path, ArgoLikeKind kind, ArgoLiteral *pattern)
+{
+	ArgoPred   *p = make_leaf(APRED_LIKE, path, ACMP_EQ, pattern, NULL);
+
+	p->like = kind;
+	return p;
 }
 
 /* HAVING's aggregate op literal: a comparison whose left side is the aggregate */

@@ -15,7 +15,8 @@ typedef enum ArgoLitType
 	ALIT_NULL,
 	ALIT_STRING,
 	ALIT_NUMBER,
-	ALIT_BOOL
+	ALIT_BOOL,
+	ALIT_JSON					/* an object or array, compared whole (7.2) */
 } ArgoLitType;
 
 /* A literal; a parameter ($n) is a literal whose value is bound later. */
@@ -25,6 +26,8 @@ typedef struct ArgoLiteral
 	char	   *str;			/* ALIT_STRING */
 	double		num;			/* ALIT_NUMBER */
 	bool		b;				/* ALIT_BOOL */
+	char	   *json_text;		/* ALIT_JSON written inline, parsed by analysis */
+	Jsonb	   *json;			/* ALIT_JSON */
 	int			paramno;		/* > 0 for $n until bound */
 	int			user_param;		/* the $n it was bound from, for argo_explain */
 	int			location;
@@ -80,10 +83,20 @@ typedef enum ArgoPredKind
 	APRED_EXISTS,				/* EXISTS path */
 	APRED_ISNULL,				/* path IS NULL */
 	APRED_ISNOTNULL,			/* path IS NOT NULL */
-	APRED_ID					/* ID() op lit, ID() IN (lits): no path */
+	APRED_ID,					/* ID() op lit, ID() IN (lits): no path */
+	APRED_PART_EXISTS			/* EXISTS alias: a LEFT JOIN's part matched */
 } ArgoPredKind;
 
 struct ArgoTarget;
+
+/* What kind of pattern APRED_LIKE matches. */
+typedef enum ArgoLikeKind
+{
+	ALIKE_LIKE,
+	ALIKE_ILIKE,				/* LIKE, ignoring case */
+	ALIKE_REGEX,				/* ~: a POSIX regular expression */
+	ALIKE_IREGEX				/* ~*: the same, ignoring case */
+} ArgoLikeKind;
 
 typedef struct ArgoPred
 {
@@ -97,6 +110,8 @@ typedef struct ArgoPred
 	List	   *lits;			/* IN: of ArgoLiteral * */
 	ArgoLiteral *list_param;	/* IN $n: a JSON array, becomes lits */
 	struct ArgoTarget *agg;		/* HAVING: an aggregate compared (APRED_CMP) */
+	ArgoLikeKind like;			/* APRED_LIKE */
+	int			part;			/* APRED_PART_EXISTS: the FROM item */
 } ArgoPred;
 
 /* A AND B (or OR): one n-ary node, however long the chain. */
@@ -130,6 +145,7 @@ typedef struct ArgoSource
 	char	   *coll;
 	char	   *alias;
 	int			location;
+	bool		left_join;		/* LEFT JOIN: kept, null, without a match */
 	ArgoPath   *on_left;
 	ArgoPath   *on_right;
 } ArgoSource;

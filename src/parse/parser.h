@@ -36,4 +36,7 @@ extern int	scan_next_token(union ARGO_YYSTYPE *lval, int *lloc, void *scanner);
 extern bool scan_bracket_is_subscript(ArgoScanState *st);
 extern char *scan_json_string(const char *text, int len);
 
+/* unsupported.c */
+extern void argo_check_unsupported(ArgoScanState *st);
+
 #endif							/* ARGO_PARSER_H */

@@ -58,7 +58,7 @@ order_path_bounds(ArgoStmt *s)
 	{
 		ArgoPred   *p = lfirst(lc);
 
-		if (!((p->kind == APRED_CMP && p->op != ACMP_NE) ||
+		if (!((p->kind == APRED_CMP && p->op != ACMP_NE && p->lit->type != ALIT_JSON) ||
 			  (p->kind == APRED_BETWEEN && p->lit->type == p->lit2->type)) ||
 			strcmp(p->path->keystr, op->keystr) != 0 ||
 			(type != ALIT_NULL && p->lit->type != type))

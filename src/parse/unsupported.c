@@ -1,0 +1,145 @@
+/*
+ * unsupported.c — SQL that Argo/SQL does not have, named.
+ *
+ * A statement written as SQL would be (a UNION, a RIGHT JOIN, a function
+ * in the targets, a subquery) reaches a token the grammar has no place
+ * for.  Rather than a bare "syntax error at or near X", such a token in
+ * such a place is said to be a known construct that the language does
+ * not support: 0A000, naming it (ARGO-SQL.md 7.4), with the Argo/SQL way
+ * where there is one.  Anything else stays a syntax error.
+ */
+#include "postgres.h"
+
+#include "parse/parse.h"
+#include "parser.h"
+#include "gram.h"
+
+typedef struct Construct
+{
+	const char *word;			/* the offending word, lower case */
+	const char *name;			/* what it starts */
+	const char *hint;
+} Construct;
+
+static const Construct words[] = {
+	{"union", "UNION", "Run the statements one by one."},
+	{"intersect", "INTERSECT", NULL},
+	{"except", "EXCEPT", NULL},
+	{"right", "RIGHT JOIN", "Swap the collections and use LEFT JOIN."},
+	{"full", "FULL JOIN", NULL},
+	{"cross", "CROSS JOIN", "Join on a condition: JOIN c ON a.p = b.q."},
+	{"natural", "NATURAL JOIN", "Join on a condition: JOIN c ON a.p = b.q."},
+	{"using", "JOIN … USING", "Join on a condition: JOIN c ON a.p = b.q."},
+	{"lateral", "LATERAL", NULL},
+	{"with", "WITH", NULL},
+	{"over", "a window function", NULL},
+	{"window", "WINDOW", NULL},
+	{"partition", "a window function", NULL},
+	{"case", "CASE", NULL},
+	{"cast", "CAST", NULL},
+	{"similar", "SIMILAR TO", "Use a regular expression: p ~ 'pattern'."},
+	{"escape", "LIKE … ESCAPE", "LIKE escapes % and _ with \\."},
+	{"fetch", "FETCH", "Use LIMIT."},
+	{"nulls", "NULLS FIRST/LAST", "Objects lacking the path come last (ASC) or first (DESC)."},
+	{"values", "INSERT … VALUES", "Insert objects: INSERT INTO c OBJECT {…}, or OBJECTS […]."},
+	{"for", "FOR UPDATE", "UPDATE and DELETE lock the objects they change."},
+	{"all", "ALL", NULL},
+	{"collate", "COLLATE", NULL},
+	{"rollup", "ROLLUP", NULL},
+	{"cube", "CUBE", NULL},
+};
+
+/* The token's text, lower case. */
+static char *
+token_text(ArgoScanState *st)
+{
+	char	   *t = pnstrdup(st->query + st->tok_start, Max(st->tok_len, 0));
+
+	for (char *c = t; *c; c++)
+		*c = pg_ascii_tolower((unsigned char) *c);
+	return t;
+}
+
+static void
+unsupported(ArgoScanState *st, const char *what, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s is not supported in Argo/SQL", what),
+			 hint ? errhint("%s", hint) : 0,
+			 argo_errquery(st->query, st->tok_start)));
+}
+
+/* The word just before the offending token (a function's name). */
+static char *
+previous_word(ArgoScanState *st)
+{
+	int			end = st->tok_start;
+	int			start;
+
+	while (end > 0 && isspace((unsigned char) st->query[end - 1]))
+		end--;
+	start = end;
+	while (start > 0 && (isalnum((unsigned char) st->query[start - 1]) || st->query[start - 1] == '_'))
+		start--;
+	return pnstrdup(st->query + start, end - start);
+}
+
+/* Whether a token can end a path or value (a key, ']', a literal). */
+static bool
+ends_operand(int token)
+{
+	return token == IDENT || token == ']' || token == NUMBER || token == STRING ||
+		token == PARAM || token == ')';
+}
+
+/*
+ * At a syntax error: if the offending token starts a construct SQL has
+ * and Argo/SQL does not, say so (0A000); else return, and the caller
+ * reports a syntax error.
+ */
+void
+argo_check_unsupported(ArgoScanState *st)
+{
+	int			tok = st->prev_token;	/* the offending token */
+	int			before = st->prev2_token;
+	char	   *text;
+
+	if (st->tok_len <= 0)
+		return;
+	text = token_text(st);
+	if (tok == IDENT && before == LIMIT && strcmp(text, "all") == 0)
+		unsupported(st, "LIMIT ALL", "Leave LIMIT out.");
+	if (tok == IDENT)
+	{
+		for (int i = 0; i < lengthof(words); i++)
+			if (strcmp(text, words[i].word) == 0)
+				unsupported(st, words[i].name, words[i].hint);
+	}
+	/* CASE reads as a key until its WHEN */
+	if (tok == IDENT && strcmp(text, "when") == 0)
+		unsupported(st, "CASE", NULL);
+	if (tok == SELECT && before == '(')
+		unsupported(st, "a subquery", "Run it first and pass its results as parameters: p IN $1.");
+	if (tok == SELECT && before == IDENT)
+		unsupported(st, "INSERT … SELECT", "Use argo_load(collection, query).");
+	if (tok == '(' && (before == EXISTS || before == ANY || before == IN_P))
+		unsupported(st, "a subquery", "Run it first and pass its results as parameters: p IN $1.");
+	if (tok == '(' && (before == IDENT || before == LEFT || before == ILIKE || before == REMOVE ||
+					   before == APPEND || before == ADD_P || before == DISTINCT))
+		unsupported(st, psprintf("function %s()", previous_word(st)),
+					"Targets are paths, ID() and aggregates; predicates compare paths with literals.");
+	if (tok == '*' && before == '.')
+		unsupported(st, "alias.*", "SELECT * gives a join's parts whole.");
+	if (ends_operand(before) &&
+		(tok == '+' || tok == '-' || tok == '*' || tok == '/' || tok == '%' || tok == '^' ||
+		 tok == '|' || (tok == NUMBER && (text[0] == '+' || text[0] == '-'))))
+		unsupported(st, "arithmetic", "A target or a comparison names a path and a literal, not an expression.");
+	if (tok == ',' && before == IDENT)
+		unsupported(st, "a list of collections (FROM a, b)", "Join them: FROM a JOIN b ON a.p = b.q.");
+	if (tok == ':')
+		unsupported(st, "a cast (::)", "A literal's type is its JSON type: 5, '5', true.");
+	if ((before == '=' || before == NE || before == '<' || before == '>' || before == LE ||
+		 before == GE) && tok == IDENT)
+		unsupported(st, "comparing two paths", "Compare a path with a literal (a string is quoted: 'x'); a join's ON compares paths.");
+}
