@@ -29,6 +29,12 @@ class Collection:
         holes = ", ".join("$%d" % (i + 1) for i in range(len(docs)))
         return self.query("INSERT INTO {c} OBJECT %s RETURNING ID" % holes, *docs)[0]["ids"]
 
+    def insert_many(self, docs):
+        """Insert a list of documents of any length as one parameter (one
+        JSON array: PostgreSQL allows 100 function arguments, not 10,000);
+        their ids, in the list's order."""
+        return self.query("INSERT INTO {c} OBJECTS $1 RETURNING ID", docs)[0]["ids"]
+
     def get(self, oid):
         found = self.query("SELECT * FROM {c} WHERE ID() = $1", oid)
         return found[0] if found else None
@@ -70,6 +76,25 @@ def main():
         # a list of values as one parameter
         names = users.query("SELECT name FROM {c} WHERE ID() IN $1 ORDER BY name", [bob, ada])
         assert [n["name"] for n in names] == ["Ada", "Bob"], names
+
+        # a unique key: a second user with Bob's email is refused (23505)
+        conn.execute("SELECT argo_unique('app_users', 'email')")
+        try:
+            users.insert({"name": "Bobby", "email": "bob@example.com"})
+            raise AssertionError("a duplicate email was accepted")
+        except psycopg.errors.UniqueViolation as e:
+            print("refused:", e.diag.message_primary)
+
+        # find one and update it, getting the object as updated
+        [after] = users.query("UPDATE {c} SET logins += 1 WHERE email = $1 RETURNING *", "bob@example.com")
+        assert after["logins"] == 3, after
+
+        # 10,000 documents in one statement, as one parameter
+        ids = users.insert_many([{"kind": "event", "n": i} for i in range(10000)])
+        assert len(ids) == 10000 and ids == sorted(ids), len(ids)
+        [total] = users.query("SELECT COUNT(*) AS n, SUM(n) AS s FROM {c} WHERE kind = 'event'")
+        assert total == {"n": 10000, "s": 49995000}, total
+        users.query("DELETE FROM {c} WHERE kind = 'event'")
 
         # delete
         assert users.query("DELETE FROM {c} WHERE ID() = $1", bob) == [{"deleted": 1}]

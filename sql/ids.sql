@@ -44,6 +44,8 @@ SELECT i_on_both('SELECT ID(), name FROM %s');
 SELECT i_on_both('SELECT ID() AS id, age FROM %s WHERE age > 30 ORDER BY age DESC');
 SELECT i_on_both('SELECT *, ID() FROM %s WHERE ID() <= 3');
 SELECT i_on_both('SELECT *, ID() AS oid FROM %s ORDER BY ID() DESC LIMIT 2');
+SELECT i_on_both('SELECT ID() AS oid, * FROM %s WHERE ID() = 2');
+SELECT i_on_both('SELECT name, * FROM %s WHERE ID() = 2');
 SELECT i_on_both('SELECT ID() AS n FROM %s WHERE name LIKE ''%%e%%''');
 -- the same through every plan: found from C, by SQL, every object
 SELECT i_on_both('SELECT ID(), age FROM %s WHERE name = ''Bob''');

@@ -42,6 +42,30 @@ SELECT argo_load('family', $$SELECT 'not json'::text$$);
 SELECT argo_load('family', 'SELEC 1');
 SELECT argo_count('family');
 
+-- a file holding one JSON array of the documents (mongoimport's
+-- --jsonArray), read an element at a time; commas, brackets and escapes
+-- inside strings do not end an element
+\set arr '/tmp/argo_regress_array.json'
+COPY (VALUES ('  ['), ('{"name": "Lindsay", "s": "a,]}\"["},'), (' {"nested": [1, {"b": "]"}]}'),
+             (' , {"n": 3}'), (']'))
+  TO :'arr' WITH (FORMAT csv, DELIMITER e'\x01', QUOTE e'\x02');
+SELECT argo_load_file('fromarray', :'arr');
+SELECT * FROM argo_query('SELECT * FROM fromarray ORDER BY ID()');
+COPY (VALUES ('[]')) TO :'arr' WITH (FORMAT csv, DELIMITER e'\x01', QUOTE e'\x02');
+SELECT argo_load_file('fromarray', :'arr');
+-- each malformed array is refused whole, naming the element
+COPY (VALUES ('[{"a": 1},'), (']')) TO :'arr' WITH (FORMAT csv, DELIMITER e'\x01', QUOTE e'\x02');
+SELECT argo_load_file('fromarray', :'arr');
+COPY (VALUES ('[{"a": 1}, {"a": "]"}')) TO :'arr' WITH (FORMAT csv, DELIMITER e'\x01', QUOTE e'\x02');
+SELECT argo_load_file('fromarray', :'arr');
+COPY (VALUES ('[{"a": 1}]'), ('{"a": 2}')) TO :'arr' WITH (FORMAT csv, DELIMITER e'\x01', QUOTE e'\x02');
+SELECT argo_load_file('fromarray', :'arr');
+COPY (VALUES ('[{"a": 1},'), ('{"a": tru}]')) TO :'arr' WITH (FORMAT csv, DELIMITER e'\x01', QUOTE e'\x02');
+SELECT argo_load_file('fromarray', :'arr');
+COPY (VALUES ('[{"a": 1}, [1]]')) TO :'arr' WITH (FORMAT csv, DELIMITER e'\x01', QUOTE e'\x02');
+SELECT argo_load_file('fromarray', :'arr');
+SELECT argo_count('fromarray');
+
 -- loading files needs the privileges of pg_read_server_files, as COPY does
 CREATE ROLE argo_loader;
 GRANT ALL ON ALL TABLES IN SCHEMA argo_data TO argo_loader;

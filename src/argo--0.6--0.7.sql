@@ -51,3 +51,24 @@ SELECT c.name,
         AND o.relowner OPERATOR(pg_catalog.=) c.owner
         AND o.relname OPERATOR(pg_catalog.=) (c.name OPERATOR(pg_catalog.||) '_obj')::pg_catalog.name;
 
+
+-- argo_keys says which paths are unique; argo_unique makes them so.
+DROP FUNCTION @extschema@.argo_keys(text);
+CREATE FUNCTION @extschema@.argo_keys(collection text)
+RETURNS TABLE (path text, types text[], objects bigint, is_unique boolean)
+AS 'MODULE_PATHNAME', 'argo_keys'
+LANGUAGE C STABLE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION @extschema@.argo_keys(text) IS
+'A collection''s schema: each path (array positions as [*]), the JSON types there, in how many objects, whether argo_unique made it unique';
+
+CREATE FUNCTION @extschema@.argo_unique(collection text, path text, enabled boolean DEFAULT true)
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_unique'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION @extschema@.argo_unique(text, text, boolean) IS
+'Make the values at a path unique in a collection (per type; null and objects lacking it unconstrained), or with false no longer';

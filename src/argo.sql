@@ -97,14 +97,25 @@ COMMENT ON FUNCTION argo_object(text, bigint) IS
 'The object with this id, or NULL; read-only and parallel safe, so that large reads can rebuild objects in parallel workers';
 
 CREATE FUNCTION argo_keys(collection text)
-RETURNS TABLE (path text, types text[], objects bigint)
+RETURNS TABLE (path text, types text[], objects bigint, is_unique boolean)
 AS 'MODULE_PATHNAME', 'argo_keys'
 LANGUAGE C STABLE CALLED ON NULL INPUT SECURITY INVOKER
 SET search_path = pg_catalog, pg_temp
 SET jit = off;
 
 COMMENT ON FUNCTION argo_keys(text) IS
-'A collection''s schema: each path (array positions as [*]), the JSON types there, in how many objects';
+'A collection''s schema: each path (array positions as [*]), the JSON types there, in how many objects, whether argo_unique made it unique';
+
+-- A unique key (ARGO-SQL.md 7.5): partial unique indexes on the
+-- collection's value tables, made or dropped by its owner.
+CREATE FUNCTION argo_unique(collection text, path text, enabled boolean DEFAULT true)
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_unique'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION argo_unique(text, text, boolean) IS
+'Make the values at a path unique in a collection (per type; null and objects lacking it unconstrained), or with false no longer';
 
 CREATE FUNCTION argo_analyze(collection text)
 RETURNS bigint

@@ -50,6 +50,8 @@ DOCS = [
     {},
     {"name": "Dee", "age": 25.5, "big": 123456789012345678901234567890, "nested": {"a": [{"b": {}}]}},
     {"name": "Éva", "age": 30, "tags": ["math"], "address": {"city": "Paris"}},
+    {"name": "Ord1", "items": [{"sku": "pen", "qty": 2}, {"sku": "ink"}]},
+    {"name": "Ord2", "items": [{"sku": "ink", "qty": 1}], "address": {"city": "Paris"}},
 ] + [{"name": "n%d" % i, "age": i % 50, "grp": i % 7, "tags": ["t%d" % (i % 3)]} for i in range(200)]
 
 # (statement, params, ordered): each runs on the local and the distributed
@@ -77,6 +79,24 @@ STATEMENTS = [
     ("SELECT a.name, b.name FROM @C AS a INNER JOIN @C AS b ON (a.age = b.age) WHERE a.age < 3", [], False),
     ("SELECT a.name, b.name FROM @C AS a INNER JOIN @L AS b ON (a.name = b.name) WHERE a.age > 35", [], False),
     ("SELECT * FROM @C AS a INNER JOIN @C AS b ON (a.grp = b.age) WHERE b.age = 3", [], False),
+    # ARGO-SQL.md section 7
+    ("SELECT name FROM @C WHERE items[*].sku = 'pen'", [], False),
+    ("SELECT name FROM @C WHERE NOT items[*].sku = 'pen'", [], False),
+    ("SELECT name, items[*].sku FROM @C WHERE EXISTS items", [], False),
+    ("SELECT items[*].sku AS sku, COUNT(*) AS n FROM @C GROUP BY items[*].sku", [], False),
+    ("SELECT SUM(items[*].qty) AS q FROM @C", [], False),
+    ("SELECT ID(), name FROM @C WHERE age = 25 ORDER BY ID()", [], True),
+    ("SELECT name FROM @C WHERE ID() > 200 ORDER BY ID() DESC", [], True),
+    ("SELECT DISTINCT age FROM @C WHERE age < 5", [], False),
+    ("SELECT COUNT(DISTINCT grp) AS g FROM @C", [], False),
+    ("SELECT grp, age, COUNT(*) AS n FROM @C WHERE grp < 2 GROUP BY grp, age HAVING COUNT(*) > 1", [], False),
+    ("SELECT name AS who, address.city AS city FROM @C WHERE EXISTS address", [], False),
+    ("SELECT name FROM @C WHERE address = {\"city\": \"Paris\"}", [], False),
+    ("SELECT name FROM @C WHERE tags = [\"math\"]", [], False),
+    ("SELECT name FROM @C WHERE name ILIKE 'ÉV%'", [], False),
+    ("SELECT name FROM @C WHERE name ~ '^n1[0-3]$'", [], False),
+    ("SELECT a.name, b.name FROM @C AS a LEFT JOIN @C AS b ON (a.age = b.grp) WHERE a.age > 45", [], False),
+    ("SELECT a.name, b.name FROM @C AS a JOIN @L AS b ON (a.name = b.name) WHERE a.age > 35", [], False),
 ]
 
 # writes run in order on both; the collections must stay equal
@@ -91,6 +111,12 @@ WRITES = [
     ("UPSERT @C SET hits += 1 WHERE name = 'Counter'", []),
     ("DELETE FROM @C WHERE age > 45 AND age < 99", []),
     ("DELETE FROM @C WHERE ID() = 4", []),
+    ("INSERT INTO @C OBJECTS $1", [[{"name": "M%d" % i, "age": 60 + i % 3} for i in range(300)]]),
+    ("UPDATE @C SET age = 50 WHERE name = 'P1' RETURNING *", []),
+    ("UPDATE @C SET seen = true WHERE age = 61 RETURNING ID", []),
+    ("DELETE FROM @C WHERE name = 'P2' RETURNING *", []),
+    ("DELETE FROM @C WHERE age = 62 RETURNING ID", []),
+    ("UPSERT @C SET hits += 1 WHERE name = 'Counter' RETURNING *", []),
 ]
 
 
@@ -129,6 +155,8 @@ def statements_case(admin, servers):
     check(keys > 0 and count[0] == count[1] + 2, "argo_keys (%d paths) and argo_count (%s)" % (keys, count))
     plan = "\n".join(r[0] for r in admin.execute("SELECT * FROM argo_explain('SELECT * FROM ddis WHERE age > 30')"))
     check("Foreign Scan" in plan and "Remote SQL" in plan, "argo_explain shows each shard's scan and the SQL it runs")
+    state, err = outcome(lambda: admin.execute("SELECT argo_unique('ddis', 'name')"))
+    check(state == "0A000", "argo_unique on a distributed collection: 0A000 (%s %s)" % (state, err))
     problems = admin.execute("SELECT * FROM argo_check('ddis')").fetchall()
     check(not problems, "argo_check finds nothing wrong: %s" % problems)
 

@@ -56,6 +56,24 @@ async function main() {
     const named = await query(client, 'SELECT name FROM node_users WHERE ID() IN $1 ORDER BY name', [ada, bob]);
     assert.deepEqual(named.map((o) => o.name), ['Ada', 'Bob']);
 
+    // a unique key: a second user with Bob's email is refused (23505)
+    await client.query("SELECT argo_unique('node_users', 'email')");
+    await assert.rejects(query(client, 'INSERT INTO node_users OBJECT $1', { name: 'Bobby', email: 'bob@example.com' }),
+      (e) => e.code === '23505');
+
+    // find one and update it, getting the object as updated
+    const [after] = await query(client, 'UPDATE node_users SET logins += 1 WHERE email = $1 RETURNING *', 'bob@example.com');
+    assert.equal(after.logins, 2);
+
+    // 10,000 documents in one statement, as one parameter: a JSON array
+    // (PostgreSQL allows a function 100 arguments)
+    const events = Array.from({ length: 10000 }, (_, n) => ({ kind: 'event', n }));
+    const [{ ids }] = await query(client, 'INSERT INTO node_users OBJECTS $1 RETURNING ID', events);
+    assert.equal(ids.length, 10000);
+    const [total] = await query(client, "SELECT COUNT(*) AS n, SUM(n) AS s FROM node_users WHERE kind = 'event'");
+    assert.deepEqual(total, { n: 10000, s: 49995000 });
+    await query(client, "DELETE FROM node_users WHERE kind = 'event'");
+
     // delete
     const [{ deleted }] = await query(client, 'DELETE FROM node_users WHERE ID() = $1', ada);
     assert.equal(deleted, 1);

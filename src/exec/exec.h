@@ -55,6 +55,7 @@ extern const char *argo_plan_name(ArgoPlan *p);
 extern void argo_execute(const char *query, Jsonb **params, int nparams,
 						 result_emit emit, void *arg);
 extern List *argo_explain_query(const char *query, Jsonb **params, int nparams);
+extern void argo_explain_failure(ErrorData *e);
 
 /* shape.c: renamed paths and ids in a SELECT's objects */
 extern Rebuilder *select_rebuilder(ArgoQuery *q, int source, rebuild_emit emit, void *arg);
@@ -69,6 +70,8 @@ extern void distinct_emit(void *arg, Jsonb *doc);
 extern Jsonb *argo_count_result(const char *key, int64 n);
 extern Jsonb *argo_counts_result(const char *key1, int64 n1, const char *key2, int64 n2);
 extern Jsonb *argo_inserted_ids_result(const int64 *ids, int n);
+extern Jsonb *argo_write_ids_result(const char *what, const int64 *ids, int n);
+extern Jsonb *argo_upsert_ids_result(const int64 *ids, int n, int64 updated, int64 inserted);
 
 /* aggregate.c: aggregates over objects or a join's tuples */
 extern SqlBuf *sqlgen_aggregate(ArgoQuery *q);
@@ -92,7 +95,7 @@ extern bool allobjects_run(ArgoQuery *q, result_emit emit, void *arg);
 extern bool projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg);
 
 /* update.c, update_ops.c: UPDATE and UPSERT; what a SET list does */
-extern Jsonb *run_update(ArgoPlan *p);
+extern void run_update(ArgoPlan *p, result_emit emit, void *arg);
 /* advisory locks' fourth field: SQL's own use 1 and 2 (upsert, update.c) */
 #define ARGO_UPSERT_LOCK_SPACE 0x4152
 extern Jsonb *argo_apply_set(Jsonb *doc, ArgoPath *path, Jsonb *value);

@@ -133,6 +133,27 @@ run_select(ArgoPlan *p, result_emit emit, void *arg)
 	}
 }
 
+/*
+ * Each inserted value must be an object: 22023 naming its place (OBJECTS'
+ * elements, an OBJECT list's values, counted from 1), an array given to
+ * OBJECT pointing at OBJECTS.
+ */
+static void
+check_inserted(ArgoStmt *s, Jsonb *v, int position)
+{
+	if (JB_ROOT_IS_OBJECT(v))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 s->objects_array ?
+			 errmsg("element %d of OBJECTS is %s, not an object", position,
+					JB_ROOT_IS_SCALAR(v) ? "a scalar" : "an array") :
+			 errmsg("object %d of the INSERT is %s, not an object", position,
+					JB_ROOT_IS_SCALAR(v) ? "a scalar" : "an array"),
+			 !s->objects_array && !JB_ROOT_IS_SCALAR(v) ?
+			 errhint("To insert the objects of an array, write INSERT INTO c OBJECTS [...].") : 0));
+}
+
 static void
 run_insert(ArgoQuery *q, result_emit emit, void *arg)
 {
@@ -145,7 +166,7 @@ run_insert(ArgoQuery *q, result_emit emit, void *arg)
 
 	/* reject a bad object before anything is created or drawn */
 	foreach(lc, s->objects)
-		argo_check_object(((ArgoJson *) lfirst(lc))->value);
+		check_inserted(s, ((ArgoJson *) lfirst(lc))->value, foreach_current_index(lc) + 1);
 	if (coll == NULL)
 		coll = collection_open_for_insert(((ArgoSource *) linitial(s->from))->coll);
 	ids = argo_next_objids(coll, n);
@@ -154,8 +175,12 @@ run_insert(ArgoQuery *q, result_emit emit, void *arg)
 		rowbatch_add_object(batch, ids[foreach_current_index(lc)],
 							((ArgoJson *) lfirst(lc))->value);
 	rowbatch_flush(batch);
-	emit(arg, s->returning_ids ? argo_inserted_ids_result(ids, n) :
-		 argo_count_result("inserted", n));
+	if (s->returning == ARET_OBJECTS)
+		foreach(lc, s->objects)
+			emit(arg, ((ArgoJson *) lfirst(lc))->value);
+	else
+		emit(arg, s->returning == ARET_IDS ? argo_inserted_ids_result(ids, n) :
+			 argo_count_result("inserted", n));
 }
 
 static int64
@@ -179,7 +204,8 @@ run_count_query(SqlBuf *buf)
  * and deleted by tid, then their directory rows.
  */
 static int64
-delete_direct(ArgoCollection *c, ObjWriter *w, const int64 *ids, int n, FeedMode feed)
+delete_direct(ArgoCollection *c, ObjWriter *w, const int64 *ids, int n, FeedMode feed,
+			  Rebuilder *rb)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "argo delete",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -197,7 +223,10 @@ delete_direct(ArgoCollection *c, ObjWriter *w, const int64 *ids, int n, FeedMode
 	{
 		int			from = log.n;
 
-		objfetch_object(f, ids[i], NULL);
+		/* RETURNING *: the object as it is deleted (rb), else only its rows' tids */
+		objfetch_object(f, ids[i], rb);
+		if (rb != NULL)
+			rebuilder_finish(rb);
 		for (int r = from; r < log.n; r++)
 			objwriter_delete_rows(w, log.rows[r].table, &log.rows[r].tid, 1);
 		objwriter_delete_object(w, ids[i]);
@@ -225,11 +254,15 @@ run_delete(ArgoPlan *p, result_emit emit, void *arg)
 		collection_is_distributed(c) ? objlock_take_distributed(c, q->stmt->where) :
 		objlock_take(c, q->stmt->where, p->point, false);
 	int64		total = 0;
+	EmitTarget	target = {emit, arg};
+	/* RETURNING *: each object as deleted, rebuilt before its rows go */
+	Rebuilder  *rb = q->stmt->returning == ARET_OBJECTS ?
+		rebuilder_create(keydict_of(c), emit_object, &target) : NULL;
 
 	objlock_recheck(c, q->stmt->where, lo);
 	if (w)
 	{
-		total = delete_direct(c, w, lo->ids, lo->n, feed);
+		total = delete_direct(c, w, lo->ids, lo->n, feed, rb);
 		objwriter_close(w);
 	}
 	else
@@ -237,11 +270,21 @@ run_delete(ArgoPlan *p, result_emit emit, void *arg)
 		{
 			int			n = Min(DELETE_BATCH, lo->n - i);
 
+			if (rb != NULL)
+			{
+				CommandCounterIncrement();
+				PushActiveSnapshot(GetTransactionSnapshot());
+				argo_rebuild_from_query(sqlgen_rows_of_ids(c, lo->ids + i, n), rb);
+				PopActiveSnapshot();
+			}
 			total += run_count_query(sqlgen_delete_ids(c, lo->ids + i, n));
 			for (int k = 0; feed != FEED_OFF && k < n; k++)
 				feed_log_delete(c, lo->ids[i + k]);
 		}
-	emit(arg, argo_count_result("deleted", total));
+	if (q->stmt->returning == ARET_IDS)
+		emit(arg, argo_write_ids_result("deleted", lo->ids, lo->n));
+	else if (q->stmt->returning == ARET_COUNT)
+		emit(arg, argo_count_result("deleted", total));
 }
 
 void
@@ -274,7 +317,7 @@ argo_execute(const char *query, Jsonb **params, int nparams,
 			run_delete(p, emit, arg);
 			break;
 		case ASTMT_UPDATE:
-			emit(arg, run_update(p));
+			run_update(p, emit, arg);
 			break;
 	}
 	argo_plan_close(p);
@@ -312,6 +355,22 @@ describe_params(List *out, MemoryContext cxt, SqlBuf *buf)
 	return out;
 }
 
+/* What an UPSERT does when it finds nothing, and what a RETURNING gives. */
+static void
+explain_write_end(ArgoPlan *p, List **out, MemoryContext cxt)
+{
+	ArgoReturning r = p->q->stmt->returning;
+
+	if (p->strategy == ARGO_PLAN_UPSERT)
+		*out = add_line(*out, cxt, "-- none found: the object the equalities describe is inserted, under an advisory lock on them");
+	if (r == ARET_OBJECTS)
+		*out = add_line(*out, cxt, p->strategy == ARGO_PLAN_DELETE ?
+						"-- RETURNING *: each object rebuilt from its rows before they are deleted, in id order" :
+						"-- RETURNING *: each object rebuilt as written, in id order");
+	else if (r == ARET_IDS)
+		*out = add_line(*out, cxt, "-- RETURNING ID: the ids of the objects written, in id order");
+}
+
 /*
  * A write of a plain local collection: locked and written from C; the
  * only SQL is what finds the objects, unless a point write finds them
@@ -341,8 +400,7 @@ explain_write_from_c(ArgoPlan *p, List **out, MemoryContext cxt, const char *poi
 	*out = add_line(*out, cxt, p->strategy == ARGO_PLAN_DELETE ?
 					"-- each locked from C in id order (its directory row, FOR UPDATE); its rows, found by its map (else its objid index probes), deleted by tid, then its directory row" :
 					"-- each locked from C in id order (its directory row, FOR UPDATE), read again by its map, changed; only its changed rows deleted (by tid) and inserted, and its directory row rewritten with its new map");
-	if (p->strategy == ARGO_PLAN_UPSERT)
-		*out = add_line(*out, cxt, "-- none found: the object the equalities describe is inserted, under an advisory lock on them");
+	explain_write_end(p, out, cxt);
 	return buf;
 }
 
@@ -417,8 +475,7 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 			*out = add_line(*out, cxt, p->strategy == ARGO_PLAN_DELETE ?
 							"-- the objects to delete, locked in id order (their directory rows); then their rows are deleted by object id" :
 							"-- the objects to change, locked in id order (their directory rows); each is then read again, changed, and only its changed rows deleted and inserted");
-			if (p->strategy == ARGO_PLAN_UPSERT)
-				*out = add_line(*out, cxt, "-- none found: the object the equalities describe is inserted, under an advisory lock on them");
+			explain_write_end(p, out, cxt);
 			return objlock_sql(linitial(q->colls), s->where, p->point,
 							   p->strategy != ARGO_PLAN_DELETE);
 		case ARGO_PLAN_INSERT:
@@ -472,4 +529,15 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 											  SPI_tuptable->tupdesc, 1));
 	SPI_finish();
 	return out;
+}
+
+/*
+ * What an error of a statement or load can say that its raiser did not
+ * know: which shard does not answer, which unique key a value breaks.
+ */
+void
+argo_explain_failure(ErrorData *e)
+{
+	shards_explain_failure(e);
+	unique_explain_violation(e);
 }

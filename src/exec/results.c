@@ -45,12 +45,49 @@ argo_counts_result(const char *key1, int64 n1, const char *key2, int64 n2)
 Jsonb *
 argo_inserted_ids_result(const int64 *ids, int n)
 {
+	return argo_write_ids_result("inserted", ids, n);
+}
+
+/* {"<what>": n, "ids": [...]}: a write … RETURNING ID, ids in id order */
+Jsonb *
+argo_write_ids_result(const char *what, const int64 *ids, int n)
+{
 	JsonbParseState *st = NULL;
 	JsonbValue	k,
 				v;
 
 	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-	push_count(&st, "inserted", n);
+	push_count(&st, what, n);
+	k.type = jbvString;
+	k.val.string.val = "ids";
+	k.val.string.len = 3;
+	pushJsonbValue(&st, WJB_KEY, &k);
+	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < n; i++)
+	{
+		v.type = jbvNumeric;
+		v.val.numeric = int64_to_numeric(ids[i]);
+		pushJsonbValue(&st, WJB_ELEM, &v);
+	}
+	pushJsonbValue(&st, WJB_END_ARRAY, NULL);
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+/*
+ * UPDATE (UPSERT) … RETURNING ID: {"ids": [...], "updated": n} and, for
+ * an UPSERT (inserted >= 0), "inserted".
+ */
+Jsonb *
+argo_upsert_ids_result(const int64 *ids, int n, int64 updated, int64 inserted)
+{
+	JsonbParseState *st = NULL;
+	JsonbValue	k,
+				v;
+
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	push_count(&st, "updated", updated);
+	if (inserted >= 0)
+		push_count(&st, "inserted", inserted);
 	k.type = jbvString;
 	k.val.string.val = "ids";
 	k.val.string.len = 3;

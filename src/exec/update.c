@@ -45,7 +45,38 @@ typedef struct Updater
 	int			n;
 	int64		total;
 	FeedMode	feed;
+	result_emit emit;			/* RETURNING *: each object changed */
+	void	   *arg;
+	int64	   *changed;		/* RETURNING ID: the ids changed */
+	int			nchanged;
+	int			maxchanged;
 } Updater;
+
+/* The ids of objects changed, kept for RETURNING ID. */
+static void
+remember_changed(Updater *u, const int64 *ids, int n)
+{
+	if (u->q->stmt->returning != ARET_IDS)
+		return;
+	if (u->nchanged + n > u->maxchanged)
+	{
+		u->maxchanged = Max(u->maxchanged * 2, u->nchanged + n + 16);
+		u->changed = u->changed ? repalloc_huge(u->changed, sizeof(int64) * u->maxchanged) :
+			palloc(sizeof(int64) * u->maxchanged);
+	}
+	memcpy(u->changed + u->nchanged, ids, sizeof(int64) * n);
+	u->nchanged += n;
+}
+
+/* A batch changed: its objects for RETURNING * (as updated), or their ids. */
+static void
+returning_batch(Updater *u)
+{
+	if (u->q->stmt->returning == ARET_OBJECTS)
+		for (int i = 0; i < u->n; i++)
+			u->emit(u->arg, u->after[i]);
+	remember_changed(u, u->ids, u->n);
+}
 
 /* An object read back under its lock, copied: the rebuilder reuses its memory. */
 static void
@@ -136,6 +167,7 @@ update_batch(Updater *u, const int64 *ids, int n)
 	rowbatch_delete(before);
 	rowbatch_flush(after);
 	log_updates(u);
+	returning_batch(u);
 	u->total += u->n;
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(u->cxt);
@@ -269,6 +301,7 @@ update_batch_direct(Updater *u, ObjWriter *w, const int64 *ids, int n)
 	known = rowbatch_flush_logged(after, &log);
 	write_maps(w, u, &log, ntables, known);
 	log_updates(u);
+	returning_batch(u);
 	u->total += u->n;
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(u->cxt);
@@ -343,14 +376,18 @@ lock_upsert(const char *coll, List *terms)
 				 errmsg("could not serialize access due to a concurrent upsert of the same object")));
 }
 
-/* Nothing matched: the object of WHERE's terms, changed by the SET list. */
-static void
-upsert_insert(ArgoQuery *q, List *terms)
+/*
+ * Nothing matched: the object of WHERE's terms, changed by the SET list;
+ * its id and the object are given back for RETURNING.
+ */
+static int64
+upsert_insert(ArgoQuery *q, List *terms, Jsonb **inserted)
 {
 	ArgoCollection *c = linitial(q->colls);
 	Jsonb	   *doc = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
 	RowBatch   *rows;
 	ListCell   *lc;
+	int64		id;
 
 	foreach(lc, terms)
 	{
@@ -362,13 +399,46 @@ upsert_insert(ArgoQuery *q, List *terms)
 	if (c == NULL)
 		c = collection_open_for_insert(((ArgoSource *) linitial(q->stmt->from))->coll);
 	rows = rowbatch_create(c, true);
-	rowbatch_add_object(rows, argo_next_objids(c, 1)[0], doc);
+	id = argo_next_objids(c, 1)[0];
+	rowbatch_add_object(rows, id, doc);
 	rowbatch_flush(rows);
+	*inserted = doc;
+	return id;
 }
 
-/* UPDATE (UPSERT): {"updated": n} ({"updated": 0, "inserted": 1}) */
-Jsonb *
-run_update(ArgoPlan *p)
+/*
+ * What the statement returns: {"updated": n} (an UPSERT's with
+ * "inserted"), with RETURNING ID the ids changed too, in id order; with
+ * RETURNING * the objects were emitted as each batch changed them.
+ */
+static void
+emit_result(Updater *u, result_emit emit, void *arg, int64 inserted)
+{
+	ArgoStmt   *s = u->q->stmt;
+
+	if (s->returning == ARET_OBJECTS)
+		return;
+	if (s->returning == ARET_IDS)
+		emit(arg, argo_upsert_ids_result(u->changed, u->nchanged, u->total,
+										 s->upsert ? inserted : -1));
+	else if (s->upsert)
+		emit(arg, argo_counts_result("updated", u->total, "inserted", inserted));
+	else
+		emit(arg, argo_count_result("updated", u->total));
+}
+
+/* An UPSERT that inserted: its object, or its id among the changed. */
+static void
+upserted(Updater *u, int64 id, Jsonb *doc, result_emit emit, void *arg)
+{
+	if (u->q->stmt->returning == ARET_OBJECTS)
+		emit(arg, doc);
+	remember_changed(u, &id, 1);
+}
+
+/* UPDATE (UPSERT): see emit_result */
+void
+run_update(ArgoPlan *p, result_emit emit, void *arg)
 {
 	ArgoQuery  *q = p->q;
 	Updater		u = {q, linitial(q->colls)};
@@ -376,7 +446,11 @@ run_update(ArgoPlan *p)
 	List	   *terms = NIL;
 	LockedObjects *lo;
 	ObjWriter  *w;
+	Jsonb	   *doc;
+	int64		id;
 
+	u.emit = emit;
+	u.arg = arg;
 	if (q->stmt->upsert)
 	{
 		terms = upsert_terms(where);
@@ -388,8 +462,10 @@ run_update(ArgoPlan *p)
 		lock_upsert(((ArgoSource *) linitial(q->stmt->from))->coll, terms);
 		if (u.coll == NULL)
 		{
-			upsert_insert(q, terms);
-			return argo_counts_result("updated", 0, "inserted", 1);
+			id = upsert_insert(q, terms, &doc);
+			upserted(&u, id, doc, emit, arg);
+			emit_result(&u, emit, arg, 1);
+			return;
 		}
 	}
 	u.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo update",
@@ -411,10 +487,10 @@ run_update(ArgoPlan *p)
 		objwriter_close(w);
 	if (q->stmt->upsert && u.total == 0)
 	{
-		upsert_insert(q, terms);
-		return argo_counts_result("updated", 0, "inserted", 1);
+		id = upsert_insert(q, terms, &doc);
+		upserted(&u, id, doc, emit, arg);
+		emit_result(&u, emit, arg, 1);
+		return;
 	}
-	if (q->stmt->upsert)
-		return argo_counts_result("updated", u.total, "inserted", 0);
-	return argo_count_result("updated", u.total);
+	emit_result(&u, emit, arg, 0);
 }

@@ -139,7 +139,7 @@ run_statement(FunctionCallInfo fcinfo, Oid type, void (*fn) (void *))
 	c.params = get_params(fcinfo, 1, &c.nparams);
 	out = srf_begin(fcinfo, type);
 	c.out = &out;
-	argo_with_bounded_errors(fn, &c, shards_explain_failure);
+	argo_with_bounded_errors(fn, &c, argo_explain_failure);
 	return (Datum) 0;
 }
 

@@ -24,6 +24,7 @@
 #include "utils/memutils.h"
 
 #include "exec/exec.h"
+#include "fn/jsonarray.h"
 
 PG_FUNCTION_INFO_V1(argo_load);
 PG_FUNCTION_INFO_V1(argo_load_file);
@@ -219,7 +220,7 @@ run_load(FunctionCallInfo fcinfo, const char *what, void (*load) (void *))
 	LoadCall	lc = {argo_text_arg(fcinfo, 0, "collection name"),
 	argo_text_arg(fcinfo, 1, what), 0};
 
-	argo_with_bounded_errors(load, &lc, shards_explain_failure);
+	argo_with_bounded_errors(load, &lc, argo_explain_failure);
 	PG_RETURN_INT64(lc.total);
 }
 
@@ -238,10 +239,12 @@ file_size(FILE *file)
 	return fstat(fileno(file), &st) == 0 ? (int64) st.st_size : 0;
 }
 
+/* Where in the file a load is, for its errors' context. */
 typedef struct FilePos
 {
 	const char *path;
-	int64		line;
+	int64		line;			/* from 1 */
+	ArrayReader *array;			/* a JSON array's reader, or NULL for JSON lines */
 } FilePos;
 
 static void
@@ -249,27 +252,74 @@ file_error_context(void *arg)
 {
 	FilePos    *pos = arg;
 
-	errcontext("line " INT64_FORMAT " of file \"%s\"", pos->line, pos->path);
+	if (pos->array)
+		errcontext("element " INT64_FORMAT " of the JSON array in file \"%s\", from line " INT64_FORMAT,
+				   pos->array->element, pos->path, pos->array->element_line);
+	else
+		errcontext("line " INT64_FORMAT " of file \"%s\"", pos->line, pos->path);
 }
 
-static void load_jsonl(void *arg);
+static void load_from_file(void *arg);
 
-/* argo_load_file(collection text, path text) RETURNS bigint: JSON lines */
+/*
+ * argo_load_file(collection text, path text) RETURNS bigint: a file of
+ * JSON lines, or one holding a single JSON array of the documents.
+ */
 Datum
 argo_load_file(PG_FUNCTION_ARGS)
 {
-	return run_load(fcinfo, "file name", load_jsonl);
+	return run_load(fcinfo, "file name", load_from_file);
+}
+
+/* One document per line; blank lines are skipped. */
+static void
+load_lines(Loader *l, FILE *file, FilePos *pos)
+{
+	StringInfoData line;
+
+	initStringInfo(&line);
+	while (pg_get_line_buf(file, &line))
+	{
+		pos->line++;
+		CHECK_FOR_INTERRUPTS();
+		if (strspn(line.data, " \t\r\n") == (size_t) line.len)
+		{
+			l->bytes += line.len;
+			continue;
+		}
+		loader_add(l, DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
+														 CStringGetDatum(line.data))),
+				   line.len);
+	}
+}
+
+/* The elements of the array reader r has started, one document each. */
+static void
+load_elements(Loader *l, ArrayReader *r)
+{
+	StringInfoData element;
+	int64		before = r->bytes;
+
+	initStringInfo(&element);
+	l->bytes += r->bytes;
+	while (array_reader_next(r, &element))
+	{
+		CHECK_FOR_INTERRUPTS();
+		loader_add(l, DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
+														 CStringGetDatum(element.data))),
+				   r->bytes - before);
+		before = r->bytes;
+	}
 }
 
 static void
-load_jsonl(void *arg)
+load_from_file(void *arg)
 {
 	LoadCall   *lc = arg;
-	char	   *coll = lc->coll;
 	char	   *path = lc->source;
-	FilePos		pos = {path, 0};
+	FilePos		pos = {path, 0, NULL};
 	ErrorContextCallback errctx;
-	StringInfoData line;
+	ArrayReader reader;
 	Loader		l;
 	FILE	   *file;
 
@@ -286,24 +336,22 @@ load_jsonl(void *arg)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not open file \"%s\" for reading: %m", path)));
-	loader_init(&l, coll, PROGRESS_COPY_TYPE_FILE, file_size(file));
-	initStringInfo(&line);
+	loader_init(&l, lc->coll, PROGRESS_COPY_TYPE_FILE, file_size(file));
 	errctx.callback = file_error_context;
 	errctx.arg = &pos;
 	errctx.previous = error_context_stack;
 	error_context_stack = &errctx;
-	while (pg_get_line_buf(file, &line))
+	if (array_reader_start(&reader, file, path))
 	{
-		pos.line++;
-		CHECK_FOR_INTERRUPTS();
-		if (strspn(line.data, " \t\r\n") == (size_t) line.len)
-		{
-			l.bytes += line.len;
-			continue;
-		}
-		loader_add(&l, DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
-														  CStringGetDatum(line.data))),
-				   line.len);
+		pos.array = &reader;
+		load_elements(&l, &reader);
+	}
+	else
+	{
+		/* the whitespace before the first line was read looking for '[' */
+		pos.line = reader.line;
+		l.bytes += reader.bytes;
+		load_lines(&l, file, &pos);
 	}
 	error_context_stack = errctx.previous;
 	if (ferror(file))

@@ -144,6 +144,20 @@ typed_rows(SqlBuf *buf, ArgoCollection *c)
 					 c->str_table, c->num_table, c->bool_table);
 }
 
+/* The keys argo_unique made unique, as dictionary keys. */
+static List *
+unique_keys(ArgoCollection *c)
+{
+	List	   *keys = NIL;
+	ListCell   *lc;
+
+	if (collection_is_distributed(c))
+		return NIL;
+	foreach(lc, collection_unique_keys(c))
+		keys = lappend(keys, (void *) keydict_get(keydict_of(c), lfirst_int(lc)));
+	return keys;
+}
+
 /* The statement that counts, per path, its types and objects. */
 static SqlBuf *
 schema_query(ArgoCollection *c, KeyMap *m)
@@ -157,8 +171,10 @@ schema_query(ArgoCollection *c, KeyMap *m)
 													INT4OID, 4, true, TYPALIGN_INT)));
 	sqlbuf_param(buf, TEXTARRAYOID, text_array(m->paths, NULL, m->n));
 	sqlbuf_param(buf, TEXTARRAYOID, text_array(m->types, m->type_nulls, m->n));
+	sqlbuf_param(buf, INT4ARRAYOID, keydict_id_array(unique_keys(c)));
 	appendStringInfoString(&buf->sql,
-						   "SELECT k.path, pg_catalog.array_agg(DISTINCT coalesce(k.type, r.t) ORDER BY coalesce(k.type, r.t)), pg_catalog.count(DISTINCT r.objid)"
+						   "SELECT k.path, pg_catalog.array_agg(DISTINCT coalesce(k.type, r.t) ORDER BY coalesce(k.type, r.t)), pg_catalog.count(DISTINCT r.objid),"
+						   " pg_catalog.bool_or(k.keyid OPERATOR(pg_catalog.=) ANY($4))"
 						   " FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), pg_catalog.unnest($3)) k(keyid, path, type) JOIN (");
 	typed_rows(buf, c);
 	appendStringInfoString(&buf->sql, ") r ON r.keyid OPERATOR(pg_catalog.=) k.keyid GROUP BY k.path ORDER BY k.path COLLATE pg_catalog.\"C\"");
@@ -190,7 +206,10 @@ map_dictionary(ArgoCollection *c)
 	return m;
 }
 
-/* argo_keys(collection text) RETURNS TABLE (path text, types text[], objects bigint) */
+/*
+ * argo_keys(collection text) RETURNS TABLE (path text, types text[],
+ * objects bigint, is_unique boolean)
+ */
 Datum
 argo_keys(PG_FUNCTION_ARGS)
 {
@@ -214,8 +233,8 @@ argo_keys(PG_FUNCTION_ARGS)
 		tt = SPI_tuptable;
 		for (uint64 i = 0; i < SPI_processed; i++)
 		{
-			Datum		values[3];
-			bool		nulls[3];
+			Datum		values[4];
+			bool		nulls[4];
 
 			heap_deform_tuple(tt->vals[i], tt->tupdesc, values, nulls);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

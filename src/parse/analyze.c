@@ -453,6 +453,39 @@ pred_leaf(ArgoPredKind kind, ArgoPath *path, ArgoCmpOp op, ArgoLiteral *lit)
 	return p;
 }
 
+/*
+ * INSERT … OBJECTS [...]: the array's elements are the objects (each
+ * checked when inserted, by its position).
+ */
+static void
+expand_objects(AnalyzeState *as, ArgoStmt *s)
+{
+	ArgoJson   *arr = linitial(s->objects);
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	List	   *objects = NIL;
+
+	if (!JB_ROOT_IS_ARRAY(arr->value) || JB_ROOT_IS_SCALAR(arr->value))
+		semantic_error(as, arr->location, ERRCODE_INVALID_PARAMETER_VALUE,
+					   "OBJECTS needs a JSON array of objects",
+					   "Insert one object with INSERT INTO c OBJECT {…}.");
+	it = JsonbIteratorInit(&arr->value->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		ArgoJson   *j;
+
+		if (tok != WJB_ELEM)
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		j = palloc0(sizeof(ArgoJson));
+		j->location = arr->location;
+		j->value = JsonbValueToJsonb(&v);
+		objects = lappend(objects, j);
+	}
+	s->objects = objects;
+}
+
 /* lit op x is x op' lit */
 static ArgoCmpOp
 commute_op(ArgoCmpOp op)
@@ -976,6 +1009,8 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 	bind_aliases(&as, stmt);
 	foreach(lc, stmt->objects)
 		bind_json(&as, lfirst(lc));
+	if (stmt->objects_array)
+		expand_objects(&as, stmt);
 	foreach(lc, stmt->sets)
 	{
 		ArgoSetItem *item = lfirst(lc);
@@ -1066,6 +1101,16 @@ keypath_from_steps(List *steps)
 	}
 	keypath_check_length(buf.len);
 	return buf.data;
+}
+
+/* A path outside a statement (argo_unique's): its flattened key. */
+void
+argo_bind_lone_path(ArgoPath *path)
+{
+	if (path->id || path->wild)
+		return;
+	path->nsegs = list_length(path->steps);
+	path->keystr = keypath_from_steps(path->steps);
 }
 
 /* An aggregate query: aggregates or GROUP BY. */

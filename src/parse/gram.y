@@ -35,6 +35,9 @@ static ArgoPred *make_in(ArgoPath *path, List *lits);
 static ArgoPred *make_in_param(ArgoPred *p, ArgoLiteral *param);
 static ArgoTarget *make_agg(ArgoAggKind agg, ArgoPath *path, int location);
 static ArgoPred *make_like(ArgoPath *path, ArgoLikeKind kind, ArgoLiteral *pattern);
+static ArgoStmt *make_insert(char *coll, int location, List *objects, ArgoReturning ret);
+static ArgoStmt *make_update(char *coll, int location, List *sets, ArgoPred *where,
+							 ArgoReturning ret);
 static ArgoPred *make_agg_leaf(ArgoTarget *agg, ArgoCmpOp op, ArgoLiteral *lit);
 static ArgoJson *make_json(char *text, ArgoLiteral *lit, int location);
 static ArgoSetItem *make_set(ArgoSetKind kind, ArgoPath *path, ArgoJson *value);
@@ -65,6 +68,7 @@ static ArgoCmpOp commute(ArgoCmpOp op);
 	ArgoCmpOp	op;
 	ArgoAggKind agg;
 	ArgoLikeKind like;
+	ArgoReturning returning;
 	List	   *list;
 }
 
@@ -81,7 +85,7 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %token <str> FROM GROUP_P IN_P INNER_P INSERT INTO IS JOIN LIKE LIMIT MAX MIN
 %token <str> NOT NULL_P OBJECT_P OFFSET ON OR ORDER SELECT SET SUM TRUE_P UNSET
 %token <str> ADD_P APPEND ID_P REMOVE RETURNING UPSERT
-%token <str> DISTINCT HAVING ILIKE LEFT OUTER_P
+%token <str> DISTINCT HAVING ILIKE LEFT OUTER_P OBJECTS
 %token <str> UPDATE WHERE
 
 %type <stmt>	stmt select_stmt select_body insert_stmt delete_stmt update_stmt upsert_stmt
@@ -89,7 +93,8 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %type <path>	path id_call
 %type <step>	first_step
 %type <str>		name key_name opt_alias any_keyword unreserved_keyword
-%type <boolean> opt_returning join_kind
+%type <boolean> join_kind
+%type <returning> opt_returning
 %type <pred>	pred leaf opt_where opt_having
 %type <op>		cmp_op
 %type <agg>		agg_func
@@ -151,6 +156,11 @@ target_list:
 		{
 			/* the whole object and more: a first target with no path says so */
 			$$ = lcons(NULL, $3);
+		}
+	| targets ',' '*'			{ $$ = lcons(NULL, $1); }
+	| targets ',' '*' ',' targets
+		{
+			$$ = lcons(NULL, list_concat($1, $5));
 		}
 	| targets					{ $$ = $1; }
 	;
@@ -327,22 +337,20 @@ opt_offset:
 insert_stmt:
 	INSERT INTO name OBJECT_P json_list opt_returning
 		{
-			ArgoStmt   *s = palloc0(sizeof(ArgoStmt));
-			ArgoSource *src = palloc0(sizeof(ArgoSource));
-
-			src->coll = $3;
-			src->location = @3;
-			s->kind = ASTMT_INSERT;
-			s->from = list_make1(src);
-			s->objects = $5;
-			s->returning_ids = $6;
-			$$ = s;
+			$$ = make_insert($3, @3, $5, $6);
+		}
+	| INSERT INTO name OBJECTS json_value opt_returning
+		{
+			/* one JSON array of objects, inline or a parameter */
+			$$ = make_insert($3, @3, list_make1($5), $6);
+			$$->objects_array = true;
 		}
 	;
 
 opt_returning:
-	RETURNING ID_P				{ $$ = true; }
-	| %empty				{ $$ = false; }
+	RETURNING ID_P				{ $$ = ARET_IDS; }
+	| RETURNING '*'				{ $$ = ARET_OBJECTS; }
+	| %empty				{ $$ = ARET_COUNT; }
 	;
 
 json_list:
@@ -356,7 +364,7 @@ json_value:
 	;
 
 delete_stmt:
-	DELETE_P FROM name opt_where
+	DELETE_P FROM name opt_where opt_returning
 		{
 			ArgoStmt   *s = palloc0(sizeof(ArgoStmt));
 			ArgoSource *src = palloc0(sizeof(ArgoSource));
@@ -366,44 +374,27 @@ delete_stmt:
 			s->kind = ASTMT_DELETE;
 			s->from = list_make1(src);
 			s->where = $4;
+			s->returning = $5;
 			$$ = s;
 		}
 	;
 
 update_stmt:
-	UPDATE name SET set_list opt_unset opt_where
+	UPDATE name SET set_list opt_unset opt_where opt_returning
 		{
-			$$ = palloc0(sizeof(ArgoStmt));
-			$$->kind = ASTMT_UPDATE;
-			$$->from = list_make1(palloc0(sizeof(ArgoSource)));
-			((ArgoSource *) linitial($$->from))->coll = $2;
-			((ArgoSource *) linitial($$->from))->location = @2;
-			$$->sets = list_concat($4, $5);
-			$$->where = $6;
+			$$ = make_update($2, @2, list_concat($4, $5), $6, $7);
 		}
-	| UPDATE name UNSET unset_list opt_where
+	| UPDATE name UNSET unset_list opt_where opt_returning
 		{
-			$$ = palloc0(sizeof(ArgoStmt));
-			$$->kind = ASTMT_UPDATE;
-			$$->from = list_make1(palloc0(sizeof(ArgoSource)));
-			((ArgoSource *) linitial($$->from))->coll = $2;
-			((ArgoSource *) linitial($$->from))->location = @2;
-			$$->sets = $4;
-			$$->where = $5;
+			$$ = make_update($2, @2, $4, $5, $6);
 		}
 	;
 
 upsert_stmt:
-	UPSERT name SET set_list opt_unset opt_where
+	UPSERT name SET set_list opt_unset opt_where opt_returning
 		{
-			$$ = palloc0(sizeof(ArgoStmt));
-			$$->kind = ASTMT_UPDATE;
+			$$ = make_update($2, @2, list_concat($4, $5), $6, $7);
 			$$->upsert = true;
-			$$->from = list_make1(palloc0(sizeof(ArgoSource)));
-			((ArgoSource *) linitial($$->from))->coll = $2;
-			((ArgoSource *) linitial($$->from))->location = @2;
-			$$->sets = list_concat($4, $5);
-			$$->where = $6;
 		}
 	;
 
@@ -590,7 +581,7 @@ name:
 /* Keywords that are names too: keys had long been free to use them. */
 unreserved_keyword:
 	ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
-	| ILIKE | LEFT | OUTER_P
+	| ILIKE | LEFT | OUTER_P | OBJECTS
 	;
 
 /* After '.', a keyword can only be a key. */
@@ -605,7 +596,7 @@ any_keyword:
 	| JOIN | LIKE | LIMIT | MAX | MIN | NOT | NULL_P | OBJECT_P | OFFSET | ON
 	| OR | ORDER | SELECT | SET | SUM | TRUE_P | UNSET | UPDATE | WHERE
 	| ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
-	| ILIKE | LEFT | OUTER_P
+	| ILIKE | LEFT | OUTER_P | OBJECTS
 	;
 
 %%
@@ -789,6 +780,37 @@ make_agg(ArgoAggKind agg, ArgoPath *path, int location)
 	return t;
 }
 
+static ArgoStmt *
+make_insert(char *coll, int location, List *objects, ArgoReturning ret)
+{
+	ArgoStmt   *s = palloc0(sizeof(ArgoStmt));
+	ArgoSource *src = palloc0(sizeof(ArgoSource));
+
+	src->coll = coll;
+	src->location = location;
+	s->kind = ASTMT_INSERT;
+	s->from = list_make1(src);
+	s->objects = objects;
+	s->returning = ret;
+	return s;
+}
+
+static ArgoStmt *
+make_update(char *coll, int location, List *sets, ArgoPred *where, ArgoReturning ret)
+{
+	ArgoStmt   *s = palloc0(sizeof(ArgoStmt));
+	ArgoSource *src = palloc0(sizeof(ArgoSource));
+
+	src->coll = coll;
+	src->location = location;
+	s->kind = ASTMT_UPDATE;
+	s->from = list_make1(src);
+	s->sets = sets;
+	s->where = where;
+	s->returning = ret;
+	return s;
+}
+
 /* path LIKE (ILIKE, ~, ~*) pattern */
 static ArgoPred *
 make_like(ArgoPath *path, ArgoLikeKind kind, ArgoLiteral *pattern)
@@ -848,6 +870,50 @@ commute(ArgoCmpOp op)
 		default:
 			return op;
 	}
+}
+
+/*
+ * A path given alone, as argo_unique takes one: parsed as the target of
+ * "SELECT <text> FROM _", which must be all the statement is.
+ */
+ArgoPath *
+argo_parse_path(const char *text)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ArgoStmt   *s = NULL;
+	ArgoTarget *t;
+
+	/* a path's syntax error names the path, not the statement wrapped round it */
+	PG_TRY();
+	{
+		s = argo_parse(psprintf("SELECT %s FROM _", text));
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		if (e->sqlerrcode != ERRCODE_SYNTAX_ERROR)
+			PG_RE_THROW();
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("\"%s\" is not a path", text),
+				 errdetail("Argo/SQL: %s.", e->message)));
+	}
+	PG_END_TRY();
+	t = list_length(s->targets) == 1 ? linitial(s->targets) : NULL;
+
+	if (t == NULL || t->agg != AAGG_NONE || t->alias != NULL || s->star || s->distinct ||
+		s->where || s->group_by || s->order_by || s->limit || s->offset ||
+		list_length(s->from) != 1 ||
+		strcmp(((ArgoSource *) linitial(s->from))->coll, "_") != 0 ||
+		((ArgoSource *) linitial(s->from))->alias != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("\"%s\" is not a path", text)));
+	return t->path;
 }
 
 ArgoStmt *

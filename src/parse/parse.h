@@ -185,6 +185,14 @@ typedef struct ArgoSetItem
 	bool		negate;			/* -= */
 } ArgoSetItem;
 
+/* What a write returns: its count, its objects' ids, or its objects. */
+typedef enum ArgoReturning
+{
+	ARET_COUNT,
+	ARET_IDS,					/* RETURNING ID */
+	ARET_OBJECTS				/* RETURNING * */
+} ArgoReturning;
+
 typedef enum ArgoStmtKind
 {
 	ASTMT_SELECT,
@@ -210,7 +218,8 @@ typedef struct ArgoStmt
 	List	   *objects;		/* INSERT: of ArgoJson * */
 	List	   *sets;			/* UPDATE: of ArgoSetItem * */
 	bool		upsert;			/* UPSERT: insert when nothing matches */
-	bool		returning_ids;	/* INSERT … RETURNING ID */
+	ArgoReturning returning;	/* INSERT, UPDATE, DELETE … RETURNING */
+	bool		objects_array;	/* INSERT … OBJECTS: objects holds one array */
 	bool		select_ids;		/* SELECT ID(): only the ids */
 	char	   *id_name;		/* ID() among the targets: its output name */
 	bool		renames;		/* some path target has AS */
@@ -219,6 +228,7 @@ typedef struct ArgoStmt
 /* ---------- parser (gram.y, scan.l) ---------- */
 
 extern ArgoStmt *argo_parse(const char *query);
+extern ArgoPath *argo_parse_path(const char *text);
 
 /* Raise a 42601 syntax error pointing into the Argo/SQL text. */
 extern void argo_syntax_error(const char *query, int location,
@@ -238,6 +248,7 @@ extern ArgoQuery *argo_analyze(ArgoStmt *stmt, const char *text,
 							   Jsonb **params, int nparams);
 
 extern bool argo_is_aggregate(ArgoStmt *s);
+extern void argo_bind_lone_path(ArgoPath *path);
 extern char *keypath_from_steps(List *steps);
 
 #endif							/* ARGO_PARSE_H */

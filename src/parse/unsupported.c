@@ -129,6 +129,9 @@ argo_check_unsupported(ArgoScanState *st)
 					   before == APPEND || before == ADD_P || before == DISTINCT))
 		unsupported(st, psprintf("function %s()", previous_word(st)),
 					"Targets are paths, ID() and aggregates; predicates compare paths with literals.");
+	if (before == RETURNING || (tok == ',' && before == ID_P))
+		unsupported(st, "RETURNING a list of paths",
+					"RETURNING * gives the objects written, RETURNING ID their ids.");
 	if (tok == '*' && before == '.')
 		unsupported(st, "alias.*", "SELECT * gives a join's parts whole.");
 	if (ends_operand(before) &&

@@ -51,6 +51,7 @@
 struct KeyDict
 {
 	Oid			relid;			/* the dictionary table; hash key */
+	char		coll[NAMEDATALEN];	/* its collection's name */
 	Oid			id_index;		/* on keyid */
 	Oid			str_index;		/* on keystr */
 	bool		stale;			/* relcache said it changed: reset */
@@ -326,8 +327,35 @@ keydict_of(ArgoCollection *c)
 		find_indexes(d, rel);
 	}
 	table_close(rel, NoLock);
+	strlcpy(d->coll, c->name, NAMEDATALEN);
 	c->dict = d;
 	return d;
+}
+
+/*
+ * The flattened key of key id in collection coll's dictionary, if this
+ * backend has it cached; NULL otherwise.  Reads nothing: for wording an
+ * error already raised (a write that stored the key has it cached).
+ */
+const char *
+keydict_cached_keystr(const char *coll, int32 id)
+{
+	HASH_SEQ_STATUS seq;
+	KeyDict    *d;
+
+	if (dicts == NULL)
+		return NULL;
+	hash_seq_init(&seq, dicts);
+	while ((d = hash_seq_search(&seq)) != NULL)
+	{
+		ArgoKey    *k;
+
+		if (strcmp(d->coll, coll) != 0 || d->stale || (k = cached_id(d, id)) == NULL)
+			continue;
+		hash_seq_term(&seq);
+		return k->str;
+	}
+	return NULL;
 }
 
 static ArgoKey *

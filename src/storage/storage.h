@@ -124,6 +124,12 @@ extern List *keydict_match(KeyDict *d, const char *prefix, const KeySeg *pattern
 						   int nsegs, bool subtree);
 extern Datum keydict_id_array(List *keys);
 extern void keydict_assign(ArgoCollection *c, char **keys, int n, int32 *ids);
+extern const char *keydict_cached_keystr(const char *coll, int32 id);
+
+/* unique.c: unique keys, kept by partial unique indexes */
+extern void collection_set_unique(ArgoCollection *c, const char *keystr, int32 keyid, bool on);
+extern List *collection_unique_keys(ArgoCollection *c);
+extern void unique_explain_violation(ErrorData *e);
 
 /* ---------- object decomposition (decompose.c) ---------- */
 
