@@ -106,6 +106,8 @@ ALTER TABLE argo_data.ord_data DISABLE ROW LEVEL SECURITY;
 REVOKE ALL ON ALL TABLES IN SCHEMA argo_data FROM argo_join_reader;
 DROP ROLE argo_join_reader;
 
+-- AS may be left out before an alias, as in SQL
+SELECT v_run('cust', 'SELECT c.name, o.total FROM %s c JOIN ord o ON c.cid = o.cid WHERE o.total > 4');
 -- what the language does not have: 0A000, naming it
 \set VERBOSITY terse
 SELECT * FROM argo_query('SELECT name FROM cust UNION SELECT name FROM cust');
@@ -129,6 +131,12 @@ SELECT * FROM argo_query('SELECT * FROM cust LIMIT ALL');
 SELECT * FROM argo_query('SELECT * FROM cust WHERE name SIMILAR TO ''a''');
 SELECT * FROM argo_query('SELECT COUNT(*) OVER () FROM cust');
 SELECT * FROM argo_query('SELECT CASE WHEN cid = 1 THEN 2 END FROM cust');
+SELECT * FROM argo_query('SELECT * FROM cust c RIGHT JOIN ord o ON c.cid = o.cid');
+SELECT * FROM argo_query('SELECT * FROM cust NATURAL JOIN ord');
+SELECT * FROM argo_query('SELECT SUM(DISTINCT cid) FROM cust');
+SELECT * FROM argo_query('SELECT * FROM cust c JOIN ord o ON (c.cid = o.cid AND c.name = o.who)');
+SELECT * FROM argo_query('SELECT * FROM cust c JOIN ord o ON c.cid < o.cid');
+SELECT * FROM argo_query('UPDATE cust SET cid = 1 RETURNING name');
 -- a plain mistake is still a syntax error
 SELECT * FROM argo_query('SELEC * FROM cust');
 SELECT * FROM argo_query('SELECT * FROM cust WHERE name = ''x'' AND');

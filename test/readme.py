@@ -98,7 +98,7 @@ def main():
     for n, (_, sql, _) in enumerate(stmts):
         script.append("\\echo %s %d" % (MARK, n))
         script.append(sql)
-    run = psql("-A", "-t", "-F", " | ", "-v", "VERBOSITY=terse", db=DB,
+    run = psql("-A", "-t", "-F", " | ", "-v", "VERBOSITY=terse", "-f", "-", db=DB,
                input="\n".join(script) + "\n")
     # stdout and stderr are two streams: split each by the markers on stdout,
     # and give errors to the statement running when they were printed

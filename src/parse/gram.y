@@ -240,6 +240,15 @@ source:
 			$$->alias = $3;
 			$$->location = @1;
 		}
+	| name IDENT
+		{
+			/* AS left out, as SQL allows; RIGHT, FULL … are not aliases */
+			argo_check_alias_word(&ps->scan, $2, @2);
+			$$ = palloc0(sizeof(ArgoSource));
+			$$->coll = $1;
+			$$->alias = $2;
+			$$->location = @1;
+		}
 	;
 
 join:

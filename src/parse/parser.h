@@ -15,6 +15,7 @@ typedef struct ArgoScanState
 	int			tok_len;
 	int			prev_token;
 	int			prev2_token;
+	int			clause;			/* the last clause keyword: SELECT, FROM, ON, WHERE … */
 	bool		path_end;		/* the last token can end a path */
 	int			json_start;
 	int			json_depth;
@@ -38,5 +39,6 @@ extern char *scan_json_string(const char *text, int len);
 
 /* unsupported.c */
 extern void argo_check_unsupported(ArgoScanState *st);
+extern void argo_check_alias_word(ArgoScanState *st, const char *word, int location);
 
 #endif							/* ARGO_PARSER_H */

@@ -61,13 +61,59 @@ token_text(ArgoScanState *st)
 }
 
 static void
-unsupported(ArgoScanState *st, const char *what, const char *hint)
+unsupported_at(ArgoScanState *st, int location, const char *what, const char *hint)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("%s is not supported in Argo/SQL", what),
 			 hint ? errhint("%s", hint) : 0,
-			 argo_errquery(st->query, st->tok_start)));
+			 argo_errquery(st->query, location)));
+}
+
+static void
+unsupported(ArgoScanState *st, const char *what, const char *hint)
+{
+	unsupported_at(st, st->tok_start, what, hint);
+}
+
+/*
+ * A collection's alias written without AS: a word that starts a known
+ * construct (FROM a RIGHT JOIN b) is that construct, not an alias.
+ */
+void
+argo_check_alias_word(ArgoScanState *st, const char *word, int location)
+{
+	for (int i = 0; i < lengthof(words); i++)
+		if (pg_strcasecmp(word, words[i].word) == 0)
+			unsupported_at(st, location, words[i].name, words[i].hint);
+}
+
+/*
+ * Whether the offending token follows "agg(DISTINCT": DISTINCT is a key's
+ * name too, so SUM(DISTINCT x) fails only at x.  The aggregate's name, or NULL.
+ */
+static char *
+aggregate_over_distinct(ArgoScanState *st)
+{
+	int			p = st->tok_start;
+	int			end;
+
+	while (p > 0 && isspace((unsigned char) st->query[p - 1]))
+		p--;
+	if (p < 8 || pg_strncasecmp(st->query + p - 8, "distinct", 8) != 0)
+		return NULL;
+	p -= 8;
+	while (p > 0 && isspace((unsigned char) st->query[p - 1]))
+		p--;
+	if (p == 0 || st->query[p - 1] != '(')
+		return NULL;
+	end = --p;
+	while (p > 0 && isspace((unsigned char) st->query[p - 1]))
+		p--;
+	end = p;
+	while (p > 0 && isalpha((unsigned char) st->query[p - 1]))
+		p--;
+	return end > p ? pnstrdup(st->query + p, end - p) : NULL;
 }
 
 /* The word just before the offending token (a function's name). */
@@ -104,6 +150,7 @@ argo_check_unsupported(ArgoScanState *st)
 	int			tok = st->prev_token;	/* the offending token */
 	int			before = st->prev2_token;
 	char	   *text;
+	char	   *agg;
 
 	if (st->tok_len <= 0)
 		return;
@@ -132,6 +179,14 @@ argo_check_unsupported(ArgoScanState *st)
 	if (before == RETURNING || (tok == ',' && before == ID_P))
 		unsupported(st, "RETURNING a list of paths",
 					"RETURNING * gives the objects written, RETURNING ID their ids.");
+	if (before == DISTINCT && (agg = aggregate_over_distinct(st)) != NULL)
+		unsupported(st, psprintf("%s(DISTINCT …)", agg),
+					"COUNT(DISTINCT p) counts distinct values; SELECT DISTINCT p lists them.");
+	if (st->clause == ON && (tok == AND || tok == OR))
+		unsupported(st, "a join condition of more than one comparison",
+					"Join on one equality, a.p = b.q; put the other conditions in WHERE.");
+	if (st->clause == ON && (tok == '<' || tok == '>' || tok == LE || tok == GE || tok == NE))
+		unsupported(st, "a join on anything but equality", "Join on one equality, a.p = b.q.");
 	if (tok == '*' && before == '.')
 		unsupported(st, "alias.*", "SELECT * gives a join's parts whole.");
 	if (ends_operand(before) &&
