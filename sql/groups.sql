@@ -74,6 +74,24 @@ SELECT g_on_both('SELECT items[*].sku, COUNT(DISTINCT city) AS cities, COUNT(DIS
 SELECT g_on_both('SELECT items[*].sku, COUNT(*) AS n FROM %s WHERE city = ''Paris'' GROUP BY items[*].sku HAVING COUNT(*) > 1');
 SELECT g_on_both('SELECT tags[*], COUNT(*) AS n FROM %s GROUP BY tags[*] ORDER BY tags[*] DESC');
 
+-- when every path goes into the unwound array, one pass over its rows
+-- answers (unwind.c); an aggregate of another path sends the same
+-- statement through the general plan: both must agree
+CREATE FUNCTION g_passes_agree(coll text, q text) RETURNS boolean LANGUAGE sql AS $$
+  SELECT (SELECT array_agg(x ORDER BY x::text) FROM argo_query(format(q, coll, '')) x)
+       = (SELECT array_agg(x - 'z' ORDER BY (x - 'z')::text)
+            FROM argo_query(format(q, coll, ', COUNT(DISTINCT city) AS z')) x)
+$$;
+SELECT c, g_passes_agree(c, 'SELECT items[*].sku, SUM(items[*].qty) AS s, AVG(items[*].qty) AS a, MIN(items[*].qty) AS lo,'
+                            ' MAX(items[*].sku) AS hi, COUNT(items[*].qty) AS n, COUNT(*) AS k%2$s FROM %1$s GROUP BY items[*].sku')
+  FROM unnest(ARRAY['q3', 'q1']) c;
+SELECT c, g_passes_agree(c, 'SELECT items[*].sku, items[*].qty, COUNT(*) AS k%2$s FROM %1$s WHERE EXISTS kind GROUP BY items[*].sku, items[*].qty')
+  FROM unnest(ARRAY['q3', 'q1']) c;
+SELECT c, g_passes_agree(c, 'SELECT tags[*], COUNT(tags[*]) AS n, MIN(tags[*]) AS lo%2$s FROM %1$s GROUP BY tags[*]')
+  FROM unnest(ARRAY['q3', 'q1']) c;
+SELECT e FROM argo_explain('SELECT items[*].sku, SUM(items[*].qty) AS s FROM q3 GROUP BY items[*].sku') e WHERE e LIKE 'WITH u AS MATERIALIZED%';
+DROP FUNCTION g_passes_agree(text, text);
+
 -- what is refused
 SELECT * FROM argo_query('SELECT city, COUNT(*) AS n FROM q3 WHERE COUNT(*) > 1 GROUP BY city');
 SELECT * FROM argo_query('SELECT city, COUNT(*) AS n FROM q3 GROUP BY city HAVING city = ''Paris''');

@@ -23,13 +23,6 @@
 
 #include "exec/exec.h"
 
-/* A target's result columns: one value, or MIN/MAX's three typed ones. */
-typedef struct TargetCols
-{
-	int			n;
-	char	   *col[3];			/* number, string, boolean for MIN/MAX */
-} TargetCols;
-
 /* The statement being written. */
 typedef struct AggGen
 {
@@ -439,24 +432,28 @@ sqlgen_aggregate(ArgoQuery *q)
 
 	if (buf != NULL)
 		return buf;
-	g.buf = buf = aggregate_source(q);
 	g.unwind = s->unwind;
+	g.groups = palloc(sizeof(ValueCols) * Max(list_length(s->group_by), 1));
+	g.targets = palloc(sizeof(TargetCols) * Max(list_length(s->targets), 1));
+	if (unwind_one_pass_applies(q))
+		g.buf = buf = unwind_one_pass(q, g.groups, g.targets);
+	else
+	{
+		g.buf = buf = aggregate_source(q);
+		foreach(lc, s->group_by)
+			g.groups[foreach_current_index(lc)] = emit_group(&g, lfirst(lc), foreach_current_index(lc));
+		foreach(lc, s->targets)
+			g.targets[foreach_current_index(lc)] = emit_target(&g, lfirst(lc), foreach_current_index(lc));
+	}
 	buf->custom_plan = true;
 	initStringInfo(&cols);
-	g.groups = palloc(sizeof(ValueCols) * Max(list_length(s->group_by), 1));
-	foreach(lc, s->group_by)
-	{
-		ValueCols  *v = &g.groups[foreach_current_index(lc)];
-
-		*v = emit_group(&g, lfirst(lc), foreach_current_index(lc));
-		appendStringInfo(&cols, "%s%s, %s, %s", cols.len ? ", " : "", v->num, v->str, v->boolean);
-	}
-	g.targets = palloc(sizeof(TargetCols) * Max(list_length(s->targets), 1));
+	for (int i = 0; i < list_length(s->group_by); i++)
+		appendStringInfo(&cols, "%s%s, %s, %s", cols.len ? ", " : "",
+						 g.groups[i].num, g.groups[i].str, g.groups[i].boolean);
 	foreach(lc, s->targets)
 	{
 		TargetCols *tc = &g.targets[foreach_current_index(lc)];
 
-		*tc = emit_target(&g, lfirst(lc), foreach_current_index(lc));
 		for (int i = 0; i < tc->n; i++)
 			appendStringInfo(&cols, "%s%s", cols.len ? ", " : "", tc->col[i]);
 	}

@@ -74,8 +74,19 @@ extern Jsonb *argo_write_ids_result(const char *what, const int64 *ids, int n);
 extern Jsonb *argo_upsert_ids_result(const int64 *ids, int n, int64 updated, int64 inserted);
 
 /* aggregate.c: aggregates over objects or a join's tuples */
+/* A target's result columns: one value, or MIN/MAX's three typed ones. */
+typedef struct TargetCols
+{
+	int			n;
+	char	   *col[3];			/* number, string, boolean for MIN/MAX */
+} TargetCols;
+
 extern SqlBuf *sqlgen_aggregate(ArgoQuery *q);
 extern void run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg);
+
+/* unwind.c: GROUP BY p[*] in one pass when every path goes into p's array */
+extern bool unwind_one_pass_applies(ArgoQuery *q);
+extern SqlBuf *unwind_one_pass(ArgoQuery *q, ValueCols *groups, TargetCols *targets);
 
 /* join.c, joinset.c: joins, their parts probed or read set-wise */
 extern bool joins_distributed(ArgoQuery *q);

@@ -102,34 +102,31 @@ sql_limit_offset(SqlBuf *buf, ArgoStmt *s)
 	}
 }
 
-static Datum
-int4_array(Datum *elems, int n)
+Datum
+sql_int4_array(Datum *elems, int n)
 {
 	return PointerGetDatum(construct_array(elems, n, INT4OID, 4, true, TYPALIGN_INT));
 }
 
 /*
  * A path's keys — exact, or with subtree every key under the values it
- * reaches — as parallel int4[] parameters: each key's id; the number of
- * the value it lies under (the key of that value itself, numbered from
- * 1: its root), for counting values whatever they hold; and with
- * elem_seg >= 0 its position in the array at that segment (the array a
- * GROUP BY unwinds).
+ * reaches — with, for each, the number of the value it lies under (the
+ * key of that value itself, numbered from 1: its root), for counting
+ * values whatever they hold; and with elem_seg >= 0 its position in the
+ * array at that segment (the array a GROUP BY unwinds), else -1.
  */
-KeyArrays
-sql_path_key_arrays(SqlBuf *buf, ArgoCollection *c, ArgoPath *path, bool subtree,
-					int elem_seg)
+KeyRows
+sql_path_key_rows(ArgoCollection *c, ArgoPath *path, bool subtree, int elem_seg)
 {
-	List	   *keys = sql_path_keys(c, path, subtree);
-	int			n = list_length(keys);
-	Datum	   *roots = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
+	KeyRows		r;
 	HTAB	   *seen = keystr_hash_create("argo roots", sizeof(RootEntry), CurrentMemoryContext);
 	int			nsegs = path->wild ? path->nsegs : 0;
-	KeyArrays	a;
 	ListCell   *lc;
 
-	foreach(lc, keys)
+	r.keys = sql_path_keys(c, path, subtree);
+	r.roots = palloc(sizeof(Datum) * Max(list_length(r.keys), 1));
+	r.elems = palloc(sizeof(Datum) * Max(list_length(r.keys), 1));
+	foreach(lc, r.keys)
 	{
 		ArgoKey    *k = lfirst(lc);
 		char	   *root = nsegs ? keypath_from_segs(k->segs, nsegs) : path->keystr;
@@ -138,15 +135,27 @@ sql_path_key_arrays(SqlBuf *buf, ArgoCollection *c, ArgoPath *path, bool subtree
 
 		if (!found)
 			e->n = hash_get_num_entries(seen);
-		roots[foreach_current_index(lc)] = Int32GetDatum(e->n);
-		elems[foreach_current_index(lc)] = Int32GetDatum(elem_seg >= 0 && elem_seg < k->nsegs &&
-														 k->segs[elem_seg].kind == KSEG_INDEX ?
-														 (int32) k->segs[elem_seg].index : -1);
+		r.roots[foreach_current_index(lc)] = Int32GetDatum(e->n);
+		r.elems[foreach_current_index(lc)] = Int32GetDatum(elem_seg >= 0 && elem_seg < k->nsegs &&
+														   k->segs[elem_seg].kind == KSEG_INDEX ?
+														   (int32) k->segs[elem_seg].index : -1);
 	}
-	a.keys = sql_keys_param(buf, keys);
-	a.roots = sqlbuf_param(buf, INT4ARRAYOID, int4_array(roots, n));
-	a.elems = sqlbuf_param(buf, INT4ARRAYOID, int4_array(elems, n));
 	hash_destroy(seen);
+	return r;
+}
+
+/* sql_path_key_rows as parallel int4[] parameters. */
+KeyArrays
+sql_path_key_arrays(SqlBuf *buf, ArgoCollection *c, ArgoPath *path, bool subtree,
+					int elem_seg)
+{
+	KeyRows		r = sql_path_key_rows(c, path, subtree, elem_seg);
+	int			n = list_length(r.keys);
+	KeyArrays	a;
+
+	a.keys = sql_keys_param(buf, r.keys);
+	a.roots = sqlbuf_param(buf, INT4ARRAYOID, sql_int4_array(r.roots, n));
+	a.elems = sqlbuf_param(buf, INT4ARRAYOID, sql_int4_array(r.elems, n));
 	return a;
 }
 
@@ -170,16 +179,14 @@ sql_values_reached(SqlBuf *buf, ArgoCollection *c, ArgoPath *path, int elem_seg)
 }
 
 /*
- * "(SELECT DISTINCT objid, e …)": each object's elements of the array a
- * GROUP BY path with [*] unwinds (the array at its first [*]), by their
- * positions: every key under the array gives its element's.
+ * The keys under the elements of the array a GROUP BY path with [*]
+ * unwinds (the array at its first [*]); each one's element position is
+ * its segment there.
  */
-void
-sql_array_elements(SqlBuf *buf, ArgoCollection *c, ArgoPath *path)
+List *
+sql_array_element_keys(ArgoCollection *c, ArgoPath *path)
 {
 	List	   *keys = NIL;
-	Datum	   *elems;
-	int			n = 0;
 	ListCell   *lc;
 
 	foreach(lc, keydict_in_array(keydict_of(c), path->prefix))
@@ -190,14 +197,29 @@ sql_array_elements(SqlBuf *buf, ArgoCollection *c, ArgoPath *path)
 		if (k->nsegs > path->first_wild && k->segs[path->first_wild].kind == KSEG_INDEX)
 			keys = lappend(keys, k);
 	}
-	elems = palloc(sizeof(Datum) * Max(list_length(keys), 1));
+	return keys;
+}
+
+/*
+ * "(SELECT DISTINCT objid, e …)": each object's elements of that array,
+ * by their positions: every key under the array gives its element's.
+ */
+void
+sql_array_elements(SqlBuf *buf, ArgoCollection *c, ArgoPath *path)
+{
+	List	   *keys = sql_array_element_keys(c, path);
+	Datum	   *elems = palloc(sizeof(Datum) * Max(list_length(keys), 1));
+	ListCell   *lc;
+
 	foreach(lc, keys)
-		elems[n++] = Int32GetDatum((int32) ((ArgoKey *) lfirst(lc))->segs[path->first_wild].index);
+		elems[foreach_current_index(lc)] =
+			Int32GetDatum((int32) ((ArgoKey *) lfirst(lc))->segs[path->first_wild].index);
 	appendStringInfoString(&buf->sql, "(SELECT DISTINCT r.objid, m.e FROM ");
 	sql_rows_of_table(buf, c);
 	appendStringInfo(&buf->sql,
 					 " r JOIN ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS m(k, e) ON r.keyid OPERATOR(pg_catalog.=) m.k)",
-					 sql_keys_param(buf, keys), sqlbuf_param(buf, INT4ARRAYOID, int4_array(elems, n)));
+					 sql_keys_param(buf, keys),
+					 sqlbuf_param(buf, INT4ARRAYOID, sql_int4_array(elems, list_length(keys))));
 }
 
 /* The dictionary keys of the projected paths of one FROM item. */

@@ -48,8 +48,19 @@ typedef struct KeyArrays
 	int			elems;			/* its position in an unwound array, or -1 */
 } KeyArrays;
 
+/* A path's keys with the value each lies under and its element position. */
+typedef struct KeyRows
+{
+	List	   *keys;			/* ArgoKey * */
+	Datum	   *roots;			/* int4 */
+	Datum	   *elems;			/* int4 */
+} KeyRows;
+
+extern Datum sql_int4_array(Datum *elems, int n);
+extern KeyRows sql_path_key_rows(ArgoCollection *c, ArgoPath *path, bool subtree, int elem_seg);
 extern KeyArrays sql_path_key_arrays(SqlBuf *buf, ArgoCollection *c, ArgoPath *path,
 									 bool subtree, int elem_seg);
+extern List *sql_array_element_keys(ArgoCollection *c, ArgoPath *path);
 extern void sql_values_reached(SqlBuf *buf, ArgoCollection *c, ArgoPath *path,
 							   int elem_seg);
 extern void sql_array_elements(SqlBuf *buf, ArgoCollection *c, ArgoPath *path);

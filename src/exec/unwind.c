@@ -1,0 +1,283 @@
+/*
+ * unwind.c — GROUP BY p[*] in one pass over the value rows.
+ *
+ * The general plan (aggregate.c) enumerates the units — each element of
+ * the unwound array, or the object when it has none — and joins to them,
+ * on (object, element), one pass over the value tables per group path and
+ * per aggregated path.  In the usual shape of MongoDB's $unwind then
+ * $group every such path goes into the unwound array itself
+ * (`SELECT items[*].sku, SUM(items[*].qty) … GROUP BY items[*].sku`):
+ * then one pass reads the rows of all their keys at once, each row tagged
+ * with the role its key plays, and groups them by (object, element) into
+ * the unit's group values and partial aggregates (FILTER by role).  The
+ * objects with no element are the selected objects that pass left out,
+ * each one unit without values.  The outer query over the units is the
+ * general plan's: the same columns, the same grouping, HAVING and ORDER.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+#include "exec/exec.h"
+
+/* The role of a key whose rows only say that an element exists. */
+#define ROLE_ELEMENT (-1)
+/* Aggregated paths' roles follow the group paths'. */
+#define ROLE_TARGET(j) (1000 + (j))
+
+/* Key rows being gathered: parallel int4 arrays. */
+typedef struct Tagged
+{
+	int			n;
+	int			max;
+	Datum	   *keys;
+	Datum	   *elems;
+	Datum	   *roles;
+	Datum	   *roots;
+} Tagged;
+
+static Datum *
+grow(Datum *a, int n)
+{
+	return a ? repalloc(a, sizeof(Datum) * n) : palloc(sizeof(Datum) * n);
+}
+
+static void
+tag(Tagged *t, int32 keyid, Datum elem, int role, Datum root)
+{
+	if (t->n == t->max)
+	{
+		t->max = Max(16, t->max * 2);
+		t->keys = grow(t->keys, t->max);
+		t->elems = grow(t->elems, t->max);
+		t->roles = grow(t->roles, t->max);
+		t->roots = grow(t->roots, t->max);
+	}
+	t->keys[t->n] = Int32GetDatum(keyid);
+	t->elems[t->n] = elem;
+	t->roles[t->n] = Int32GetDatum(role);
+	t->roots[t->n] = root;
+	t->n++;
+}
+
+/* Whether a path with [*] goes into the array GROUP BY unwinds. */
+static bool
+into_unwound(ArgoStmt *s, ArgoPath *path)
+{
+	return path->wild && path->first_wild == s->unwind->first_wild &&
+		strcmp(path->prefix, s->unwind->prefix) == 0;
+}
+
+/*
+ * Whether one pass serves: one collection, GROUP BY unwinding an array,
+ * every group path and every aggregated path into that array, and no
+ * aggregate but COUNT(*), COUNT, SUM, AVG, MIN and MAX.
+ */
+bool
+unwind_one_pass_applies(ArgoQuery *q)
+{
+	ArgoStmt   *s = q->stmt;
+	ListCell   *lc;
+
+	if (s->unwind == NULL || list_length(s->from) != 1)
+		return false;
+	foreach(lc, s->group_by)
+		if (!into_unwound(s, lfirst(lc)))
+			return false;
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		if (t->agg == AAGG_COUNT_STAR || (t->agg == AAGG_NONE && into_unwound(s, t->path)))
+			continue;
+		if (t->agg == AAGG_COUNT_DISTINCT || t->agg == AAGG_NONE || !into_unwound(s, t->path))
+			return false;
+	}
+	return true;
+}
+
+static void
+tag_path(Tagged *t, ArgoCollection *c, ArgoPath *path, bool subtree, int role)
+{
+	KeyRows		r = sql_path_key_rows(c, path, subtree, path->first_wild);
+	ListCell   *lc;
+
+	foreach(lc, r.keys)
+		tag(t, ((ArgoKey *) lfirst(lc))->id, r.elems[foreach_current_index(lc)], role,
+			r.roots[foreach_current_index(lc)]);
+}
+
+/*
+ * The keys that say an element exists, so that an element holding none
+ * of the paths is a unit too: those of the array's keys the paths have
+ * not tagged already (one row per element is enough).
+ */
+static int
+int32_cmp(const void *a, const void *b)
+{
+	int32		x = *(const int32 *) a;
+	int32		y = *(const int32 *) b;
+
+	return (x > y) - (x < y);
+}
+
+static void
+tag_elements(Tagged *t, ArgoCollection *c, ArgoPath *unwind)
+{
+	int			ntagged = t->n;
+	int32	   *tagged = palloc(sizeof(int32) * Max(ntagged, 1));
+	ListCell   *lc;
+
+	for (int i = 0; i < ntagged; i++)
+		tagged[i] = DatumGetInt32(t->keys[i]);
+	qsort(tagged, ntagged, sizeof(int32), int32_cmp);
+	foreach(lc, sql_array_element_keys(c, unwind))
+	{
+		ArgoKey    *k = lfirst(lc);
+
+		CHECK_FOR_INTERRUPTS();
+		if (!bsearch(&k->id, tagged, ntagged, sizeof(int32), int32_cmp))
+			tag(t, k->id, Int32GetDatum((int32) k->segs[unwind->first_wild].index),
+				ROLE_ELEMENT, Int32GetDatum(0));
+	}
+}
+
+/* "pg_catalog.agg(col) FILTER (WHERE m.role = role) AS name" */
+static void
+filtered(StringInfo sql, const char *agg, const char *col, int role, const char *name)
+{
+	appendStringInfo(sql, ", pg_catalog.%s(%s) FILTER (WHERE m.role OPERATOR(pg_catalog.=) %d) AS %s",
+					 agg, col, role, name);
+}
+
+/* A unit's columns for group path i: its element's scalar there. */
+static ValueCols
+group_columns(StringInfo sql, StringInfo nulls, int i)
+{
+	ValueCols	v;
+
+	filtered(sql, "max", "r.valnum", i, psprintf("g%dn", i));
+	filtered(sql, "max", "r.valstr", i, psprintf("g%ds", i));
+	filtered(sql, "bool_or", "r.valbool", i, psprintf("g%db", i));
+	appendStringInfoString(nulls, ", NULL::pg_catalog.float8, NULL::pg_catalog.text, NULL::boolean");
+	v.num = psprintf("o.g%dn", i);
+	v.str = psprintf("o.g%ds", i);
+	v.boolean = psprintf("o.g%db", i);
+	return v;
+}
+
+/* A unit's partial aggregate for target j, and the target's columns over the units. */
+static TargetCols
+target_columns(StringInfo sql, StringInfo nulls, ArgoTarget *t, int j)
+{
+	static const char *const parts[][3] = {
+		{"sum", "r.valnum", "s"}, {"count", "r.valnum", "n"},
+		{"min", "r.valnum", "mn"}, {"min", "r.valstr", "ms"}, {"bool_and", "r.valbool", "mb"},
+		{"max", "r.valnum", "xn"}, {"max", "r.valstr", "xs"}, {"bool_or", "r.valbool", "xb"},
+	};
+	static const char *const types[] = {
+		"pg_catalog.float8", "bigint", "pg_catalog.float8", "pg_catalog.text", "boolean",
+		"pg_catalog.float8", "pg_catalog.text", "boolean",
+	};
+	TargetCols	tc = {3};
+	char	   *a = psprintf("o.a%d", j);
+
+	if (t->agg == AAGG_COUNT)
+	{
+		/* the values the element reaches, null, objects and arrays included */
+		filtered(sql, "count", "DISTINCT m.root", ROLE_TARGET(j), psprintf("a%dc", j));
+		appendStringInfoString(nulls, ", NULL::bigint");
+		tc.n = 1;
+		tc.col[0] = psprintf("coalesce(pg_catalog.sum(%sc), 0)::bigint", a);
+		return tc;
+	}
+	/* SUM needs s; AVG s and n; MIN the three mins; MAX the three maxes */
+	for (int i = 0; i < lengthof(parts); i++)
+	{
+		if ((t->agg == AAGG_SUM && i != 0) || (t->agg == AAGG_AVG && i > 1) ||
+			(t->agg == AAGG_MIN && (i < 2 || i > 4)) || (t->agg == AAGG_MAX && i < 5))
+			continue;
+		filtered(sql, parts[i][0], parts[i][1], ROLE_TARGET(j), psprintf("a%d%s", j, parts[i][2]));
+		appendStringInfo(nulls, ", NULL::%s", types[i]);
+	}
+	tc.n = 1;
+	if (t->agg == AAGG_SUM)
+		tc.col[0] = psprintf("pg_catalog.sum(%ss)", a);
+	else if (t->agg == AAGG_AVG)
+		tc.col[0] = psprintf("pg_catalog.sum(%ss) OPERATOR(pg_catalog./) pg_catalog.sum(%sn)::pg_catalog.float8", a, a);
+	else
+	{
+		bool		min = t->agg == AAGG_MIN;
+
+		tc.n = 3;
+		tc.col[0] = psprintf("pg_catalog.%s(%s%s)", min ? "min" : "max", a, min ? "mn" : "xn");
+		tc.col[1] = psprintf("pg_catalog.%s(%s%s)", min ? "min" : "max", a, min ? "ms" : "xs");
+		tc.col[2] = psprintf("pg_catalog.%s(%s%s)", min ? "bool_and" : "bool_or", a, min ? "mb" : "xb");
+	}
+	return tc;
+}
+
+/*
+ * The statement's start, "WITH u AS (the units) SELECT @COLS@ FROM (…) o",
+ * for the caller to go on with GROUP BY; the group paths' and targets'
+ * columns over "o" into groups and targets.
+ */
+SqlBuf *
+unwind_one_pass(ArgoQuery *q, ValueCols *groups, TargetCols *targets)
+{
+	ArgoStmt   *s = q->stmt;
+	ArgoCollection *c = linitial(q->colls);
+	SqlBuf	   *buf = sqlbuf_create();
+	Tagged		t = {0};
+	StringInfoData cols,
+				nulls;
+	ListCell   *lc;
+
+	initStringInfo(&cols);
+	initStringInfo(&nulls);
+	foreach(lc, s->group_by)
+	{
+		tag_path(&t, c, lfirst(lc), false, foreach_current_index(lc));
+		groups[foreach_current_index(lc)] = group_columns(&cols, &nulls, foreach_current_index(lc));
+	}
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *tg = lfirst(lc);
+		int			j = foreach_current_index(lc);
+
+		targets[j].n = 0;
+		if (tg->agg == AAGG_COUNT_STAR)
+		{
+			targets[j].n = 1;
+			targets[j].col[0] = "pg_catalog.count(*)";
+		}
+		else if (tg->agg != AAGG_NONE)
+		{
+			tag_path(&t, c, tg->path, tg->agg == AAGG_COUNT, ROLE_TARGET(j));
+			targets[j] = target_columns(&cols, &nulls, tg, j);
+		}
+	}
+	tag_elements(&t, c, s->unwind);
+	appendStringInfo(&buf->sql, "WITH u AS MATERIALIZED (SELECT r.objid, m.e%s FROM ", cols.data);
+	sql_rows_of_table(buf, c);
+	appendStringInfo(&buf->sql,
+					 " r JOIN ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d), pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS m(k, e, role, root)"
+					 " ON r.keyid OPERATOR(pg_catalog.=) m.k",
+					 sqlbuf_param(buf, INT4ARRAYOID, sql_int4_array(t.keys, t.n)),
+					 sqlbuf_param(buf, INT4ARRAYOID, sql_int4_array(t.elems, t.n)),
+					 sqlbuf_param(buf, INT4ARRAYOID, sql_int4_array(t.roles, t.n)),
+					 sqlbuf_param(buf, INT4ARRAYOID, sql_int4_array(t.roots, t.n)));
+	if (s->where)
+	{
+		appendStringInfoString(&buf->sql, " WHERE r.objid IN (");
+		sql_base_objids(buf, c, s->where);
+		appendStringInfoChar(&buf->sql, ')');
+	}
+	appendStringInfo(&buf->sql, " GROUP BY r.objid, m.e) SELECT @COLS@ FROM (SELECT * FROM u UNION ALL"
+					 " SELECT b.objid, NULL::integer%s FROM (", nulls.data);
+	sql_base_objids(buf, c, s->where);
+	appendStringInfoString(&buf->sql, ") b WHERE NOT EXISTS (SELECT FROM u WHERE u.objid OPERATOR(pg_catalog.=) b.objid)) o");
+	return buf;
+}
