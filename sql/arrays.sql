@@ -86,7 +86,7 @@ SELECT x FROM argo_query('SELECT n FROM w3 WHERE items[*].sku = $1', '"ink"') x;
 SELECT x FROM argo_query('SELECT n FROM w3 WHERE items[*].sku IN $1', '["cap", 7]') x;
 
 -- found from C through the (keyid, value) index, over every key reached
-SELECT e FROM argo_explain('SELECT * FROM w3 WHERE items[*].sku = ''pen''') e LIMIT 2;
+SELECT e FROM argo_explain('SELECT * FROM w3 WHERE items[*].sku = ''pen''') e LIMIT 3;
 SELECT w_on_both('SELECT * FROM %s WHERE items[*].sku = ''pen''');
 SELECT w_on_both('SELECT n FROM %s WHERE items[*].sku IN (''cap'', ''ink'') ORDER BY n DESC LIMIT 3');
 

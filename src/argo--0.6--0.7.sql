@@ -72,3 +72,16 @@ SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION @extschema@.argo_unique(text, text, boolean) IS
 'Make the values at a path unique in a collection (per type; null and objects lacking it unconstrained), or with false no longer';
+
+-- FROM argo_query(...) as a scan whose results stream: the planner
+-- support function loads the library while such a query is planned.
+CREATE FUNCTION @extschema@.argo_query_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'argo_query_support'
+LANGUAGE C STRICT SECURITY INVOKER;
+
+COMMENT ON FUNCTION @extschema@.argo_query_support(internal) IS
+'argo_query''s planner support: lets FROM argo_query(...) be planned as a scan whose results stream';
+
+ALTER FUNCTION @extschema@.argo_query(text, jsonb[])
+  SUPPORT @extschema@.argo_query_support;

@@ -19,10 +19,22 @@
 CREATE SCHEMA argo_data;
 GRANT USAGE ON SCHEMA argo_data TO PUBLIC;
 
+-- argo_query's planner support: loading the library while a query is
+-- planned lets FROM argo_query(...) become a scan whose results stream
+-- (src/fn/scan.c).
+CREATE FUNCTION argo_query_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'argo_query_support'
+LANGUAGE C STRICT SECURITY INVOKER;
+
+COMMENT ON FUNCTION argo_query_support(internal) IS
+'argo_query''s planner support: lets FROM argo_query(...) be planned as a scan whose results stream';
+
 CREATE FUNCTION argo_query(query text, VARIADIC params jsonb[] DEFAULT '{}')
 RETURNS SETOF jsonb
 AS 'MODULE_PATHNAME', 'argo_query'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SUPPORT argo_query_support
 SET search_path = pg_catalog, pg_temp
 SET jit = off;
 

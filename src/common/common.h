@@ -14,6 +14,7 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "tcop/dest.h"
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
@@ -125,6 +126,14 @@ extern Portal argo_open_cursor(SqlBuf *buf, bool read_only);
 extern int	argo_run(SqlBuf *buf, bool read_only);
 extern int	argo_run_with(SqlBuf *buf, int cursor_options, SPIExecuteOptions *opts);
 extern int	argo_run_snapshot(SqlBuf *buf, Snapshot snap);
+extern ParamListInfo argo_param_list(SqlBuf *buf);
+
+/* rowcursor.c: a read-only statement run a few rows at a time */
+typedef struct RowCursor RowCursor;
+
+extern RowCursor *rowcursor_open(SqlBuf *buf, DestReceiver *dest);
+extern bool rowcursor_fetch(RowCursor *c, uint64 n);
+extern void rowcursor_close(RowCursor *c);
 extern int	argo_pin_search_path(void);
 extern void argo_unpin_search_path(int nest);
 extern void run_ddl(const char *sql);

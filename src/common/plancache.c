@@ -153,17 +153,9 @@ int
 argo_run_with(SqlBuf *buf, int cursor_options, SPIExecuteOptions *opts)
 {
 	SPIPlanPtr	plan = argo_prepare(buf, cursor_options);
-	ParamListInfo params = makeParamList(buf->nparams);
 	volatile int rc = 0;
 
-	for (int i = 0; i < buf->nparams; i++)
-	{
-		params->params[i].value = buf->values[i];
-		params->params[i].isnull = buf->nulls[i] == 'n';
-		params->params[i].pflags = PARAM_FLAG_CONST;
-		params->params[i].ptype = buf->types[i];
-	}
-	opts->params = params;
+	opts->params = argo_param_list(buf);
 	running++;
 	PG_TRY();
 	{
@@ -175,6 +167,22 @@ argo_run_with(SqlBuf *buf, int cursor_options, SPIExecuteOptions *opts)
 	}
 	PG_END_TRY();
 	return rc;
+}
+
+/* buf's values as the parameters of a statement. */
+ParamListInfo
+argo_param_list(SqlBuf *buf)
+{
+	ParamListInfo params = makeParamList(buf->nparams);
+
+	for (int i = 0; i < buf->nparams; i++)
+	{
+		params->params[i].value = buf->values[i];
+		params->params[i].isnull = buf->nulls[i] == 'n';
+		params->params[i].pflags = PARAM_FLAG_CONST;
+		params->params[i].ptype = buf->types[i];
+	}
+	return params;
 }
 
 /* Run the statement in buf (a write) with the given snapshot. */

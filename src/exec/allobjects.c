@@ -18,16 +18,11 @@
 
 #include "exec/exec.h"
 
-typedef struct EmitAll
+/* A row of sqlgen_all_objects: its object to the EmitTarget arg. */
+void
+allobjects_take(void *arg, Datum *values, bool *nulls)
 {
-	result_emit emit;
-	void	   *arg;
-} EmitAll;
-
-static void
-emit_row(void *arg, Datum *values, bool *nulls)
-{
-	EmitAll    *e = arg;
+	EmitTarget *e = arg;
 
 	/* an object is NULL only if its directory row was not visible: never */
 	if (!nulls[0])
@@ -69,7 +64,7 @@ allobjects_readable(ArgoQuery *q)
 bool
 allobjects_run(ArgoQuery *q, result_emit emit, void *arg)
 {
-	EmitAll		e = {emit, arg};
+	EmitTarget	e = {emit, arg};
 	int			nest;
 
 	if (!allobjects_readable(q))
@@ -78,7 +73,7 @@ allobjects_run(ArgoQuery *q, result_emit emit, void *arg)
 	(void) set_config_option("parallel_leader_participation", "off",
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
 							 true, 0, false);
-	argo_stream_rows(sqlgen_all_objects(q), emit_row, &e);
+	argo_stream_rows(sqlgen_all_objects(q), allobjects_take, &e);
 	AtEOXact_GUC(true, nest);
 	return true;
 }

@@ -16,6 +16,13 @@
  */
 typedef void (*result_emit) (void *arg, Jsonb *value);
 
+/* Where results go: emit(arg, each). */
+typedef struct EmitTarget
+{
+	result_emit emit;
+	void	   *arg;
+} EmitTarget;
+
 /* plan.c: how a statement runs, chosen once for execution and explain */
 typedef enum ArgoStrategy
 {
@@ -54,8 +61,39 @@ extern const char *argo_plan_name(ArgoPlan *p);
 /* execute.c: one statement, run or explained */
 extern void argo_execute(const char *query, Jsonb **params, int nparams,
 						 result_emit emit, void *arg);
-extern List *argo_explain_query(const char *query, Jsonb **params, int nparams);
+extern void argo_run_plan(ArgoPlan *p, result_emit emit, void *arg);
 extern void argo_explain_failure(ErrorData *e);
+
+typedef void (*row_fn) (void *arg, Datum *values, bool *nulls);
+
+/*
+ * A read that one SQL statement (or a list of object ids) drives: each of
+ * its rows goes to take; after the last, the rebuilder (if any) finishes.
+ */
+typedef struct RowDriver
+{
+	SqlBuf	   *sql;			/* the statement, or NULL: */
+	const int64 *ids;			/* these objects, in output order */
+	int			nids;
+	row_fn		take;
+	void	   *arg;
+	Rebuilder  *rb;
+} RowDriver;
+
+extern bool select_streams(ArgoPlan *p);
+extern bool select_driver(ArgoPlan *p, result_emit emit, void *arg, RowDriver *d);
+
+/* cursor.c: a statement's results taken one at a time */
+typedef struct ArgoCursor ArgoCursor;
+
+extern ArgoCursor *argo_cursor_open(const char *query, Jsonb **params, int nparams);
+extern Jsonb *argo_cursor_next(ArgoCursor *c);
+extern void argo_cursor_close(ArgoCursor *c);
+extern bool argo_cursor_queued(ArgoCursor *c);
+extern bool argo_cursor_rewind(ArgoCursor *c);
+extern bool argo_is_write(const char *query);
+extern const char *argo_cursor_describe(ArgoCursor *c);
+extern List *argo_explain_query(const char *query, Jsonb **params, int nparams);
 
 /* shape.c: renamed paths and ids in a SELECT's objects */
 extern Rebuilder *select_rebuilder(ArgoQuery *q, int source, rebuild_emit emit, void *arg);
@@ -103,6 +141,7 @@ extern void joinset_fetch(ArgoQuery *q, int64 **ids, int64 n, int64 first,
 extern bool allobjects_applies(ArgoStmt *s);
 extern bool allobjects_readable(ArgoQuery *q);
 extern bool allobjects_run(ArgoQuery *q, result_emit emit, void *arg);
+extern void allobjects_take(void *arg, Datum *values, bool *nulls);
 extern bool projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg);
 
 /* update.c, update_ops.c: UPDATE and UPSERT; what a SET list does */
@@ -137,8 +176,11 @@ extern void argo_rebuild_from_cursor(Portal portal, Rebuilder *rb);
 extern void argo_fetch_in_batches(ArgoQuery *q, SqlBuf *idsql, rebuild_emit emit, void *arg);
 extern void argo_rebuild_from_query(SqlBuf *buf, Rebuilder *rb);
 extern void argo_fetch_objects(SqlBuf *ids, ObjFetch *f, Rebuilder *rb);
-typedef void (*row_fn) (void *arg, Datum *values, bool *nulls);
 extern void argo_stream_rows(SqlBuf *buf, row_fn take, void *arg);
 extern void argo_add_row(Rebuilder *rb, KeyDict *d, Datum *v, bool *isnull);
+extern void argo_rebuild_row(void *rb, Datum *values, bool *nulls);
+extern void *argo_fetch_target(ObjFetch *f, Rebuilder *rb);
+extern void argo_fetch_row(void *target, Datum *values, bool *nulls);
+extern DestReceiver *argo_row_receiver(row_fn take, void *arg);
 
 #endif							/* ARGO_EXEC_H */

@@ -97,6 +97,29 @@ receiver_noop(DestReceiver *self)
 {
 }
 
+static void
+receiver_init(RebuildReceiver *recv)
+{
+	recv->pub.receiveSlot = receive_row;
+	recv->pub.rStartup = receiver_startup;
+	recv->pub.rShutdown = receiver_noop;
+	recv->pub.rDestroy = receiver_noop;
+	/* not DestNone, for which SPI reports no SELECT; as PL/pgSQL's RETURN QUERY */
+	recv->pub.mydest = DestTuplestore;
+}
+
+/* A receiver handing each row to take, as it is made. */
+DestReceiver *
+argo_row_receiver(row_fn take, void *arg)
+{
+	RebuildReceiver *recv = palloc0(sizeof(RebuildReceiver));
+
+	receiver_init(recv);
+	recv->take = take;
+	recv->arg = arg;
+	return &recv->pub;
+}
+
 /* Run the read-only statement in buf, its rows going to recv. */
 static void
 run_into(SqlBuf *buf, RebuildReceiver *recv)
@@ -104,12 +127,7 @@ run_into(SqlBuf *buf, RebuildReceiver *recv)
 	SPIExecuteOptions opts;
 	int			rc;
 
-	recv->pub.receiveSlot = receive_row;
-	recv->pub.rStartup = receiver_startup;
-	recv->pub.rShutdown = receiver_noop;
-	recv->pub.rDestroy = receiver_noop;
-	/* not DestNone, for which SPI reports no SELECT; as PL/pgSQL's RETURN QUERY */
-	recv->pub.mydest = DestTuplestore;
+	receiver_init(recv);
 	memset(&opts, 0, sizeof(opts));
 	opts.read_only = true;
 	opts.dest = (DestReceiver *) recv;
@@ -152,12 +170,31 @@ typedef struct FetchTarget
 	Rebuilder  *rb;
 } FetchTarget;
 
-static void
-fetch_object(void *arg, Datum *values, bool *nulls)
+/* Where argo_fetch_row sends an object id: f's rows for it, into rb. */
+void *
+argo_fetch_target(ObjFetch *f, Rebuilder *rb)
 {
-	FetchTarget *t = arg;
+	FetchTarget *t = palloc(sizeof(FetchTarget));
+
+	t->fetch = f;
+	t->rb = rb;
+	return t;
+}
+
+/* A row whose first column is an object id: the object's rows fetched. */
+void
+argo_fetch_row(void *target, Datum *values, bool *nulls)
+{
+	FetchTarget *t = target;
 
 	objfetch_object(t->fetch, DatumGetInt64(values[0]), t->rb);
+}
+
+/* A row of (objid, keyid, valstr, valnum, valbool) into the rebuilder. */
+void
+argo_rebuild_row(void *rb, Datum *values, bool *nulls)
+{
+	argo_add_row(rb, rebuilder_dict(rb), values, nulls);
 }
 
 /*
@@ -167,9 +204,7 @@ fetch_object(void *arg, Datum *values, bool *nulls)
 void
 argo_fetch_objects(SqlBuf *ids, ObjFetch *f, Rebuilder *rb)
 {
-	FetchTarget t = {f, rb};
-
-	argo_stream_rows(ids, fetch_object, &t);
+	argo_stream_rows(ids, argo_fetch_row, argo_fetch_target(f, rb));
 	rebuilder_finish(rb);
 }
 

@@ -16,6 +16,7 @@
 #include "utils/tuplestore.h"
 
 #include "exec/exec.h"
+#include "fn/fn.h"
 
 PG_MODULE_MAGIC;
 
@@ -74,31 +75,16 @@ emit_jsonb(void *arg, Jsonb *value)
 	srf_put((SrfOut *) arg, JsonbPGetDatum(value));
 }
 
-/* The VARIADIC jsonb[] of parameters; an SQL NULL element is JSON null. */
+/* The VARIADIC jsonb[] of parameters, if given. */
 static Jsonb **
 get_params(FunctionCallInfo fcinfo, int argno, int *nparams)
 {
-	ArrayType  *arr;
-	Datum	   *elems;
-	bool	   *nulls;
-	Jsonb	  **params;
-
-	*nparams = 0;
-	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
+	if (PG_NARGS() <= argno)
+	{
+		*nparams = 0;
 		return NULL;
-	arr = PG_GETARG_ARRAYTYPE_P(argno);
-	if (ARR_NDIM(arr) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("parameters must be a one-dimensional array")));
-	deconstruct_array(arr, JSONBOID, -1, false, TYPALIGN_INT,
-					  &elems, &nulls, nparams);
-	params = palloc(sizeof(Jsonb *) * Max(*nparams, 1));
-	for (int i = 0; i < *nparams; i++)
-		params[i] = nulls[i] ?
-			DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("null"))) :
-			DatumGetJsonbP(elems[i]);
-	return params;
+	}
+	return argo_params_of(PG_GETARG_DATUM(argno), PG_ARGISNULL(argno), nparams);
 }
 
 /* A statement and where its results go, run under bounded errors. */

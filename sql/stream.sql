@@ -1,0 +1,136 @@
+-- Results that stream (ARGO-SQL 7.6): FROM argo_query(...) is a custom
+-- scan that runs the statement as far as the caller reads it.
+SELECT argo_create_collection('st', 'argo3');
+SELECT * FROM argo_query('INSERT INTO st OBJECTS $1',
+  (SELECT jsonb_agg(jsonb_build_object('a', i, 'b', 'x' || i, 'g', i % 3)) FROM generate_series(1, 3000) i));
+
+-- the plan: a custom scan, the statement shown
+EXPLAIN (COSTS OFF) SELECT * FROM argo_query('SELECT * FROM st') LIMIT 1;
+-- how it ran, after it ran
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT * FROM argo_query('SELECT * FROM st WHERE a > 10') LIMIT 1;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT * FROM argo_query('SELECT g, COUNT(*) FROM st GROUP BY g');
+
+-- LIMIT, OFFSET and EXISTS outside give what the statement gives
+SELECT * FROM argo_query('SELECT * FROM st') LIMIT 3;
+SELECT * FROM argo_query('SELECT * FROM st') LIMIT 2 OFFSET 2998;
+SELECT * FROM argo_query('SELECT ID() FROM st WHERE a >= 1500') LIMIT 2;
+SELECT * FROM argo_query('SELECT a FROM st ORDER BY a DESC') LIMIT 2;
+SELECT * FROM argo_query('SELECT * FROM st WHERE g = 2') LIMIT 2;
+SELECT * FROM argo_query('SELECT DISTINCT g FROM st');
+SELECT EXISTS (SELECT FROM argo_query('SELECT * FROM st WHERE a > 2999'));
+SELECT EXISTS (SELECT FROM argo_query('SELECT * FROM st WHERE a > 3000'));
+SELECT count(*), count(DISTINCT r) FROM argo_query('SELECT * FROM st') r;
+-- a filter and an expression over the results
+SELECT r->'a' FROM argo_query('SELECT * FROM st') r WHERE (r->>'a')::int % 1000 = 0;
+
+-- the same results as the function (argo.stream_results = off)
+CREATE TEMP TABLE streamed AS
+  SELECT 'every' AS q, r FROM argo_query('SELECT * FROM st') r
+  UNION ALL SELECT 'where', r FROM argo_query('SELECT b FROM st WHERE a BETWEEN 5 AND 900') r
+  UNION ALL SELECT 'order', r FROM argo_query('SELECT * FROM st ORDER BY b LIMIT 50 OFFSET 7') r
+  UNION ALL SELECT 'ids', r FROM argo_query('SELECT ID(), a AS x FROM st WHERE g = 1') r
+  UNION ALL SELECT 'proj', r FROM argo_query('SELECT a, g FROM st') r;
+SET argo.stream_results = off;
+EXPLAIN (COSTS OFF) SELECT * FROM argo_query('SELECT * FROM st') LIMIT 1;
+CREATE TEMP TABLE whole AS
+  SELECT 'every' AS q, r FROM argo_query('SELECT * FROM st') r
+  UNION ALL SELECT 'where', r FROM argo_query('SELECT b FROM st WHERE a BETWEEN 5 AND 900') r
+  UNION ALL SELECT 'order', r FROM argo_query('SELECT * FROM st ORDER BY b LIMIT 50 OFFSET 7') r
+  UNION ALL SELECT 'ids', r FROM argo_query('SELECT ID(), a AS x FROM st WHERE g = 1') r
+  UNION ALL SELECT 'proj', r FROM argo_query('SELECT a, g FROM st') r;
+RESET argo.stream_results;
+SELECT q, count(*) FROM streamed GROUP BY q ORDER BY q;
+SELECT (SELECT count(*) FROM (SELECT * FROM streamed EXCEPT ALL SELECT * FROM whole) d) AS only_streamed,
+       (SELECT count(*) FROM (SELECT * FROM whole EXCEPT ALL SELECT * FROM streamed) d) AS only_whole;
+
+-- a cursor pays per FETCH, and reads its statement's snapshot
+BEGIN;
+DECLARE cur CURSOR FOR SELECT * FROM argo_query('SELECT a FROM st WHERE g = 0');
+FETCH 2 FROM cur;
+SELECT * FROM argo_query('DELETE FROM st WHERE a = 9');
+FETCH 2 FROM cur;
+MOVE 990 IN cur;
+FETCH 5 FROM cur;
+CLOSE cur;
+ROLLBACK;
+-- backwards, through the Material PostgreSQL puts over a scan that cannot
+BEGIN;
+DECLARE back SCROLL CURSOR FOR SELECT * FROM argo_query('SELECT a FROM st WHERE a <= 3');
+FETCH ALL FROM back;
+FETCH BACKWARD 2 FROM back;
+COMMIT;
+-- a cursor WITH HOLD is made whole at commit, and read after it
+BEGIN;
+DECLARE held CURSOR WITH HOLD FOR SELECT * FROM argo_query('SELECT a FROM st WHERE a <= 4');
+FETCH 1 FROM held;
+COMMIT;
+FETCH ALL FROM held;
+CLOSE held;
+-- from PL/pgSQL, whose loop is an SPI cursor over the scan
+DO $$
+DECLARE r jsonb; n int := 0;
+BEGIN
+  FOR r IN SELECT * FROM argo_query('SELECT * FROM st WHERE g = 1') LOOP
+    n := n + 1;
+    -- another Argo statement runs while the first is between rows
+    PERFORM * FROM argo_query('SELECT COUNT(*) FROM st WHERE a = $1', r->'a');
+    EXIT WHEN n = 500;
+  END LOOP;
+  RAISE NOTICE 'read % objects', n;
+END $$;
+
+-- parameters: bound, NULL, and a prepared statement's
+SELECT * FROM argo_query('SELECT a FROM st WHERE a = $1 OR b = $2', '7', '"x8"');
+SELECT * FROM argo_query('SELECT a FROM st WHERE a = 1', VARIADIC NULL::jsonb[]);
+SELECT * FROM argo_query(NULL) LIMIT 1;
+PREPARE p(text, jsonb) AS SELECT * FROM argo_query($1, $2) LIMIT 2;
+EXECUTE p('SELECT a FROM st WHERE a > $1', '2990');
+EXECUTE p('SELECT b FROM st WHERE a < $1', '3');
+DEALLOCATE p;
+-- an argument from another FROM item: the function, as before
+EXPLAIN (COSTS OFF) SELECT r FROM generate_series(1, 2) s, LATERAL argo_query('SELECT a FROM st WHERE a = ' || s) r;
+SELECT r FROM generate_series(1, 2) s, LATERAL argo_query('SELECT a FROM st WHERE a = ' || s) r;
+-- WITH ORDINALITY: the function too
+SELECT * FROM argo_query('SELECT a FROM st WHERE a < 3') WITH ORDINALITY;
+
+-- a write runs whole however little is read, and once under a rescan
+SELECT * FROM argo_query('UPDATE st SET u = 1 WHERE a <= 100 RETURNING ID') LIMIT 0;
+SELECT * FROM argo_query('SELECT COUNT(*) FROM st WHERE u = 1');
+SELECT * FROM argo_query('UPDATE st SET u = 2 WHERE a <= 200 RETURNING *') LIMIT 1;
+SELECT * FROM argo_query('SELECT COUNT(*) FROM st WHERE u = 2');
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_material = off;
+SELECT count(*) FROM generate_series(1, 3) s,
+  argo_query('UPDATE st SET u += 1 WHERE a <= 5 RETURNING ID') r;
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_material;
+SELECT * FROM argo_query('SELECT u FROM st WHERE a <= 6');
+-- a read under a nested loop runs again for each outer row
+SELECT s, count(*) FROM generate_series(1, 2) s,
+  argo_query('SELECT * FROM st WHERE a <= 4') r GROUP BY s ORDER BY s;
+
+-- errors: while the statement runs, and before
+SELECT * FROM argo_query('SELECT * FROM nosuch') LIMIT 1;
+SELECT * FROM argo_query('SELEC * FROM st') LIMIT 1;
+SELECT * FROM argo_query('SELECT * FROM st WHERE a = $1') LIMIT 1;
+-- EXPLAIN alone runs nothing
+EXPLAIN (COSTS OFF) SELECT * FROM argo_query('UPDATE st SET u = 99');
+SELECT * FROM argo_query('SELECT COUNT(*) FROM st WHERE u = 99');
+
+-- EXECUTE on argo_query is checked as calling it would
+CREATE ROLE argo_stream_nobody;
+REVOKE EXECUTE ON FUNCTION argo_query(text, jsonb[]) FROM PUBLIC;
+SET ROLE argo_stream_nobody;
+SELECT * FROM argo_query('SELECT * FROM st') LIMIT 1;
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION argo_query(text, jsonb[]) TO PUBLIC;
+DROP ROLE argo_stream_nobody;
+-- its SET clauses apply: the caller's search_path does not reach Argo's SQL
+CREATE SCHEMA evil;
+CREATE FUNCTION evil.argo_object(text, bigint) RETURNS jsonb LANGUAGE sql AS $$ SELECT '{"evil": true}'::jsonb $$;
+SET search_path = evil, public;
+SELECT * FROM argo_query('SELECT * FROM st') LIMIT 1;
+RESET search_path;
+DROP SCHEMA evil CASCADE;
+
+SELECT argo_drop_collection('st');

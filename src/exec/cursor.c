@@ -1,0 +1,266 @@
+/*
+ * cursor.c — one statement's results taken one at a time, for a caller
+ * that may stop taking them (the custom scan of fn/scan.c under LIMIT, a
+ * cursor's FETCH, EXISTS).
+ *
+ * A read that one SQL statement drives (select_driver: every object, ids
+ * then rows from the heap, rows through SQL, object ids) runs that
+ * statement a round of rows at a time (common/rowcursor.c); the objects
+ * its rows make wait in a queue until taken, and the next round runs only
+ * when the queue is empty.  The first rounds are small, so that the first
+ * object costs little, and grow to FETCH_ROWS.  Everything else
+ * (aggregates, joins, reads of shards, and every write, which runs to
+ * completion whatever the caller takes) runs whole at the first call,
+ * into a tuplestore that spills past work_mem, as argo_query's own
+ * results do.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
+
+#include "exec/exec.h"
+
+/* Rows of the driving statement in the first round, and at most. */
+#define FIRST_ROUND 16
+#define FETCH_ROWS 2000
+
+struct ArgoCursor
+{
+	MemoryContext cxt;			/* the statement's */
+	MemoryContext round;		/* a round's scratch */
+	MemoryContext queued;		/* objects made, not yet taken */
+	ArgoPlan   *plan;
+	/* streamed */
+	RowDriver	drv;
+	RowCursor  *rows;			/* drv.sql running, or NULL */
+	uint64		round_rows;
+	int			next_id;		/* in drv.ids */
+	bool		done;
+	Jsonb	  **queue;
+	int			head;
+	int			n;
+	int			cap;
+	/* made whole first */
+	Tuplestorestate *store;
+	TupleTableSlot *slot;
+};
+
+static void
+enqueue(void *arg, Jsonb *value)
+{
+	ArgoCursor *c = arg;
+	Jsonb	   *copy;
+
+	/* a plan that withdraws its results (projscan.c) is never streamed */
+	if (value == NULL)
+		elog(ERROR, "argo: a streamed statement withdrew its results");
+	if (c->n == c->cap)
+	{
+		c->cap = c->cap ? c->cap * 2 : 64;
+		c->queue = c->queue ? repalloc(c->queue, sizeof(Jsonb *) * c->cap) :
+			MemoryContextAlloc(c->cxt, sizeof(Jsonb *) * c->cap);
+	}
+	copy = MemoryContextAlloc(c->queued, VARSIZE(value));
+	memcpy(copy, value, VARSIZE(value));
+	c->queue[c->n++] = copy;
+}
+
+static void
+store(void *arg, Jsonb *value)
+{
+	ArgoCursor *c = arg;
+	Datum		v = JsonbPGetDatum(value);
+	bool		isnull = false;
+
+	if (value == NULL)
+	{
+		tuplestore_clear(c->store);
+		return;
+	}
+	tuplestore_putvalues(c->store, c->slot->tts_tupleDescriptor, &v, &isnull);
+}
+
+/* Run the whole statement now, its results into the tuplestore. */
+static void
+run_whole(ArgoCursor *c, result_emit emit, void *arg)
+{
+	TupleDesc	desc = CreateTemplateTupleDesc(1);
+
+	TupleDescInitEntry(desc, 1, "result", JSONBOID, -1, 0);
+	c->slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	/* a rescan reads it again (a write must not run twice) */
+	c->store = tuplestore_begin_heap(false, false, work_mem);
+	argo_run_plan(c->plan, emit, arg);
+	argo_plan_close(c->plan);
+	c->done = true;
+}
+
+/*
+ * Parse, analyze and plan the statement; a read that can stream starts,
+ * anything else runs whole.  Its memory is the caller's current context.
+ */
+ArgoCursor *
+argo_cursor_open(const char *query, Jsonb **params, int nparams)
+{
+	ArgoCursor *c = palloc0(sizeof(ArgoCursor));
+	ArgoStmt   *stmt;
+	result_emit emit;
+	void	   *arg;
+	MemoryContext old;
+
+	c->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo cursor", ALLOCSET_DEFAULT_SIZES);
+	c->round = AllocSetContextCreate(c->cxt, "argo cursor round", ALLOCSET_DEFAULT_SIZES);
+	c->queued = AllocSetContextCreate(c->cxt, "argo cursor queue", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(c->cxt);
+	stmt = argo_parse(query);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	/*
+	 * SPI_connect made its own context current, and so does every SPI call
+	 * when it returns; SPI_finish frees it.  The statement's memory is
+	 * ours: nothing on a SELECT's way from analysis to its driver runs SPI
+	 * but the driver's preparation, which rowcursor_open undoes.
+	 */
+	MemoryContextSwitchTo(c->cxt);
+	c->plan = argo_plan(argo_analyze(stmt, query, params, nparams));
+	emit = select_streams(c->plan) ? enqueue : store;
+	arg = c;
+	/* DISTINCT filters the results; LIMIT and OFFSET count what it gives */
+	if (stmt->distinct)
+	{
+		arg = distinct_begin(stmt, emit, arg);
+		emit = distinct_emit;
+	}
+	if (!select_streams(c->plan))
+		run_whole(c, emit, arg);
+	else if (select_driver(c->plan, emit, arg, &c->drv) && c->drv.sql)
+	{
+		c->rows = rowcursor_open(c->drv.sql, argo_row_receiver(c->drv.take, c->drv.arg));
+		c->round_rows = FIRST_ROUND;
+	}
+	SPI_finish();
+	MemoryContextSwitchTo(old);
+	return c;
+}
+
+/* The last round's rows have been taken: the objects still held go out. */
+static void
+finish(ArgoCursor *c)
+{
+	if (c->drv.rb)
+		rebuilder_finish(c->drv.rb);
+	if (c->rows)
+		rowcursor_close(c->rows);
+	c->rows = NULL;
+	argo_plan_close(c->plan);
+	c->done = true;
+}
+
+/* One round of the driving statement's rows (or ids) into the queue. */
+static void
+run_round(ArgoCursor *c)
+{
+	MemoryContext old;
+
+	MemoryContextReset(c->queued);
+	c->head = c->n = 0;
+	MemoryContextReset(c->round);
+	old = MemoryContextSwitchTo(c->round);
+	if (c->rows)
+	{
+		if (!rowcursor_fetch(c->rows, c->round_rows))
+			finish(c);
+		c->round_rows = Min(c->round_rows * 4, FETCH_ROWS);
+	}
+	else
+	{
+		int			end = Min(c->next_id + FETCH_ROWS, c->drv.nids);
+
+		for (; c->next_id < end; c->next_id++)
+		{
+			Datum		id = Int64GetDatum(c->drv.ids[c->next_id]);
+			bool		isnull = false;
+
+			CHECK_FOR_INTERRUPTS();
+			c->drv.take(c->drv.arg, &id, &isnull);
+		}
+		if (c->next_id == c->drv.nids)
+			finish(c);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * The next result, or NULL after the last.  A result stays valid until
+ * the next call.
+ */
+Jsonb *
+argo_cursor_next(ArgoCursor *c)
+{
+	if (c->store)
+	{
+		bool		isnull;
+
+		if (!tuplestore_gettupleslot(c->store, true, false, c->slot))
+			return NULL;
+		return DatumGetJsonbP(slot_getattr(c->slot, 1, &isnull));
+	}
+	while (c->head == c->n && !c->done)
+		run_round(c);
+	if (c->head == c->n)
+		return NULL;
+	return c->queue[c->head++];
+}
+
+/* Whether argo_cursor_next has its result at hand, running nothing. */
+bool
+argo_cursor_queued(ArgoCursor *c)
+{
+	return c->store != NULL || c->head < c->n || c->done;
+}
+
+/* Whether the statement writes (and so must run whether read or not). */
+bool
+argo_is_write(const char *query)
+{
+	return argo_parse(query)->kind != ASTMT_SELECT;
+}
+
+/* End the statement, whether or not every result was taken. */
+void
+argo_cursor_close(ArgoCursor *c)
+{
+	if (c->rows)
+		rowcursor_close(c->rows);
+	c->rows = NULL;
+	if (!c->done)
+		argo_plan_close(c->plan);
+	if (c->store)
+	{
+		ExecDropSingleTupleTableSlot(c->slot);
+		tuplestore_end(c->store);
+	}
+	MemoryContextDelete(c->cxt);
+}
+
+/* Read the results again from the first (only those made whole). */
+bool
+argo_cursor_rewind(ArgoCursor *c)
+{
+	if (c->store == NULL)
+		return false;
+	tuplestore_rescan(c->store);
+	return true;
+}
+
+/* How the statement ran, for EXPLAIN ANALYZE. */
+const char *
+argo_cursor_describe(ArgoCursor *c)
+{
+	return psprintf("%s, %s", argo_plan_name(c->plan),
+					c->store ? "results made whole first" : "results streamed");
+}

@@ -1,0 +1,15 @@
+/*
+ * fn.h — what the SQL-facing files share: argo_query's parameters, the
+ * same whether it runs as a function or under its custom scan.
+ */
+#ifndef ARGO_FN_H
+#define ARGO_FN_H
+
+#include "postgres.h"
+
+#include "utils/jsonb.h"
+
+/* params.c */
+extern Jsonb **argo_params_of(Datum array, bool isnull, int *nparams);
+
+#endif							/* ARGO_FN_H */
