@@ -160,7 +160,7 @@ sql_path_key_arrays(SqlBuf *buf, ArgoCollection *c, ArgoPath *path, bool subtree
 }
 
 /*
- * "(SELECT objid[, e], count(DISTINCT root) AS n …)": per object (with
+ * "(SELECT objid[, e], pg_catalog.count(DISTINCT m.root) AS n …)": per object (with
  * by_elem, per element of the array at segment elem_seg), how many
  * values a path with [*] reaches, null, objects and arrays included.
  */
