@@ -85,3 +85,15 @@ COMMENT ON FUNCTION @extschema@.argo_query_support(internal) IS
 
 ALTER FUNCTION @extschema@.argo_query(text, jsonb[])
   SUPPORT @extschema@.argo_query_support;
+
+-- A collection may keep each object's jsonb beside its rows, in its
+-- directory row, for reads of whole objects (storage/docs.c).
+CREATE FUNCTION @extschema@.argo_keep_documents(collection text, keep boolean DEFAULT true)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'argo_keep_documents'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION @extschema@.argo_keep_documents(text, boolean) IS
+'Keep each object''s jsonb beside its rows (whole-object reads take it instead of rebuilding), or with false no longer; returns the documents written';

@@ -149,6 +149,18 @@ SET jit = off;
 COMMENT ON FUNCTION argo_check(text) IS
 'What is wrong with a collection''s rows (orphans, unknown keys, two rows for one key, broken markers); nothing when healthy';
 
+-- A collection may keep each object's jsonb beside its rows, in its
+-- directory row, for reads of whole objects (storage/docs.c).
+CREATE FUNCTION argo_keep_documents(collection text, keep boolean DEFAULT true)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'argo_keep_documents'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION argo_keep_documents(text, boolean) IS
+'Keep each object''s jsonb beside its rows (whole-object reads take it instead of rebuilding), or with false no longer; returns the documents written';
+
 -- Where an object's rows lie is kept in its directory row (rowmap) and
 -- written by Argo's own writes from C.  This trigger, on every value
 -- table, forgets the maps of the objects whose rows a statement wrote

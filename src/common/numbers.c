@@ -95,8 +95,9 @@ shortest_numeric(double d)
  * exact, *exact is set to the number's own text where the double's
  * shortest text is not numerically the same number, else to NULL.
  */
-double
-argo_number_from_numeric(Numeric num, char **exact)
+/* num's double (22003 outside double's range) and that double's shortest number */
+static double
+double_and_shortest(Numeric num, Numeric *shortest)
 {
 	double		d;
 
@@ -110,12 +111,40 @@ argo_number_from_numeric(Numeric num, char **exact)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("number is out of range for double precision")));
+	if (shortest != NULL)
+		*shortest = shortest_numeric(d);
+	return d;
+}
+
+double
+argo_number_from_numeric(Numeric num, char **exact)
+{
+	Numeric		s;
+	double		d = double_and_shortest(num, exact != NULL ? &s : NULL);
+
 	if (exact != NULL)
 		*exact = DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(num),
-												  NumericGetDatum(shortest_numeric(d)))) ?
+												  NumericGetDatum(s))) ?
 			NULL :
 			DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(num)));
 	return d;
+}
+
+/*
+ * The number as Argo gives it back: its double's shortest text where that
+ * is the same number, else the number as given (the rule above, as a
+ * rebuild from its rows gives it).  num itself when that is it.
+ */
+Numeric
+argo_number_canonical(Numeric num)
+{
+	Numeric		s;
+
+	(void) double_and_shortest(num, &s);
+	if (VARSIZE(s) == VARSIZE(num) && memcmp(s, num, VARSIZE(num)) == 0)
+		return num;
+	return DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(num),
+											NumericGetDatum(s))) ? s : num;
 }
 
 /*

@@ -55,5 +55,10 @@ extern void rebuilder_add_keystr_row(Rebuilder *rb, int64 objid,
 									 bool num_null, double valnum,
 									 bool bool_null, bool valbool);
 extern void rebuilder_finish(Rebuilder *rb);
+extern bool rebuilder_takes_docs(Rebuilder *rb);
+extern void rebuilder_add_doc(Rebuilder *rb, int64 objid, Jsonb *doc);
+
+/* canonical.c: an object as Argo gives it back, from the object given */
+extern Jsonb *argo_canonical_doc(Jsonb *obj);
 
 #endif							/* ARGO_DOC_H */

@@ -332,6 +332,25 @@ rebuilder_dict(Rebuilder *rb)
 	return rb->dict;
 }
 
+/*
+ * Whether an object kept whole (storage/docs.c) may stand for its rows:
+ * not where the statement renames keys or adds the id.
+ */
+bool
+rebuilder_takes_docs(Rebuilder *rb)
+{
+	return rb->places == NULL && rb->id_name == NULL;
+}
+
+/* objid's object, kept whole: emitted as it is, after the one gathered before it. */
+void
+rebuilder_add_doc(Rebuilder *rb, int64 objid, Jsonb *doc)
+{
+	CHECK_FOR_INTERRUPTS();
+	finish_object(rb);
+	rb->emit(rb->arg, objid, doc);
+}
+
 void
 rebuilder_finish(Rebuilder *rb)
 {

@@ -35,15 +35,19 @@
 
 #include "exec/exec.h"
 
-/* Whether the directory keeps maps (0.6 and later). */
-static bool
-has_maps(ArgoCollection *c)
+/*
+ * What a write through SQL forgets of the directory row: the map (0.6 and
+ * later) and the kept document, where there are such columns.
+ */
+static const char *
+forget_columns(ArgoCollection *c)
 {
 	Relation	dir = argo_open_table(c, "obj");
-	bool		has = rowmap_column(dir) > 0;
+	bool		maps = rowmap_column(dir) > 0;
+	bool		docs = docs_column(dir) > 0;
 
 	table_close(dir, NoLock);
-	return has;
+	return docs ? ", rowmap = NULL, doc = NULL" : maps ? ", rowmap = NULL" : "";
 }
 
 /*
@@ -58,7 +62,7 @@ lock_sql(ArgoCollection *c, ArgoPred *where, bool touch, const int64 *ids, int n
 	if (touch)
 		appendStringInfo(&buf->sql,
 						 "UPDATE %s o SET objid = o.objid%s FROM (", c->obj_table,
-						 has_maps(c) ? ", rowmap = NULL" : "");
+						 forget_columns(c));
 	appendStringInfo(&buf->sql, "SELECT i.objid, i.xmin AS v FROM %s i", c->obj_table);
 	if (ids != NULL)
 	{

@@ -281,7 +281,9 @@ write_maps(ObjWriter *w, Updater *u, RowLog *log, int ntables, bool known)
 			if (!log->rows[at].gone)
 				tids[log->rows[at].table][n[log->rows[at].table]++] = log->rows[at].tid;
 		objwriter_set_map(w, objid, known ?
-						  rowmap_encode(objwriter_epoch(w), ntables, tids, n) : NULL);
+						  rowmap_encode(objwriter_epoch(w), ntables, tids, n) : NULL,
+						  known && objwriter_keeps_docs(w) ?
+						  argo_canonical_doc(u->after[i]) : NULL);
 	}
 }
 

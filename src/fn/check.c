@@ -8,7 +8,8 @@
  * to a key of the dictionary, an object has at most one row per key, and
  * the format's own rules hold (a key marking an empty object or array
  * holds no value; an Argo/1 row holds at most one value), and an
- * object's map says where exactly its rows are (or it has none).
+ * object's map says where exactly its rows are (or it has none), and a
+ * kept document is exactly what its rows rebuild (or there is none).
  */
 #include "postgres.h"
 
@@ -129,6 +130,70 @@ check_maps(ArgoCollection *c, ReturnSetInfo *rsinfo)
 									 mc.wrong, c->name));
 }
 
+/* Kept documents that differ from their objects' rows: the first few, then how many. */
+typedef struct DocCheck
+{
+	ReturnSetInfo *rsinfo;
+	ObjFetch   *fetch;
+	Rebuilder  *rb;
+	Jsonb	   *doc;			/* the kept one of the object being read */
+	bool		rebuilt;
+	int64		wrong;
+} DocCheck;
+
+static void
+rebuilt_object(void *arg, int64 objid, Jsonb *obj)
+{
+	DocCheck   *dc = arg;
+
+	dc->rebuilt = true;
+	if (obj != NULL && VARSIZE(obj) == VARSIZE(dc->doc) &&
+		memcmp(obj, dc->doc, VARSIZE(obj)) == 0)
+		return;
+	if (++dc->wrong <= MAPS_NAMED)
+		put_problem(dc->rsinfo, psprintf("object " INT64_FORMAT "'s kept document differs from its rows", objid));
+}
+
+/* One directory row (objid, doc): its document against its rows, rebuilt. */
+static void
+check_doc(void *arg, Datum *values, bool *nulls)
+{
+	DocCheck   *dc = arg;
+	int64		objid = DatumGetInt64(values[0]);
+
+	dc->doc = DatumGetJsonbP(values[1]);
+	dc->rebuilt = false;
+	objfetch_object(dc->fetch, objid, dc->rb);
+	rebuilder_finish(dc->rb);
+	if (!dc->rebuilt)
+		rebuilt_object(dc, objid, NULL);
+}
+
+/* The kept documents, where Argo reads them (as the maps). */
+static void
+check_docs(ArgoCollection *c, ReturnSetInfo *rsinfo)
+{
+	DocCheck	dc = {rsinfo};
+	Relation	dir = argo_open_table(c, "obj");
+	bool		docs = docs_column(dir) > 0;
+	SqlBuf	   *buf;
+
+	table_close(dir, NoLock);
+	if (!docs || (dc.fetch = objfetch_open(c, NIL, false, true)) == NULL)
+		return;
+	objfetch_ignore_docs(dc.fetch);
+	dc.rb = rebuilder_create(keydict_of(c), rebuilt_object, &dc);
+	buf = sqlbuf_create();
+	appendStringInfo(&buf->sql, "SELECT objid, doc FROM %s WHERE doc IS NOT NULL ORDER BY objid",
+					 c->obj_table);
+	argo_stream_rows(buf, check_doc, &dc);
+	objfetch_close(dc.fetch);
+	if (dc.wrong > 0)
+		put_problem(rsinfo, psprintf(INT64_FORMAT " object(s) in all have kept documents that differ from their rows; "
+									 "argo_keep_documents('%s', false) and then true writes them again",
+									 dc.wrong, c->name));
+}
+
 /* argo_check(collection text) RETURNS SETOF text */
 Datum
 argo_check(PG_FUNCTION_ARGS)
@@ -156,6 +221,7 @@ argo_check(PG_FUNCTION_ARGS)
 		}
 	}
 	check_maps(c, rsinfo);
+	check_docs(c, rsinfo);
 	SPI_finish();
 	return (Datum) 0;
 }

@@ -20,6 +20,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
@@ -38,7 +39,7 @@ PG_FUNCTION_INFO_V1(argo_repair);
 
 /* The ids of the objects with a map among those the statement's rows belong to. */
 static Datum
-mapped_objects(const char *dir, TriggerData *td, bool *none)
+mapped_objects(const char *dir, bool docs, TriggerData *td, bool *none)
 {
 	bool		with_new = td->tg_trigger->tgnewtable != NULL;
 	bool		with_old = td->tg_trigger->tgoldtable != NULL;
@@ -46,12 +47,14 @@ mapped_objects(const char *dir, TriggerData *td, bool *none)
 	int			rc;
 	Datum		ids;
 
+	const char *kept = docs ? "(d.rowmap IS NOT NULL OR d.doc IS NOT NULL)" : "d.rowmap IS NOT NULL";
+
 	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
-		sql = psprintf("SELECT pg_catalog.array_agg(d.objid) FROM %s d WHERE d.rowmap IS NOT NULL", dir);
+		sql = psprintf("SELECT pg_catalog.array_agg(d.objid) FROM %s d WHERE %s", dir, kept);
 	else
-		sql = psprintf("SELECT pg_catalog.array_agg(d.objid) FROM %s d WHERE d.rowmap IS NOT NULL"
+		sql = psprintf("SELECT pg_catalog.array_agg(d.objid) FROM %s d WHERE %s"
 					   " AND d.objid OPERATOR(pg_catalog.=) ANY (SELECT objid FROM %s%s%s)",
-					   dir,
+					   dir, kept,
 					   with_new ? quote_identifier(td->tg_trigger->tgnewtable) : "",
 					   with_new && with_old ? " UNION ALL SELECT objid FROM " : "",
 					   with_old ? quote_identifier(td->tg_trigger->tgoldtable) : "");
@@ -60,6 +63,17 @@ mapped_objects(const char *dir, TriggerData *td, bool *none)
 		elog(ERROR, "argo: could not find the objects written: %s", SPI_result_code_string(rc));
 	ids = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, none);
 	return ids;
+}
+
+/* Whether collection coll's directory keeps documents (storage/docs.c). */
+static bool
+directory_keeps_docs(const char *coll)
+{
+	Oid			relid = get_relname_relid(psprintf("%s_obj", coll),
+										  get_namespace_oid(ARGO_SCHEMA, false));
+	AttrNumber	att = OidIsValid(relid) ? get_attnum(relid, "doc") : InvalidAttrNumber;
+
+	return att != InvalidAttrNumber && get_atttype(relid, att) == JSONBOID;
 }
 
 /*
@@ -72,6 +86,7 @@ argo_forget_rowmaps(PG_FUNCTION_ARGS)
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	const char *coll;
 	char	   *dir;
+	bool		docs;
 	bool		none;
 	Datum		ids;
 
@@ -83,15 +98,17 @@ argo_forget_rowmaps(PG_FUNCTION_ARGS)
 	coll = td->tg_trigger->tgargs[0];
 	collection_check_name(coll);
 	dir = quote_qualified_identifier(ARGO_SCHEMA, psprintf("%s_obj", coll));
+	docs = directory_keeps_docs(coll);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
 	if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
 		elog(ERROR, "argo: could not register the transition tables");
-	ids = mapped_objects(dir, td, &none);
+	ids = mapped_objects(dir, docs, td, &none);
 	if (!none)
 	{
 		Oid			type = INT8ARRAYOID;
-		int			rc = SPI_execute_with_args(psprintf("UPDATE %s SET rowmap = NULL WHERE objid OPERATOR(pg_catalog.=) ANY ($1)", dir),
+		int			rc = SPI_execute_with_args(psprintf("UPDATE %s SET rowmap = NULL%s WHERE objid OPERATOR(pg_catalog.=) ANY ($1)",
+														dir, docs ? ", doc = NULL" : ""),
 											   1, &type, &ids, NULL, false, 0);
 
 		if (rc != SPI_OK_UPDATE)
@@ -183,6 +200,28 @@ check_readable(ArgoCollection *c)
 	}
 }
 
+/* Documents forgotten by writes through SQL, kept again from the rows. */
+static int64
+repair_docs(ArgoCollection *c)
+{
+	Relation	dir = argo_open_table(c, "obj");
+	bool		docs = docs_column(dir) > 0;
+	SqlBuf	   *buf;
+	int			rc;
+
+	table_close(dir, NoLock);
+	if (!docs)
+		return 0;
+	buf = sqlbuf_create();
+	appendStringInfo(&buf->sql, "UPDATE %s o SET doc = %s($%d, o.objid) WHERE o.doc IS NULL",
+					 c->obj_table, argo_function("argo_object"),
+					 sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)));
+	rc = argo_run(buf, false);
+	if (rc != SPI_OK_UPDATE)
+		elog(ERROR, "argo: could not write documents: %s", SPI_result_code_string(rc));
+	return (int64) SPI_processed;
+}
+
 /*
  * argo_repair(collection text) RETURNS bigint: write every object's map
  * again where it is not what the object's rows call for; returns how
@@ -215,8 +254,9 @@ argo_repair(PG_FUNCTION_ARGS)
 	 */
 	PushActiveSnapshot(GetLatestSnapshot());
 	rowmap_walk(r.c, repair_visit, &r);
-	PopActiveSnapshot();
 	repair_flush(&r);
+	r.total += repair_docs(r.c);
+	PopActiveSnapshot();
 	SPI_finish();
 	PG_RETURN_INT64(r.total);
 }

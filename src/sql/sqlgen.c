@@ -5,6 +5,7 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
 
@@ -127,8 +128,20 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, Datum ids)
 		sqlbuf_replace(buf, "@KEYS@", keys.data);
 }
 
+/* Whether c keeps its objects' documents (storage/docs.c). */
+static bool
+keeps_docs(ArgoCollection *c)
+{
+	Relation	dir = argo_open_table(c, "obj");
+	bool		docs = docs_column(dir) > 0;
+
+	table_close(dir, NoLock);
+	return docs;
+}
+
 /*
- * Every object, rebuilt by argo_object() per directory row (fn/object.c), in
+ * Every object, rebuilt by argo_object() per directory row (fn/object.c)
+ * where the collection keeps no document of it, in
  * id order or sorted as ORDER BY says.  PostgreSQL may share the
  * directory out among parallel workers, each rebuilding and sorting its
  * objects, and merge their results.
@@ -141,9 +154,12 @@ sqlgen_all_objects(ArgoQuery *q)
 	StringInfoData keys;
 
 	initStringInfo(&keys);
-	appendStringInfo(&buf->sql, "SELECT %s($%d, o.objid) FROM %s o",
+	/* a kept document is the object; only objects without one are rebuilt */
+	appendStringInfo(&buf->sql, "SELECT %s%s($%d, o.objid)%s FROM %s o",
+					 keeps_docs(c) ? "COALESCE(o.doc, " : "",
 					 argo_function("argo_object"),
 					 sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)),
+					 keeps_docs(c) ? ")" : "",
 					 c->obj_table);
 	emit_order_joins(buf, c, q->stmt, &keys);
 	appendStringInfo(&buf->sql, " ORDER BY %s", keys.data);

@@ -72,6 +72,9 @@ struct RowBatch
 	/* the change feed: the new objects, for their events after the flush */
 	FeedMode	feed;
 	Jsonb	  **feed_docs;		/* by position in objids */
+	/* kept documents (docs.c): the new objects as Argo gives them back */
+	bool		docs;
+	Datum	   *docs_kept;		/* by position in objids */
 	StringInfoData path;
 };
 
@@ -90,6 +93,7 @@ batch_reset(RowBatch *b)
 	b->objids = MemoryContextAlloc(b->cxt, sizeof(Datum) * b->maxobjids);
 	b->nobjids = 0;
 	b->feed_docs = MemoryContextAlloc(b->cxt, sizeof(Jsonb *) * b->maxobjids);
+	b->docs_kept = MemoryContextAlloc(b->cxt, sizeof(Datum) * b->maxobjids);
 }
 
 /*
@@ -104,6 +108,13 @@ rowbatch_create(ArgoCollection *coll, bool directory)
 	b->coll = coll;
 	b->directory = directory;
 	b->feed = directory ? feed_mode(coll) : FEED_OFF;
+	if (directory)
+	{
+		Relation	dir = argo_open_table(coll, "obj");
+
+		b->docs = docs_column(dir) > 0;
+		table_close(dir, NoLock);
+	}
 	b->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo row batch",
 								   ALLOCSET_DEFAULT_SIZES);
 	batch_reset(b);
@@ -194,11 +205,23 @@ add_objid(RowBatch *b, int64 objid, Jsonb *obj)
 		b->maxobjids *= 2;
 		b->objids = repalloc(b->objids, sizeof(Datum) * b->maxobjids);
 		b->feed_docs = repalloc(b->feed_docs, sizeof(Jsonb *) * b->maxobjids);
+		b->docs_kept = repalloc(b->docs_kept, sizeof(Datum) * b->maxobjids);
 	}
 	if (b->feed != FEED_OFF)
 	{
 		b->feed_docs[b->nobjids] = MemoryContextAlloc(b->cxt, VARSIZE(obj));
 		memcpy(b->feed_docs[b->nobjids], obj, VARSIZE(obj));
+	}
+	if (b->docs)
+	{
+		MemoryContext old = MemoryContextSwitchTo(b->cxt);
+		Jsonb	   *doc = argo_canonical_doc(obj);
+
+		if (doc == obj)
+			doc = b->feed != FEED_OFF ? b->feed_docs[b->nobjids] :
+				memcpy(palloc(VARSIZE(obj)), obj, VARSIZE(obj));
+		b->docs_kept[b->nobjids] = JsonbPGetDatum(doc);
+		MemoryContextSwitchTo(old);
 	}
 	b->objids[b->nobjids++] = Int64GetDatum(objid);
 }
@@ -564,15 +587,17 @@ new_maps(RowBatch *b, Written *w, int ntables)
 
 /*
  * The new objects' directory rows, with their maps where the directory
- * has the column (a collection of 0.5 not yet updated has not).
+ * has the column (a collection of 0.5 not yet updated has not), and
+ * their documents where the collection keeps them.
  */
 static void
 write_directory(RowBatch *b, Datum *maps)
 {
-	static const Oid types[2] = {INT8OID, BYTEAOID};
+	static const Oid types[3] = {INT8OID, BYTEAOID, JSONBOID};
 	Relation	dir = argo_open_table(b->coll, "obj");
 	bool		has_maps = rowmap_column(dir) > 0;
-	ArgoRows	rows = {b->nobjids, has_maps ? 2 : 1, {"objid", "rowmap"}, {b->objids, maps}};
+	ArgoRows	rows = {b->nobjids, has_maps ? 2 + b->docs : 1, {"objid", "rowmap", "doc"},
+	{b->objids, maps, b->docs_kept}};
 	bool	   *nulls = NULL;
 
 	table_close(dir, NoLock);

@@ -108,6 +108,9 @@ struct ObjFetch
 	MemoryContext objcxt;		/* one object's map */
 	bool		dir_found;		/* the directory row of the object asked */
 	bytea	   *map;			/* its map, in objcxt; NULL: none */
+	AttrNumber	docatt;			/* the kept documents' column, or 0 */
+	bool		docs;			/* whether to take them: whole objects, no log */
+	Jsonb	   *doc;			/* the object's, in objcxt; NULL: none */
 	RowLog	   *log;			/* if not NULL: every row handed out, logged */
 	bool		every;			/* a projection that still says each object exists */
 	MemoryContext logcxt;		/* where the log grows: the caller's */
@@ -183,6 +186,7 @@ maps_begin(ObjFetch *f, ArgoCollection *c)
 	Relation	dir = argo_open_table(c, "obj");
 
 	f->mapatt = rowmap_column(dir);
+	f->docatt = docs_column(dir);
 	if (f->mapatt <= 0)
 	{
 		table_close(dir, NoLock);
@@ -211,6 +215,7 @@ objfetch_open(ArgoCollection *c, List *keys, bool projection, bool stream)
 	Relation	obj;
 
 	f->cxt = CurrentMemoryContext;
+	f->docs = true;
 	f->dict = keydict_of(c);
 	f->stream = stream;
 	foreach(lc, keys)
@@ -272,6 +277,11 @@ take_directory_row(ObjFetch *f, TableScan *t)
 
 	f->dir_found = true;
 	f->map = isnull ? NULL : (bytea *) PG_DETOAST_DATUM_COPY(d);
+	if (f->docatt > 0 && f->keys == NULL && f->log == NULL && f->docs)
+	{
+		d = slot_getattr(t->slot, f->docatt, &isnull);
+		f->doc = docs_value(d, isnull);
+	}
 	MemoryContextSwitchTo(old);
 }
 
@@ -593,6 +603,7 @@ read_directory(ObjFetch *f, int64 objid)
 	MemoryContextReset(f->objcxt);
 	f->dir_found = false;
 	f->map = NULL;
+	f->doc = NULL;
 	read_table(f, &f->dir, objid, NULL);
 	return f->dir_found;
 }
@@ -637,6 +648,12 @@ objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb)
 		MemoryContextSwitchTo(old);
 		return false;
 	}
+	if (f->doc != NULL && rb != NULL && rebuilder_takes_docs(rb))
+	{
+		rebuilder_add_doc(rb, objid, f->doc);
+		MemoryContextSwitchTo(old);
+		return true;
+	}
 	if ((f->keys == NULL || f->every) && rb != NULL)
 		rebuilder_add_object(rb, objid);
 	if (!f->maps || !read_by_map(f, objid, rb))
@@ -669,6 +686,13 @@ objfetch_log_rows(ObjFetch *f, RowLog *log)
 {
 	f->log = log;
 	f->logcxt = CurrentMemoryContext;
+}
+
+/* Rebuild every object from its rows, never taking a kept document (argo_check). */
+void
+objfetch_ignore_docs(ObjFetch *f)
+{
+	f->docs = false;
 }
 
 /*

@@ -49,6 +49,7 @@ struct ObjWriter
 	Relation	pk;
 	AttrNumber	objatt;
 	AttrNumber	mapatt;
+	AttrNumber	docatt;			/* kept documents (docs.c), or 0 */
 	uint32		epoch;
 	EState	   *estate;			/* for the directory's index entries */
 	ResultRelInfo *rri;
@@ -158,6 +159,7 @@ objwriter_open(ArgoCollection *c, AclMode mode)
 	w->ntables = c->format == ARGO_FORMAT_ARGO1 ? 1 : 3;
 	w->dir = argo_open_table(c, "obj");
 	w->mapatt = rowmap_column(w->dir);
+	w->docatt = docs_column(w->dir);
 	w->objatt = attnameAttNum(w->dir, "objid", false);
 	ok = writable(w->dir) && w->mapatt > 0 && w->objatt > 0 &&
 		OidIsValid(RelationGetPrimaryKeyIndex(w->dir));
@@ -310,11 +312,12 @@ objwriter_delete_rows(ObjWriter *w, int t, const ItemPointerData *tids, int n)
 }
 
 /*
- * Rewrite the locked directory row of objid with a new map (NULL: none);
- * the new version is what later writers and REPEATABLE READ see.
+ * Rewrite the locked directory row of objid with a new map and, where the
+ * collection keeps documents, the object as it now is (NULL: none); the
+ * new version is what later writers and REPEATABLE READ see.
  */
 void
-objwriter_set_map(ObjWriter *w, int64 objid, bytea *map)
+objwriter_set_map(ObjWriter *w, int64 objid, bytea *map, Jsonb *doc)
 {
 	LockedRow  *lr = locked_row(w, objid);
 	TupleTableSlot *slot = w->newslot;
@@ -326,6 +329,11 @@ objwriter_set_map(ObjWriter *w, int64 objid, bytea *map)
 	slot->tts_isnull[w->objatt - 1] = false;
 	slot->tts_values[w->mapatt - 1] = PointerGetDatum(map);
 	slot->tts_isnull[w->mapatt - 1] = map == NULL;
+	if (w->docatt > 0)
+	{
+		slot->tts_values[w->docatt - 1] = JsonbPGetDatum(doc);
+		slot->tts_isnull[w->docatt - 1] = doc == NULL;
+	}
 	ExecStoreVirtualTuple(slot);
 	simple_table_tuple_update(w->dir, &lr->tid, slot, GetActiveSnapshot(), &update_indexes);
 	lr->tid = slot->tts_tid;
@@ -334,6 +342,13 @@ objwriter_set_map(ObjWriter *w, int64 objid, bytea *map)
 		ResetPerTupleExprContext(w->estate);
 		ExecInsertIndexTuples(w->rri, slot, w->estate, true, false, NULL, NIL);
 	}
+}
+
+/* Whether the directory row keeps the object's document too. */
+bool
+objwriter_keeps_docs(ObjWriter *w)
+{
+	return w->docatt > 0;
 }
 
 /* Delete the locked directory row of objid. */

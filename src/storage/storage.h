@@ -194,6 +194,10 @@ extern bool rowmap_epoch_of(bytea *map, uint32 *epoch);
 extern bool rowmap_decode(bytea *map, int ntables, RowMap *m);
 extern AttrNumber rowmap_column(Relation dir);
 
+/* docs.c: documents kept whole beside their rows */
+extern AttrNumber docs_column(Relation dir);
+extern Jsonb *docs_value(Datum d, bool isnull);
+
 /* maprepair.c: the maps the objid indexes call for */
 typedef void (*map_visit) (void *arg, int64 objid, bytea *stored, bytea *actual);
 extern void rowmap_walk(ArgoCollection *c, map_visit fn, void *arg);
@@ -208,6 +212,7 @@ extern bool objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb);
 extern void objfetch_close(ObjFetch *f);
 extern bool objfetch_streams(ObjFetch *f);
 extern void objfetch_every_object(ObjFetch *f);
+extern void objfetch_ignore_docs(ObjFetch *f);
 extern bool objfetch_reads_directory(ObjFetch *f);
 extern Snapshot objfetch_snapshot(ObjFetch *f);
 
@@ -243,7 +248,8 @@ extern void objwriter_close(ObjWriter *w);
 extern uint32 objwriter_epoch(ObjWriter *w);
 extern bool objwriter_lock(ObjWriter *w, int64 objid, Snapshot snap, bool *changed);
 extern void objwriter_delete_rows(ObjWriter *w, int t, const ItemPointerData *tids, int n);
-extern void objwriter_set_map(ObjWriter *w, int64 objid, bytea *map);
+extern void objwriter_set_map(ObjWriter *w, int64 objid, bytea *map, Jsonb *doc);
+extern bool objwriter_keeps_docs(ObjWriter *w);
 extern void objwriter_delete_object(ObjWriter *w, int64 objid);
 
 /* access.c: whether C may read or write a table directly */

@@ -1,0 +1,83 @@
+-- Kept documents: a collection may keep each object's jsonb beside its
+-- rows (argo_keep_documents), read for whole objects instead of a
+-- rebuild.  What is kept must be exactly the rebuild (numbers as Argo
+-- gives them back); writes from C keep it, writes through SQL forget it,
+-- argo_check compares, argo_repair writes forgotten ones again.
+SET client_min_messages = warning;
+SELECT argo_create_collection('kd3', 'argo3'), argo_create_collection('kd1', 'argo1'),
+       argo_create_collection('kdplain', 'argo3');
+-- kept from the first insert (kd3, kdplain stays without), or filled later (kd1)
+SELECT argo_keep_documents('kd3') AS written;
+CREATE TEMP TABLE src (doc jsonb);
+INSERT INTO src VALUES
+  ('{"a": 1.0, "b": [1e2, {"c": 0.10}, [], {}], "e": {}, "f": [], "g": "x", "h": 123456789012345678901234567890, "i": -65.613616999999977}'),
+  ('{"k": true, "n": null, "`": {"a.b": "dotted"}}'), ('{}'),
+  (('{"num": 5, "s": "long' || repeat('x', 3000) || '", "t": [false, 2.50, -0.0, 1E-7]}')::jsonb);
+SELECT argo_load('kd3', 'SELECT doc FROM src'), argo_load('kd1', 'SELECT doc FROM src'),
+       argo_load('kdplain', 'SELECT doc FROM src');
+SELECT argo_keep_documents('kd1') AS written, argo_keep_documents('kd1') AS again;
+-- each kept document is the object as a read without them gives it back
+SELECT o.objid, o.doc IS NOT NULL AS kept, o.doc::text = argo_object('kdplain', o.objid)::text AS same
+  FROM argo_data.kd3_obj o ORDER BY o.objid;
+SELECT o.objid, o.doc::text = argo_object('kdplain', o.objid)::text AS same
+  FROM argo_data.kd1_obj o ORDER BY o.objid;
+SELECT left(doc::text, 140) FROM argo_data.kd3_obj ORDER BY objid;
+-- reads of whole objects, one by one, by id, all, sorted, as the plain collection
+SELECT (SELECT array_agg(x::text ORDER BY x::text) FROM argo_query('SELECT * FROM kd3') x) =
+       (SELECT array_agg(x::text ORDER BY x::text) FROM argo_query('SELECT * FROM kdplain') x) AS all_same;
+SELECT x FROM argo_query('SELECT * FROM kd3 WHERE k = true') x;
+SELECT x FROM argo_query('SELECT * FROM kd1 WHERE ID() = 2') x;
+SELECT x FROM argo_query('SELECT *, ID() AS id FROM kd3 WHERE ID() = 2') x;
+SELECT left(x::text, 60) FROM argo_query('SELECT * FROM kd3 ORDER BY num DESC') x;
+-- writes from C keep them: an update (with a number to make canonical), an insert, a delete
+SELECT * FROM argo_query('UPDATE kd3 SET q = 1.0, a = 7, b[1].c = 2.50 WHERE a = 1');
+SELECT * FROM argo_query('UPDATE kdplain SET q = 1.0, a = 7, b[1].c = 2.50 WHERE a = 1');
+SELECT * FROM argo_query('INSERT INTO kd3 OBJECT {"new": 1.50}');
+SELECT * FROM argo_query('INSERT INTO kdplain OBJECT {"new": 1.50}');
+SELECT * FROM argo_query('DELETE FROM kd3 WHERE ID() = 3');
+SELECT * FROM argo_query('DELETE FROM kdplain WHERE ID() = 3');
+SELECT o.objid, o.doc::text = argo_object('kdplain', o.objid)::text AS same
+  FROM argo_data.kd3_obj o ORDER BY o.objid;
+SELECT doc FROM argo_data.kd3_obj WHERE objid = 1;
+SELECT * FROM argo_check('kd3');
+-- a row written through SQL: the document is forgotten, the rows read
+INSERT INTO argo_data.kd3_num (objid, keyid, valnum)
+  SELECT 2, keyid, 9 FROM argo_data.kd3_keys WHERE keystr = 'a';
+SELECT objid, doc IS NULL AS forgotten FROM argo_data.kd3_obj ORDER BY objid;
+SELECT x FROM argo_query('SELECT * FROM kd3 WHERE ID() = 2') x;
+SELECT argo_repair('kd3') >= 1 AS repaired;
+SELECT objid, doc IS NULL AS forgotten FROM argo_data.kd3_obj ORDER BY objid;
+SELECT x FROM argo_query('SELECT * FROM kd3 WHERE ID() = 2') x;
+-- a kept document that lies (written into the directory by hand) is reported
+UPDATE argo_data.kd1_obj SET doc = '{"forged": true}' WHERE objid = 2;
+SELECT * FROM argo_check('kd1');
+-- one that is not an object is not used: the rows are read
+UPDATE argo_data.kd1_obj SET doc = '[1, 2]' WHERE objid = 2;
+SELECT x FROM argo_query('SELECT * FROM kd1 WHERE ID() = 2') x;
+-- no longer kept: the column goes, reads are the same
+SELECT argo_keep_documents('kd1', false) AS written;
+SELECT count(*) FROM pg_attribute WHERE attrelid = 'argo_data.kd1_obj'::regclass AND attname = 'doc' AND NOT attisdropped;
+SELECT x FROM argo_query('SELECT * FROM kd1 WHERE ID() = 2') x;
+-- errors: NULL, a collection that does not exist, not the owner, row-level security
+SELECT argo_keep_documents('kd1', NULL);
+SELECT argo_keep_documents('nosuch');
+CREATE ROLE kd_other;
+GRANT SELECT ON ALL TABLES IN SCHEMA argo_data TO kd_other;
+SET ROLE kd_other;
+SELECT argo_keep_documents('kd1');
+SELECT x FROM argo_query('SELECT * FROM kd3 WHERE ID() = 1') x;
+RESET ROLE;
+ALTER TABLE argo_data.kd1_data ENABLE ROW LEVEL SECURITY;
+SELECT argo_keep_documents('kd1');
+ALTER TABLE argo_data.kd1_data DISABLE ROW LEVEL SECURITY;
+-- a reader subject to a policy on a value table reads the rows, not the document
+ALTER TABLE argo_data.kd3_str ENABLE ROW LEVEL SECURITY;
+CREATE POLICY kd_hide ON argo_data.kd3_str TO kd_other USING (keyid <> (SELECT keyid FROM argo_data.kd3_keys WHERE keystr = 'g'));
+SET ROLE kd_other;
+SELECT x FROM argo_query('SELECT * FROM kd3 WHERE ID() = 1') x;
+RESET ROLE;
+DROP POLICY kd_hide ON argo_data.kd3_str;
+ALTER TABLE argo_data.kd3_str DISABLE ROW LEVEL SECURITY;
+REVOKE ALL ON ALL TABLES IN SCHEMA argo_data FROM kd_other;
+DROP ROLE kd_other;
+SELECT argo_drop_collection('kd3'), argo_drop_collection('kd1'), argo_drop_collection('kdplain');
