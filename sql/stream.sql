@@ -133,4 +133,45 @@ SELECT * FROM argo_query('SELECT * FROM st') LIMIT 1;
 RESET search_path;
 DROP SCHEMA evil CASCADE;
 
+-- every object, shared among a parallel query's processes: a partial
+-- scan under PostgreSQL's Gather, each process reading chunks of the
+-- directory; the same objects as one process reads
+VACUUM ANALYZE argo_data.st_obj;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT count(*), sum(hashtext(r::text)) FROM argo_query('SELECT * FROM st') r;
+SELECT count(*), count(DISTINCT r), sum((r->>'a')::int) FROM argo_query('SELECT * FROM st') r;
+-- … and from kept documents
+SELECT argo_keep_documents('st') AS kept;
+VACUUM ANALYZE argo_data.st_obj;
+EXPLAIN (COSTS OFF) SELECT count(*), sum(hashtext(r::text)) FROM argo_query('SELECT * FROM st') r;
+SELECT count(*), count(DISTINCT r), sum((r->>'a')::int) FROM argo_query('SELECT * FROM st') r;
+SELECT (SELECT sum(hashtext(r::text)) FROM argo_query('SELECT * FROM st') r) =
+       (SELECT sum(hashtext(r::text)) FROM argo_query('SELECT * FROM st WHERE a > 0') r) AS same_objects;
+-- another statement, or a write in the same query, keeps the query serial
+EXPLAIN (COSTS OFF) SELECT count(*) FROM argo_query('SELECT * FROM st WHERE a > 5') r;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM argo_query('SELECT * FROM st') r,
+  argo_query('UPDATE st SET u = 1 WHERE a = 0') w;
+-- a statement that does not parse is planned as before (its error is the run's)
+EXPLAIN (COSTS OFF) SELECT count(*) FROM argo_query('SELEC * FROM st');
+-- argo_query_read called by name is the function it is
+SELECT count(*) FROM argo_query_read('SELECT * FROM st WHERE a > 5');
+-- argo_query_read, which the planner puts in argo_query's place, reads only,
+-- and needs EXECUTE on argo_query
+SELECT * FROM argo_query_read('DELETE FROM st');
+CREATE ROLE argo_stream_nobody;
+REVOKE EXECUTE ON FUNCTION argo_query(text, jsonb[]) FROM PUBLIC;
+SET ROLE argo_stream_nobody;
+SELECT count(*) FROM argo_query('SELECT * FROM st') r;
+SELECT * FROM argo_query_read('SELECT * FROM st') LIMIT 1;
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION argo_query(text, jsonb[]) TO PUBLIC;
+DROP ROLE argo_stream_nobody;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+
 SELECT argo_drop_collection('st');

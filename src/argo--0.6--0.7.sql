@@ -97,3 +97,16 @@ SET jit = off;
 
 COMMENT ON FUNCTION @extschema@.argo_keep_documents(text, boolean) IS
 'Keep each object''s jsonb beside its rows (whole-object reads take it instead of rebuilding), or with false no longer; returns the documents written';
+
+-- argo_query for a read of every object, which the planner hook
+-- (src/fn/scan.c) puts in its place so that the read may be planned in
+-- parallel; argo_query, which may write, is PARALLEL UNSAFE.
+CREATE FUNCTION @extschema@.argo_query_read(query text, VARIADIC params jsonb[] DEFAULT '{}')
+RETURNS SETOF jsonb
+AS 'MODULE_PATHNAME', 'argo_query_read'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION @extschema@.argo_query_read(text, jsonb[]) IS
+'argo_query for a SELECT, as the planner puts it where a read of every object may run in parallel; needs EXECUTE on argo_query';

@@ -41,6 +41,19 @@ SET jit = off;
 COMMENT ON FUNCTION argo_query(text, jsonb[]) IS
 'Run one Argo/SQL statement; $1..$n in it stand for the given JSON values';
 
+-- argo_query for a read of every object, which the planner hook
+-- (src/fn/scan.c) puts in its place so that the read may be planned in
+-- parallel; argo_query, which may write, is PARALLEL UNSAFE.
+CREATE FUNCTION argo_query_read(query text, VARIADIC params jsonb[] DEFAULT '{}')
+RETURNS SETOF jsonb
+AS 'MODULE_PATHNAME', 'argo_query_read'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION argo_query_read(text, jsonb[]) IS
+'argo_query for a SELECT, as the planner puts it where a read of every object may run in parallel; needs EXECUTE on argo_query';
+
 CREATE FUNCTION argo_explain(query text, VARIADIC params jsonb[] DEFAULT '{}')
 RETURNS SETOF text
 AS 'MODULE_PATHNAME', 'argo_explain'

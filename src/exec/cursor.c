@@ -13,12 +13,21 @@
  * completion whatever the caller takes) runs whole at the first call,
  * into a tuplestore that spills past work_mem, as argo_query's own
  * results do.
+ *
+ * Every object, unsorted, can also be shared among the processes of a
+ * parallel query (fn/scan.c): each runs the directory's rows a chunk of
+ * pages at a time (a TID range scan), taking the next chunk no process
+ * has taken, and rebuilds (or takes the kept documents of) its objects.
+ * Every process reads the same snapshot.  Any other statement runs, as
+ * above, in the one process that claims it first.
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
@@ -27,6 +36,8 @@
 /* Rows of the driving statement in the first round, and at most. */
 #define FIRST_ROUND 16
 #define FETCH_ROWS 2000
+/* Directory pages a process takes at a time, when shared */
+#define CHUNK_BLOCKS 64
 
 struct ArgoCursor
 {
@@ -40,6 +51,12 @@ struct ArgoCursor
 	uint64		round_rows;
 	int			next_id;		/* in drv.ids */
 	bool		done;
+	/* shared with other processes: the directory's pages a chunk at a time */
+	ArgoShare  *share;
+	bool		chunked;		/* sharing: rows runs the current chunk */
+	MemoryContext chunkcxt;		/* its memory */
+	BlockNumber nblocks;
+	EmitTarget	target;
 	Jsonb	  **queue;
 	int			head;
 	int			n;
@@ -99,12 +116,89 @@ run_whole(ArgoCursor *c, result_emit emit, void *arg)
 	c->done = true;
 }
 
+static void finish(ArgoCursor *c);
+
+void
+argo_share_init(ArgoShare *share)
+{
+	pg_atomic_init_u32(&share->next_chunk, 0);
+	pg_atomic_init_u32(&share->whole_claimed, 0);
+}
+
+/*
+ * Whether a statement, as parsed, is one that processes can share: every
+ * object, unsorted, of one collection (allobjects.c), nothing that needs
+ * all of the results in one place (DISTINCT, LIMIT).
+ */
+bool
+argo_shareable_statement(ArgoStmt *s)
+{
+	return s->kind == ASTMT_SELECT && allobjects_applies(s) && s->order_by == NIL &&
+		!s->distinct && s->group_by == NIL && !s->select_ids && !s->renames;
+}
+
+/* The next chunk of the directory's pages no process has taken; false when none is left. */
+static bool
+next_chunk(ArgoCursor *c)
+{
+	uint32		chunk = pg_atomic_fetch_add_u32(&c->share->next_chunk, 1);
+	BlockNumber first = (BlockNumber) chunk * CHUNK_BLOCKS;
+	MemoryContext old;
+
+	if (c->rows)
+		rowcursor_close(c->rows);
+	c->rows = NULL;
+	MemoryContextReset(c->chunkcxt);
+	if (chunk >= (MaxBlockNumber / CHUNK_BLOCKS) || first >= c->nblocks)
+		return false;
+	old = MemoryContextSwitchTo(c->chunkcxt);
+	/* the plan is cached after the first chunk, but may have to be made again */
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	MemoryContextSwitchTo(c->chunkcxt);
+	c->rows = rowcursor_open(sqlgen_all_objects_range(c->plan->q, first, first + CHUNK_BLOCKS),
+							 argo_row_receiver(allobjects_take, &c->target));
+	SPI_finish();
+	MemoryContextSwitchTo(old);
+	return true;
+}
+
+/*
+ * Share the statement with the other processes (true), or, where it
+ * cannot be shared, run it here if this process claims it first (false).
+ * The directory's size is asked after the snapshot was taken, so every
+ * page with a row this snapshot sees is counted: processes that count
+ * more pages only read more rows that none of them sees.
+ */
+static bool
+share_statement(ArgoCursor *c, result_emit emit, void *arg)
+{
+	ArgoQuery  *q = c->plan->q;
+	Relation	dir;
+
+	if (c->plan->strategy != ARGO_PLAN_ALL_OBJECTS || !argo_shareable_statement(q->stmt) ||
+		!allobjects_readable(q))
+		return false;
+	dir = argo_open_table(linitial(q->colls), "obj");
+	c->nblocks = RelationGetNumberOfBlocks(dir);
+	table_close(dir, NoLock);
+	c->target.emit = emit;
+	c->target.arg = arg;
+	c->round_rows = FIRST_ROUND;
+	c->chunked = true;
+	c->chunkcxt = AllocSetContextCreate(c->cxt, "argo cursor chunk", ALLOCSET_DEFAULT_SIZES);
+	if (!next_chunk(c))
+		finish(c);
+	return true;
+}
+
 /*
  * Parse, analyze and plan the statement; a read that can stream starts,
  * anything else runs whole.  Its memory is the caller's current context.
+ * share: the processes of a parallel query, or NULL.
  */
 ArgoCursor *
-argo_cursor_open(const char *query, Jsonb **params, int nparams)
+argo_cursor_open(const char *query, Jsonb **params, int nparams, ArgoShare *share)
 {
 	ArgoCursor *c = palloc0(sizeof(ArgoCursor));
 	ArgoStmt   *stmt;
@@ -135,7 +229,16 @@ argo_cursor_open(const char *query, Jsonb **params, int nparams)
 		arg = distinct_begin(stmt, emit, arg);
 		emit = distinct_emit;
 	}
-	if (!select_streams(c->plan))
+	c->share = share;
+	if (share != NULL && share_statement(c, emit, arg))
+		;
+	else if (share != NULL && pg_atomic_exchange_u32(&share->whole_claimed, 1) != 0)
+	{
+		/* another process runs it */
+		argo_plan_close(c->plan);
+		c->done = true;
+	}
+	else if (!select_streams(c->plan))
 		run_whole(c, emit, arg);
 	else if (select_driver(c->plan, emit, arg, &c->drv) && c->drv.sql)
 	{
@@ -173,7 +276,15 @@ run_round(ArgoCursor *c)
 	if (c->rows)
 	{
 		if (!rowcursor_fetch(c->rows, c->round_rows))
-			finish(c);
+		{
+			if (c->chunked)
+			{
+				if (!next_chunk(c))
+					finish(c);
+			}
+			else
+				finish(c);
+		}
 		c->round_rows = Min(c->round_rows * 4, FETCH_ROWS);
 	}
 	else

@@ -8,6 +8,7 @@
 #ifndef ARGO_EXEC_H
 #define ARGO_EXEC_H
 
+#include "port/atomics.h"
 #include "sql/sql.h"
 
 /*
@@ -86,7 +87,21 @@ extern bool select_driver(ArgoPlan *p, result_emit emit, void *arg, RowDriver *d
 /* cursor.c: a statement's results taken one at a time */
 typedef struct ArgoCursor ArgoCursor;
 
-extern ArgoCursor *argo_cursor_open(const char *query, Jsonb **params, int nparams);
+/*
+ * A read shared among a parallel query's processes (fn/scan.c): each
+ * takes the next chunk of the directory's pages; a statement that cannot
+ * be shared runs whole in the first process to claim it, and in no other.
+ */
+typedef struct ArgoShare
+{
+	pg_atomic_uint32 next_chunk;
+	pg_atomic_uint32 whole_claimed;
+} ArgoShare;
+
+extern void argo_share_init(ArgoShare *share);
+extern bool argo_shareable_statement(ArgoStmt *s);
+extern ArgoCursor *argo_cursor_open(const char *query, Jsonb **params, int nparams,
+									ArgoShare *share);
 extern Jsonb *argo_cursor_next(ArgoCursor *c);
 extern void argo_cursor_close(ArgoCursor *c);
 extern bool argo_cursor_queued(ArgoCursor *c);

@@ -10,6 +10,8 @@
 #include "utils/jsonb.h"
 
 /* params.c */
+/* argo.c: argo_query itself, which argo_query_read (scan.c) calls */
+extern Datum argo_query(PG_FUNCTION_ARGS);
 extern Jsonb **argo_params_of(Datum array, bool isnull, int *nparams);
 
 #endif							/* ARGO_FN_H */

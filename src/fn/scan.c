@@ -18,6 +18,17 @@
  * called while its FROM item is estimated, before paths are chosen, and
  * loading the library then installs the hook.  It also tells the hook
  * argo_query's OID.
+ *
+ * Every object of a collection, unsorted, can also be read by a parallel
+ * query: a partial ArgoScan path, under PostgreSQL's own Gather (and its
+ * partial aggregates), each process reading chunks of the directory
+ * (exec/cursor.c).  argo_query may write, so it is PARALLEL UNSAFE, and a
+ * query calling it is never planned in parallel; a planner hook gives the
+ * calls whose statement is such a read (a constant text, parsed when
+ * planning) argo_query_read, the same function, read-only and PARALLEL
+ * RESTRICTED, when every argo_query call of the query is one.  Nothing
+ * else changes: the first query of a session, planned before the library
+ * was loaded, is simply not parallel.
  */
 #include "postgres.h"
 
@@ -34,6 +45,13 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
+#include "optimizer/cost.h"
+#include "optimizer/planner.h"
+#include "parser/parse_func.h"
+#include "storage/bufmgr.h"
+#include "storage/shm_toc.h"
+#include "catalog/namespace.h"
+#include "utils/memutils.h"
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
@@ -52,12 +70,15 @@
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_query_support);
+PG_FUNCTION_INFO_V1(argo_query_read);
 
 void		_PG_init(void);
 
 static bool stream_results = true;
 static Oid	argo_query_oid = InvalidOid;
+static Oid	read_oid = InvalidOid;	/* argo_query_read, when last swapped in */
 static set_rel_pathlist_hook_type prev_pathlist_hook = NULL;
+static planner_hook_type prev_planner_hook = NULL;
 
 typedef struct ArgoScanState
 {
@@ -68,8 +89,10 @@ typedef struct ArgoScanState
 	ArgoCursor *cursor;			/* NULL: not started */
 	char	   *ran;			/* how it ran, for EXPLAIN ANALYZE */
 	bool		explain_only;
+	ArgoShare  *share;			/* a parallel query's processes, or NULL */
 } ArgoScanState;
 
+static bool shareable_text(Node *arg);
 static Plan *plan_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *path,
 					   List *tlist, List *clauses, List *custom_plans);
 static Node *create_scan_state(CustomScan *cscan);
@@ -78,6 +101,10 @@ static TupleTableSlot *exec_scan(CustomScanState *node);
 static void end_scan(CustomScanState *node);
 static void rescan(CustomScanState *node);
 static void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es);
+static Size estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
+static void reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
+static void initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
 
 static const CustomPathMethods path_methods = {
 	.CustomName = "ArgoScan",
@@ -96,6 +123,10 @@ static const CustomExecMethods exec_methods = {
 	.EndCustomScan = end_scan,
 	.ReScanCustomScan = rescan,
 	.ExplainCustomScan = explain_scan,
+	.EstimateDSMCustomScan = estimate_dsm,
+	.InitializeDSMCustomScan = initialize_dsm,
+	.ReInitializeDSMCustomScan = reinitialize_dsm,
+	.InitializeWorkerCustomScan = initialize_worker,
 };
 
 /* argo_query_support(internal) RETURNS internal: no estimate, only the OID */
@@ -141,11 +172,103 @@ streamable_call(RelOptInfo *rel, Index rti, RangeTblEntry *rte)
 		return NULL;
 	rtf = linitial(rte->functions);
 	fe = (FuncExpr *) rtf->funcexpr;
-	if (!IsA(fe, FuncExpr) || fe->funcid != argo_query_oid || list_length(fe->args) != 2 ||
+	if (!IsA(fe, FuncExpr) ||
+		(fe->funcid != argo_query_oid && (fe->funcid != read_oid || !OidIsValid(read_oid))) ||
+		list_length(fe->args) != 2 ||
 		!bms_is_empty(rel->lateral_relids) || contain_subplans((Node *) fe->args) ||
 		!uses_only_the_column(rel, rti))
 		return NULL;
+	/* argo_query_read called by name is its function, which checks what it runs */
+	if (fe->funcid == read_oid && !shareable_text(linitial(fe->args)))
+		return NULL;
 	return fe;
+}
+
+/*
+ * The collection a shareable statement reads (parsed again: cheap, and
+ * it parsed when the call was swapped in), its directory's OID, or
+ * InvalidOid.
+ */
+static Oid
+read_directory(FuncExpr *fe)
+{
+	ArgoStmt   *stmt = argo_parse(TextDatumGetCString(((Const *) linitial(fe->args))->constvalue));
+	ArgoSource *src = linitial(stmt->from);
+	Oid			nsp = get_namespace_oid(ARGO_SCHEMA, true);
+
+	if (!OidIsValid(nsp) || strlen(src->coll) > NAMEDATALEN - 5)
+		return InvalidOid;
+	return get_relname_relid(psprintf("%s_obj", src->coll), nsp);
+}
+
+/* Like PostgreSQL's own (costsize.c): the leader's share counted in. */
+static double
+parallel_divisor(int workers)
+{
+	double		divisor = workers;
+
+	if (parallel_leader_participation && 1.0 - 0.3 * workers > 0)
+		divisor += 1.0 - 0.3 * workers;
+	return divisor;
+}
+
+/*
+ * Every object of a collection, read by a parallel query: the scan's
+ * rows and cost are the directory's, an object costing what a
+ * sequential scan of a table of whole documents would (kept documents),
+ * or five times that (rebuilt from rows); and a partial path, each
+ * process reading its chunks, for PostgreSQL to put under a Gather.
+ */
+static void
+add_shared_paths(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte, CustomPath *whole)
+{
+	FuncExpr   *fe = (FuncExpr *) ((RangeTblFunction *) linitial(rte->functions))->funcexpr;
+	Oid			dir = read_directory(fe);
+	HeapTuple	tup;
+	double		objects,
+				pages,
+				per_object;
+	int			workers;
+	CustomPath *cp;
+
+	if (!OidIsValid(dir) || !(tup = SearchSysCache1(RELOID, ObjectIdGetDatum(dir))))
+		return;
+	objects = ((Form_pg_class) GETSTRUCT(tup))->reltuples;
+	pages = ((Form_pg_class) GETSTRUCT(tup))->relpages;
+	ReleaseSysCache(tup);
+	if (objects <= 0 || pages <= 0)
+		return;
+	per_object = (pages * seq_page_cost) / objects + cpu_tuple_cost;
+	/* rebuilding from rows reads about as much again as the documents would be */
+	if (get_attnum(dir, "doc") == InvalidAttrNumber)
+	{
+		per_object *= 5;
+		pages *= 5;
+	}
+	rel->rows = clamp_row_est(objects * clauselist_selectivity(root, rel->baserestrictinfo, 0, JOIN_INNER, NULL));
+	whole->path.rows = rel->rows;
+	whole->path.total_cost = objects * per_object;
+	if (!root->glob->parallelModeOK || rel->reloptkind != RELOPT_BASEREL ||
+		!is_parallel_safe(root, (Node *) fe->args) ||
+		!is_parallel_safe(root, (Node *) rel->baserestrictinfo) ||
+		!is_parallel_safe(root, (Node *) rel->reltarget->exprs))
+		return;
+	workers = compute_parallel_worker(rel, pages, -1, max_parallel_workers_per_gather);
+	if (workers <= 0)
+		return;
+	rel->consider_parallel = true;
+	cp = makeNode(CustomPath);
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = rel;
+	cp->path.pathtarget = rel->reltarget;
+	cp->path.parallel_aware = true;
+	cp->path.parallel_safe = true;
+	cp->path.parallel_workers = workers;
+	cp->path.rows = clamp_row_est(rel->rows / parallel_divisor(workers));
+	cp->path.startup_cost = 0;
+	cp->path.total_cost = objects * per_object / parallel_divisor(workers);
+	cp->methods = &path_methods;
+	add_partial_path(rel, &cp->path);
 }
 
 /*
@@ -173,6 +296,8 @@ argo_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *rte)
 	cp->methods = &path_methods;
 	rel->pathlist = NIL;
 	add_path(rel, &cp->path);
+	if (((FuncExpr *) ((RangeTblFunction *) linitial(rte->functions))->funcexpr)->funcid == read_oid)
+		add_shared_paths(root, rel, rte, cp);
 }
 
 static Plan *
@@ -190,10 +315,12 @@ plan_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *path,
 	cs->scan.scanrelid = 0;
 	cs->custom_scan_tlist = list_make1(makeTargetEntry((Expr *) column, 1, NULL, false));
 	cs->custom_exprs = copyObject(fe->args);
-	cs->custom_private = list_make1_oid(fe->funcid);
+	/* EXECUTE is checked on argo_query, whichever of the two was planned */
+	cs->custom_private = list_make1_oid(argo_query_oid);
 	cs->methods = &scan_methods;
 	/* a plan kept across argo_query's replacement is planned again */
 	record_plan_function_dependency(root, fe->funcid);
+	record_plan_function_dependency(root, argo_query_oid);
 	return &cs->scan.plan;
 }
 
@@ -257,7 +384,7 @@ open_cursor(void *arg)
 {
 	Work	   *w = arg;
 
-	w->s->cursor = argo_cursor_open(w->query, w->params, w->nparams);
+	w->s->cursor = argo_cursor_open(w->query, w->params, w->nparams, w->s->share);
 }
 
 static void
@@ -395,6 +522,176 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Argo Plan", s->ran, es);
 }
 
+static Size
+estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return sizeof(ArgoShare);
+}
+
+static void
+initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	argo_share_init(coordinate);
+	((ArgoScanState *) node)->share = coordinate;
+}
+
+static void
+reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	argo_share_init(coordinate);
+}
+
+static void
+initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	((ArgoScanState *) node)->share = coordinate;
+}
+
+/*
+ * Whether a constant statement text is a read that processes can share.
+ * Parsing it while planning must not fail the plan (a statement that is
+ * never run, under LIMIT 0, raises nothing today): a syntax error says
+ * only "no"; any other error is raised.
+ */
+static bool
+shareable_text(Node *arg)
+{
+	Const	   *c = (Const *) arg;
+	MemoryContext cxt,
+				old;
+	volatile bool ok = false;
+
+	if (!IsA(arg, Const) || c->constisnull || c->consttype != TEXTOID)
+		return false;
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "argo plan-time parse", ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		ok = argo_shareable_statement(argo_parse(TextDatumGetCString(c->constvalue)));
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		if (ERRCODE_TO_CATEGORY(e->sqlerrcode) != ERRCODE_SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION &&
+			ERRCODE_TO_CATEGORY(e->sqlerrcode) != ERRCODE_DATA_EXCEPTION &&
+			e->sqlerrcode != ERRCODE_FEATURE_NOT_SUPPORTED)
+			PG_RE_THROW();
+		FlushErrorState();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	return ok;
+}
+
+/* The argo_query calls of a query: all of them, and those a FROM item shares. */
+typedef struct Calls
+{
+	int			all;
+	List	   *shareable;
+} Calls;
+
+static bool
+find_calls(Node *node, Calls *k)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((Query *) node)->rtable)
+		{
+			RangeTblEntry *rte = lfirst(lc);
+			FuncExpr   *fe;
+
+			if (rte->rtekind != RTE_FUNCTION || list_length(rte->functions) != 1 ||
+				rte->funcordinality)
+				continue;
+			fe = (FuncExpr *) ((RangeTblFunction *) linitial(rte->functions))->funcexpr;
+			/* the parameters' default is not filled in before planning */
+			if (IsA(fe, FuncExpr) && fe->funcid == argo_query_oid &&
+				list_length(fe->args) <= 2 && fe->args != NIL &&
+				shareable_text(linitial(fe->args)))
+				k->shareable = lappend(k->shareable, fe);
+		}
+		return query_tree_walker((Query *) node, find_calls, k, 0);
+	}
+	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == argo_query_oid)
+		k->all++;
+	return expression_tree_walker(node, find_calls, k);
+}
+
+/* argo_query_read, beside argo_query, or InvalidOid. */
+static Oid
+lookup_read_oid(void)
+{
+	Oid			argtypes[2] = {TEXTOID, JSONBARRAYOID};
+	char	   *nsp = get_namespace_name(get_func_namespace(argo_query_oid));
+
+	if (nsp == NULL)
+		return InvalidOid;
+	return LookupFuncName(list_make2(makeString(nsp), makeString("argo_query_read")),
+						  2, argtypes, true);
+}
+
+/*
+ * Where a query may be parallel and each of its argo_query calls is a
+ * FROM item reading every object of a collection, the calls become
+ * argo_query_read, which a parallel plan may hold.
+ */
+static PlannedStmt *
+argo_planner(Query *parse, const char *query_string, int cursorOptions,
+			 ParamListInfo boundParams)
+{
+	if (stream_results && OidIsValid(argo_query_oid) &&
+		(cursorOptions & CURSOR_OPT_PARALLEL_OK) != 0 &&
+		parse->commandType == CMD_SELECT && max_parallel_workers_per_gather > 0)
+	{
+		Calls		k = {0, NIL};
+
+		find_calls((Node *) parse, &k);
+		if (k.all > 0 && list_length(k.shareable) == k.all &&
+			OidIsValid(read_oid = lookup_read_oid()))
+		{
+			ListCell   *lc;
+
+			foreach(lc, k.shareable)
+				((FuncExpr *) lfirst(lc))->funcid = read_oid;
+		}
+	}
+	if (prev_planner_hook)
+		return prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	return standard_planner(parse, query_string, cursorOptions, boundParams);
+}
+
+/*
+ * argo_query_read(text, VARIADIC jsonb[]) RETURNS SETOF jsonb: argo_query
+ * for a read, where the planner put it and a FROM item stayed a function
+ * call; EXECUTE on argo_query is what it needs.
+ */
+Datum
+argo_query_read(PG_FUNCTION_ARGS)
+{
+	Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+	Oid			argtypes[2] = {TEXTOID, JSONBARRAYOID};
+	Oid			query_fn = LookupFuncName(list_make2(makeString(get_namespace_name(nsp)),
+													 makeString("argo_query")),
+										  2, argtypes, false);
+	AclResult	acl = pg_proc_aclcheck(query_fn, GetUserId(), ACL_EXECUTE);
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_FUNCTION, "argo_query");
+	if (!PG_ARGISNULL(0) && argo_is_write(text_to_cstring(PG_GETARG_TEXT_PP(0))))
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("argo_query_read runs only SELECT statements")));
+	return argo_query(fcinfo);
+}
+
 void
 _PG_init(void)
 {
@@ -406,4 +703,6 @@ _PG_init(void)
 	RegisterCustomScanMethods(&scan_methods);
 	prev_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = argo_pathlist;
+	prev_planner_hook = planner_hook;
+	planner_hook = argo_planner;
 }

@@ -166,6 +166,34 @@ sqlgen_all_objects(ArgoQuery *q)
 	return buf;
 }
 
+/*
+ * The objects whose directory rows lie on pages [first, end), in no
+ * particular order: one chunk of every object read by several processes
+ * (exec/cursor.c), a TID range scan each.
+ */
+SqlBuf *
+sqlgen_all_objects_range(ArgoQuery *q, BlockNumber first, BlockNumber end)
+{
+	ArgoCollection *c = linitial(q->colls);
+	SqlBuf	   *buf = sqlbuf_create();
+	ItemPointer from = palloc(sizeof(ItemPointerData));
+	ItemPointer to = palloc(sizeof(ItemPointerData));
+	int			name = sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name));
+
+	ItemPointerSet(from, first, FirstOffsetNumber);
+	ItemPointerSet(to, end, FirstOffsetNumber);
+	buf->generic_plan = true;
+	appendStringInfo(&buf->sql, "SELECT %s%s($%d, o.objid)%s FROM %s o"
+					 " WHERE o.ctid OPERATOR(pg_catalog.>=) $%d AND o.ctid OPERATOR(pg_catalog.<) $%d",
+					 keeps_docs(c) ? "COALESCE(o.doc, " : "",
+					 argo_function("argo_object"), name,
+					 keeps_docs(c) ? ")" : "",
+					 c->obj_table,
+					 sqlbuf_param(buf, TIDOID, PointerGetDatum(from)),
+					 sqlbuf_param(buf, TIDOID, PointerGetDatum(to)));
+	return buf;
+}
+
 /* The statement orders or limits its objects. */
 static bool
 select_is_ordered(ArgoStmt *s)
