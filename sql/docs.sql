@@ -4,9 +4,11 @@
 -- gives them back); writes from C keep it, writes through SQL forget it,
 -- argo_check compares, argo_repair writes forgotten ones again.
 SET client_min_messages = warning;
-SELECT argo_create_collection('kd3', 'argo3'), argo_create_collection('kd1', 'argo1'),
-       argo_create_collection('kdplain', 'argo3');
--- kept from the first insert (kd3, kdplain stays without), or filled later (kd1)
+-- kept from the start by default (kd3), or filled later (kd1; kdplain never)
+SELECT argo_create_collection('kd3', 'argo3');
+SET argo.keep_documents = off;
+SELECT argo_create_collection('kd1', 'argo1'), argo_create_collection('kdplain', 'argo3');
+RESET argo.keep_documents;
 SELECT argo_keep_documents('kd3') AS written;
 CREATE TEMP TABLE src (doc jsonb);
 INSERT INTO src VALUES

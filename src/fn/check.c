@@ -202,6 +202,7 @@ argo_check(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ArgoCollection *c;
 	ListCell   *lc;
+	bool		found = false;
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -211,6 +212,7 @@ argo_check(PG_FUNCTION_ARGS)
 	{
 		if (SPI_execute(lfirst(lc), true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "argo: could not check collection \"%s\"", name);
+		found = found || SPI_processed > 0;
 		for (uint64 i = 0; i < SPI_processed; i++)
 		{
 			bool		isnull;
@@ -221,7 +223,9 @@ argo_check(PG_FUNCTION_ARGS)
 		}
 	}
 	check_maps(c, rsinfo);
-	check_docs(c, rsinfo);
+	/* rows that break the rules above cannot be rebuilt to compare */
+	if (!found)
+		check_docs(c, rsinfo);
 	SPI_finish();
 	return (Datum) 0;
 }

@@ -699,6 +699,10 @@ _PG_init(void)
 							 "Plans FROM argo_query(...) as a scan whose results stream.",
 							 "Off: a FunctionScan, which makes the whole result before the first row.",
 							 &stream_results, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("argo.keep_documents",
+							 "Collections made from now on keep each object's jsonb beside its rows.",
+							 "Whole-object reads take it instead of rebuilding the object; argo_keep_documents changes a collection made already.",
+							 &argo_keep_documents_default, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("argo");
 	RegisterCustomScanMethods(&scan_methods);
 	prev_pathlist_hook = set_rel_pathlist_hook;

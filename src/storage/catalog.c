@@ -342,7 +342,8 @@ create_map_triggers(ArgoCollection *c, const char *table)
 
 /*
  * The dictionary, the object directory (an empty object {} has its
- * directory row and no other) and the value tables of the format, with
+ * directory row and no other; with each object's document kept, as
+ * argo.keep_documents says) and the value tables of the format, with
  * their triggers and indexes.
  */
 static void
@@ -352,7 +353,8 @@ create_tables(ArgoCollection *c)
 	bool		is1 = c->format == ARGO_FORMAT_ARGO1;
 
 	collection_create_dictionary(c);
-	run_ddl(psprintf("CREATE TABLE %s (%s)", c->obj_table, collection_table_columns("obj", false)));
+	run_ddl(psprintf("CREATE TABLE %s (%s%s)", c->obj_table, collection_table_columns("obj", false),
+					 argo_keep_documents_default ? ", doc jsonb" : ""));
 	for (int i = 0; i < (is1 ? 1 : 3); i++)
 	{
 		const char *suffix = is1 ? "data" : argo3[i];
@@ -601,12 +603,18 @@ drop_feed(ArgoCollection *c, bool collection_dropped)
 	run_ddl(psprintf("DROP TABLE %s", feed));
 }
 
-/* Objects in c, as its directory's size says (never less than its rows). */
+/*
+ * Objects in c, as its directory's size says: its pages now, at the
+ * density ANALYZE last found (rows with maps and kept documents are much
+ * wider than a bare id), or, never analyzed, at most as many as fit.
+ */
 double
 directory_objects(ArgoCollection *c)
 {
 	Relation	rel = argo_open_table(c, "obj");
-	double		n = (double) RelationGetNumberOfBlocks(rel) * DIRECTORY_ROWS_PER_PAGE;
+	double		density = rel->rd_rel->relpages > 0 && rel->rd_rel->reltuples > 0 ?
+		rel->rd_rel->reltuples / rel->rd_rel->relpages : DIRECTORY_ROWS_PER_PAGE;
+	double		n = (double) RelationGetNumberOfBlocks(rel) * density;
 
 	table_close(rel, NoLock);
 	return n;

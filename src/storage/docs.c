@@ -24,6 +24,9 @@
 
 #include "storage/storage.h"
 
+/* argo.keep_documents: whether collections made from now on keep them */
+bool		argo_keep_documents_default = true;
+
 /* The directory's doc column, or 0 where the collection keeps no documents. */
 AttrNumber
 docs_column(Relation dir)

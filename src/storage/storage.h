@@ -195,6 +195,7 @@ extern bool rowmap_decode(bytea *map, int ntables, RowMap *m);
 extern AttrNumber rowmap_column(Relation dir);
 
 /* docs.c: documents kept whole beside their rows */
+extern bool argo_keep_documents_default;
 extern AttrNumber docs_column(Relation dir);
 extern Jsonb *docs_value(Datum d, bool isnull);
 
