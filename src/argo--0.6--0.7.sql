@@ -110,3 +110,23 @@ SET jit = off;
 
 COMMENT ON FUNCTION @extschema@.argo_query_read(text, jsonb[]) IS
 'argo_query for a SELECT, as the planner puts it where a read of every object may run in parallel; needs EXECUTE on argo_query';
+
+-- What a reader or a writer of one collection needs, granted or revoked
+-- in one step (src/fn/grant.c), by a role that may grant on its tables.
+CREATE FUNCTION @extschema@.argo_grant(collection text, role text, access text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_grant'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION @extschema@.argo_grant(text, text, text) IS
+'Grant a role (or PUBLIC) what reading (''read'') or writing (''write'': adding new keys included) one collection needs';
+
+CREATE FUNCTION @extschema@.argo_revoke(collection text, role text, access text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_revoke'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION @extschema@.argo_revoke(text, text, text) IS
+'Revoke what argo_grant granted: ''read'' takes reading and writing, ''write'' writing only';

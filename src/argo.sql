@@ -174,6 +174,26 @@ SET jit = off;
 COMMENT ON FUNCTION argo_keep_documents(text, boolean) IS
 'Keep each object''s jsonb beside its rows (whole-object reads take it instead of rebuilding), or with false no longer; returns the documents written';
 
+-- What a reader or a writer of one collection needs, granted or revoked
+-- in one step (src/fn/grant.c), by a role that may grant on its tables.
+CREATE FUNCTION argo_grant(collection text, role text, access text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_grant'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION argo_grant(text, text, text) IS
+'Grant a role (or PUBLIC) what reading (''read'') or writing (''write'': adding new keys included) one collection needs';
+
+CREATE FUNCTION argo_revoke(collection text, role text, access text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_revoke'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION argo_revoke(text, text, text) IS
+'Revoke what argo_grant granted: ''read'' takes reading and writing, ''write'' writing only';
+
 -- Where an object's rows lie is kept in its directory row (rowmap) and
 -- written by Argo's own writes from C.  This trigger, on every value
 -- table, forgets the maps of the objects whose rows a statement wrote

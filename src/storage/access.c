@@ -24,6 +24,7 @@
 #include "parser/parse_relation.h"
 #include "utils/acl.h"
 #include "utils/inval.h"
+#include "utils/lsyscache.h"
 #include "utils/syscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
@@ -87,6 +88,34 @@ argo_check_privilege(Relation rel, AclMode mode)
 
 	if (acl != ACLCHECK_OK)
 		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
+}
+
+/*
+ * A writer of c also adds keys to its dictionary, with the key sequence:
+ * INSERT on the one, USAGE on the other.  Checked at every write, not
+ * only when a document with a new key comes (which may be weeks after
+ * the role was set up), so a role granted too little fails on its first
+ * write, naming what it lacks and how to grant it.
+ */
+void
+collection_check_writer(ArgoCollection *c)
+{
+	Oid			keys = argo_table_relid(c, "keys");
+	Oid			kseq = get_relname_relid(psprintf("%s_kseq", c->name),
+										 get_namespace_oid(ARGO_SCHEMA, false));
+	const char *missing = NULL;
+
+	if (pg_class_aclcheck(keys, GetUserId(), ACL_INSERT) != ACLCHECK_OK)
+		missing = psprintf("permission denied for table %s_keys", c->name);
+	else if (OidIsValid(kseq) &&
+			 pg_class_aclcheck(kseq, GetUserId(), ACL_USAGE | ACL_UPDATE) != ACLCHECK_OK)
+		missing = psprintf("permission denied for sequence %s_kseq", c->name);
+	if (missing != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("%s", missing),
+				 errdetail("A writer of collection \"%s\" adds the keys of new documents to its key dictionary.", c->name),
+				 errhint("argo_grant('%s', role, 'write') grants what a writer needs.", c->name)));
 }
 
 /* Whether row-level security applies to this statement's reads of rel. */
