@@ -50,6 +50,16 @@ SELECT x FROM argo_query('SELECT * FROM kd3 WHERE ID() = 2') x;
 SELECT argo_repair('kd3') >= 1 AS repaired;
 SELECT objid, doc IS NULL AS forgotten FROM argo_data.kd3_obj ORDER BY objid;
 SELECT x FROM argo_query('SELECT * FROM kd3 WHERE ID() = 2') x;
+-- rows that go through SQL (a trigger of the owner's on a value table, which
+-- changes them) are not known to be the object given: nothing is kept
+CREATE FUNCTION kd_upper() RETURNS trigger LANGUAGE plpgsql AS
+  $$ BEGIN NEW.valstr := upper(NEW.valstr); RETURN NEW; END $$;
+CREATE TRIGGER kd_upper BEFORE INSERT ON argo_data.kd3_str FOR EACH ROW EXECUTE FUNCTION kd_upper();
+SELECT * FROM argo_query('INSERT INTO kd3 OBJECT {"shout": "quiet"}');
+SELECT doc IS NULL AS not_kept FROM argo_data.kd3_obj WHERE objid = 6;
+SELECT x FROM argo_query('SELECT * FROM kd3 WHERE ID() = 6') x;
+DROP TRIGGER kd_upper ON argo_data.kd3_str;
+DROP FUNCTION kd_upper();
 -- a kept document that lies (written into the directory by hand) is reported
 UPDATE argo_data.kd1_obj SET doc = '{"forged": true}' WHERE objid = 2;
 SELECT * FROM argo_check('kd1');

@@ -602,12 +602,18 @@ write_directory(RowBatch *b, Datum *maps)
 	bool	   *nulls = NULL;
 
 	table_close(dir, NoLock);
+	/*
+	 * Rows that went through SQL are not known to be the ones given (a
+	 * trigger may have changed them): neither map nor document is kept.
+	 */
 	if (maps == NULL && has_maps)
 	{
 		nulls = palloc(sizeof(bool) * Max(b->nobjids, 1));
 		memset(nulls, true, sizeof(bool) * Max(b->nobjids, 1));
 		rows.cols[1] = palloc0(sizeof(Datum) * Max(b->nobjids, 1));
 		rows.nulls[1] = nulls;
+		rows.cols[2] = rows.cols[1];
+		rows.nulls[2] = nulls;
 	}
 	rows.append = true;
 	write_rows(b->coll, "obj", b->coll->obj_table, rows.ncols, &rows, types);
