@@ -152,6 +152,18 @@ EXPLAIN (COSTS OFF) SELECT count(*), sum(hashtext(r::text)) FROM argo_query('SEL
 SELECT count(*), count(DISTINCT r), sum((r->>'a')::int) FROM argo_query('SELECT * FROM st') r;
 SELECT (SELECT sum(hashtext(r::text)) FROM argo_query('SELECT * FROM st') r) =
        (SELECT sum(hashtext(r::text)) FROM argo_query('SELECT * FROM st WHERE a > 0') r) AS same_objects;
+-- the statement as a bound parameter (what a driver sends): a plan made
+-- for its value is shared; a generic plan, made for no value, is not
+PREPARE every(text) AS SELECT count(*), sum(hashtext(r::text)) FROM argo_query($1, VARIADIC '{}'::jsonb[]) r;
+SET plan_cache_mode = force_custom_plan;
+EXPLAIN (COSTS OFF) EXECUTE every('SELECT * FROM st');
+EXECUTE every('SELECT * FROM st');
+EXPLAIN (COSTS OFF) EXECUTE every('SELECT * FROM st WHERE a > 5');
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE every('SELECT * FROM st');
+EXECUTE every('SELECT * FROM st');
+RESET plan_cache_mode;
+DEALLOCATE every;
 -- another statement, or a write in the same query, keeps the query serial
 EXPLAIN (COSTS OFF) SELECT count(*) FROM argo_query('SELECT * FROM st WHERE a > 5') r;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM argo_query('SELECT * FROM st') r,

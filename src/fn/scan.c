@@ -92,7 +92,7 @@ typedef struct ArgoScanState
 	ArgoShare  *share;			/* a parallel query's processes, or NULL */
 } ArgoScanState;
 
-static bool shareable_text(Node *arg);
+static bool shareable_text(Node *arg, ParamListInfo params);
 static Plan *plan_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *path,
 					   List *tlist, List *clauses, List *custom_plans);
 static Node *create_scan_state(CustomScan *cscan);
@@ -179,7 +179,7 @@ streamable_call(RelOptInfo *rel, Index rti, RangeTblEntry *rte)
 		!uses_only_the_column(rel, rti))
 		return NULL;
 	/* argo_query_read called by name is its function, which checks what it runs */
-	if (fe->funcid == read_oid && !shareable_text(linitial(fe->args)))
+	if (fe->funcid == read_oid && !shareable_text(linitial(fe->args), NULL))
 		return NULL;
 	return fe;
 }
@@ -548,26 +548,64 @@ initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 }
 
 /*
- * Whether a constant statement text is a read that processes can share.
+ * The statement text of a call: a constant, or a parameter whose value
+ * this plan is made for (a custom plan of a prepared statement, as a
+ * driver's bound parameter gives: the planner folds it into a constant
+ * later; a generic plan has no value and is not shared).
+ */
+static bool
+statement_text(Node *arg, ParamListInfo params, Datum *value)
+{
+	if (IsA(arg, Const))
+	{
+		Const	   *c = (Const *) arg;
+
+		if (c->constisnull || c->consttype != TEXTOID)
+			return false;
+		*value = c->constvalue;
+		return true;
+	}
+	if (IsA(arg, Param) && ((Param *) arg)->paramkind == PARAM_EXTERN && params != NULL)
+	{
+		Param	   *p = (Param *) arg;
+		ParamExternData buf;
+		ParamExternData *v;
+
+		if (p->paramid <= 0 || p->paramid > params->numParams)
+			return false;
+		v = params->paramFetch ? params->paramFetch(params, p->paramid, true, &buf) :
+			&params->params[p->paramid - 1];
+		if (v == NULL || v->isnull || !(v->pflags & PARAM_FLAG_CONST) ||
+			v->ptype != TEXTOID || p->paramtype != TEXTOID)
+			return false;
+		*value = v->value;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Whether a statement text known when planning is a read that processes
+ * can share.
  * Parsing it while planning must not fail the plan (a statement that is
  * never run, under LIMIT 0, raises nothing today): a syntax error says
  * only "no"; any other error is raised.
  */
 static bool
-shareable_text(Node *arg)
+shareable_text(Node *arg, ParamListInfo params)
 {
-	Const	   *c = (Const *) arg;
+	Datum		stmt_text;
 	MemoryContext cxt,
 				old;
 	volatile bool ok = false;
 
-	if (!IsA(arg, Const) || c->constisnull || c->consttype != TEXTOID)
+	if (!statement_text(arg, params, &stmt_text))
 		return false;
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "argo plan-time parse", ALLOCSET_SMALL_SIZES);
 	old = MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
-		ok = argo_shareable_statement(argo_parse(TextDatumGetCString(c->constvalue)));
+		ok = argo_shareable_statement(argo_parse(TextDatumGetCString(stmt_text)));
 	}
 	PG_CATCH();
 	{
@@ -592,6 +630,7 @@ typedef struct Calls
 {
 	int			all;
 	List	   *shareable;
+	ParamListInfo params;
 } Calls;
 
 static bool
@@ -615,7 +654,7 @@ find_calls(Node *node, Calls *k)
 			/* the parameters' default is not filled in before planning */
 			if (IsA(fe, FuncExpr) && fe->funcid == argo_query_oid &&
 				list_length(fe->args) <= 2 && fe->args != NIL &&
-				shareable_text(linitial(fe->args)))
+				shareable_text(linitial(fe->args), k->params))
 				k->shareable = lappend(k->shareable, fe);
 		}
 		return query_tree_walker((Query *) node, find_calls, k, 0);
@@ -651,7 +690,7 @@ argo_planner(Query *parse, const char *query_string, int cursorOptions,
 		(cursorOptions & CURSOR_OPT_PARALLEL_OK) != 0 &&
 		parse->commandType == CMD_SELECT && max_parallel_workers_per_gather > 0)
 	{
-		Calls		k = {0, NIL};
+		Calls		k = {0, NIL, boundParams};
 
 		find_calls((Node *) parse, &k);
 		if (k.all > 0 && list_length(k.shareable) == k.all &&
