@@ -93,3 +93,40 @@ ALTER TABLE argo_data.kd3_str DISABLE ROW LEVEL SECURITY;
 REVOKE ALL ON ALL TABLES IN SCHEMA argo_data FROM kd_other;
 DROP ROLE kd_other;
 SELECT argo_drop_collection('kd3'), argo_drop_collection('kd1'), argo_drop_collection('kdplain');
+-- every object sorted, from kept documents: the sort keys come from each
+-- document (argo_sort_num/str/bool) instead of rows joined to the
+-- directory, in exactly the order the rows give: numbers, strings,
+-- booleans, then nulls, objects, arrays and objects without the path;
+-- a position never reaches an object's key "1"
+SELECT argo_create_collection('ks');
+SELECT * FROM argo_query('INSERT INTO ks OBJECTS [
+  {"v": 3, "n": {"m": "b"}, "arr": [1, "x"]}, {"v": "b", "n": {"m": 2}}, {"v": true},
+  {"v": false, "arr": {"1": 9}}, {"v": null}, {"v": {"x": 1}}, {"v": [1, 2]}, {"w": 1},
+  {"v": 2.5, "arr": [0, 7]}, {"v": "a", "n": {"m": true}}, {"v": 1e30}, {"v": ""},
+  {"v": -0.1, "n": "m"}, {"v": "B", "arr": [0, 7]}, {"v": 3, "arr": [2, false]},
+  {"v": 100000000000000000001}, {"v": 100000000000000000000}]');
+SELECT argo_keep_documents('ks') AS kept;
+SELECT line FROM argo_explain('SELECT * FROM ks ORDER BY v') line WHERE line LIKE '%ORDER BY%';
+CREATE TEMP TABLE sorted_docs AS
+  SELECT 'v' AS ord, r.* FROM argo_query('SELECT * FROM ks ORDER BY v') WITH ORDINALITY r(x, i)
+  UNION ALL SELECT 'v desc', r.* FROM argo_query('SELECT * FROM ks ORDER BY v DESC') WITH ORDINALITY r(x, i)
+  UNION ALL SELECT 'n.m, arr[1] desc, v', r.* FROM argo_query('SELECT * FROM ks ORDER BY n.m, arr[1] DESC, v') WITH ORDINALITY r(x, i)
+  UNION ALL SELECT 'arr[1], ID() desc', r.* FROM argo_query('SELECT * FROM ks ORDER BY arr[1], ID() DESC') WITH ORDINALITY r(x, i);
+SELECT i, x FROM sorted_docs WHERE ord = 'v' ORDER BY i;
+SELECT i, x FROM sorted_docs WHERE ord = 'n.m, arr[1] desc, v' ORDER BY i;
+-- an object whose document is not kept is rebuilt and sorted among them
+UPDATE argo_data.ks_obj SET doc = NULL WHERE objid IN (1, 2, 9);
+SELECT count(*) AS same_place FROM argo_query('SELECT * FROM ks ORDER BY v DESC') WITH ORDINALITY r(x, i)
+  JOIN sorted_docs s USING (i, x) WHERE s.ord = 'v desc';
+-- the same orders from the rows alone
+SELECT argo_keep_documents('ks', false) AS dropped;
+SELECT line FROM argo_explain('SELECT * FROM ks ORDER BY v') line WHERE line LIKE '%ORDER BY%';
+SELECT s.ord, count(*) AS same_place, (SELECT count(*) FROM argo_query('SELECT * FROM ks')) AS objects
+  FROM sorted_docs s
+  JOIN (SELECT 'v' AS ord, r.* FROM argo_query('SELECT * FROM ks ORDER BY v') WITH ORDINALITY r(x, i)
+        UNION ALL SELECT 'v desc', r.* FROM argo_query('SELECT * FROM ks ORDER BY v DESC') WITH ORDINALITY r(x, i)
+        UNION ALL SELECT 'n.m, arr[1] desc, v', r.* FROM argo_query('SELECT * FROM ks ORDER BY n.m, arr[1] DESC, v') WITH ORDINALITY r(x, i)
+        UNION ALL SELECT 'arr[1], ID() desc', r.* FROM argo_query('SELECT * FROM ks ORDER BY arr[1], ID() DESC') WITH ORDINALITY r(x, i)) rows
+    USING (ord, i, x)
+  GROUP BY s.ord ORDER BY s.ord;
+SELECT argo_drop_collection('ks');

@@ -130,3 +130,29 @@ SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION @extschema@.argo_revoke(text, text, text) IS
 'Revoke what argo_grant granted: ''read'' takes reading and writing, ''write'' writing only';
+
+-- The sort keys of ORDER BY taken from a kept document (src/doc/sortkey.c):
+-- what the value tables' valnum, valstr and valbool would give at a path.
+CREATE FUNCTION @extschema@.argo_sort_num(doc jsonb, path jsonb)
+RETURNS double precision
+AS 'MODULE_PATHNAME', 'argo_sort_num'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
+
+COMMENT ON FUNCTION @extschema@.argo_sort_num(jsonb, jsonb) IS
+'ORDER BY''s key from a document: a number (as its double) at the path (a jsonb array of keys and positions), else NULL';
+
+CREATE FUNCTION @extschema@.argo_sort_str(doc jsonb, path jsonb)
+RETURNS text
+AS 'MODULE_PATHNAME', 'argo_sort_str'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
+
+COMMENT ON FUNCTION @extschema@.argo_sort_str(jsonb, jsonb) IS
+'ORDER BY''s key from a document: a string at the path (a jsonb array of keys and positions), else NULL';
+
+CREATE FUNCTION @extschema@.argo_sort_bool(doc jsonb, path jsonb)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'argo_sort_bool'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
+
+COMMENT ON FUNCTION @extschema@.argo_sort_bool(jsonb, jsonb) IS
+'ORDER BY''s key from a document: a boolean at the path (a jsonb array of keys and positions), else NULL';

@@ -8,6 +8,7 @@
 #include "access/table.h"
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
+#include "utils/json.h"
 
 #include "sql/sql.h"
 
@@ -90,6 +91,61 @@ emit_order_joins(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, StringInfo keys)
 	appendStringInfoString(keys, "o.objid");
 }
 
+/* A path's steps as argo_sort_*'s path: a jsonb array of keys and positions. */
+static Datum
+path_steps(ArgoPath *path)
+{
+	StringInfoData json;
+	ListCell   *lc;
+
+	initStringInfo(&json);
+	appendStringInfoChar(&json, '[');
+	foreach(lc, path->steps)
+	{
+		ArgoStep   *step = lfirst(lc);
+
+		if (foreach_current_index(lc) > 0)
+			appendStringInfoChar(&json, ',');
+		if (step->is_index)
+			appendStringInfo(&json, INT64_FORMAT, step->index);
+		else
+			escape_json(&json, step->key);
+	}
+	appendStringInfoChar(&json, ']');
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum(json.data));
+}
+
+/*
+ * The sort keys of every object of a collection that keeps its
+ * documents, taken from the object itself (doc/sortkey.c) rather than
+ * from rows joined to each directory row; the same order as
+ * emit_order_joins gives.
+ */
+static void
+emit_document_keys(SqlBuf *buf, ArgoStmt *s, const char *object, StringInfo keys)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->order_by)
+	{
+		ArgoOrder  *ob = lfirst(lc);
+		const char *dir = ob->desc ? " DESC" : "";
+		int			path;
+
+		if (ob->path->id)
+		{
+			appendStringInfo(keys, "o.objid%s, ", dir);
+			continue;
+		}
+		path = sqlbuf_param(buf, JSONBOID, path_steps(ob->path));
+		appendStringInfo(keys, "%s(%s, $%d)%s, %s(%s, $%d) COLLATE pg_catalog.\"C\"%s, %s(%s, $%d)%s, ",
+						 argo_function("argo_sort_num"), object, path, dir,
+						 argo_function("argo_sort_str"), object, path, dir,
+						 argo_function("argo_sort_bool"), object, path, dir);
+	}
+	appendStringInfoString(keys, "o.objid");
+}
+
 /*
  * m: the selected objects in output order, limited before anything is
  * fetched, so LIMIT rebuilds only the objects it returns.  With ORDER BY,
@@ -152,16 +208,20 @@ sqlgen_all_objects(ArgoQuery *q)
 	ArgoCollection *c = linitial(q->colls);
 	SqlBuf	   *buf = sqlbuf_create();
 	StringInfoData keys;
+	bool		docs = keeps_docs(c);
+	char	   *object;
 
 	initStringInfo(&keys);
 	/* a kept document is the object; only objects without one are rebuilt */
-	appendStringInfo(&buf->sql, "SELECT %s%s($%d, o.objid)%s FROM %s o",
-					 keeps_docs(c) ? "COALESCE(o.doc, " : "",
-					 argo_function("argo_object"),
-					 sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)),
-					 keeps_docs(c) ? ")" : "",
-					 c->obj_table);
-	emit_order_joins(buf, c, q->stmt, &keys);
+	object = psprintf("%s%s($%d, o.objid)%s", docs ? "COALESCE(o.doc, " : "",
+					  argo_function("argo_object"),
+					  sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)),
+					  docs ? ")" : "");
+	appendStringInfo(&buf->sql, "SELECT %s FROM %s o", object, c->obj_table);
+	if (docs)
+		emit_document_keys(buf, q->stmt, object, &keys);
+	else
+		emit_order_joins(buf, c, q->stmt, &keys);
 	appendStringInfo(&buf->sql, " ORDER BY %s", keys.data);
 	return buf;
 }
