@@ -61,6 +61,7 @@
 #include "parser/parsetree.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/regproc.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
@@ -664,6 +665,28 @@ find_calls(Node *node, Calls *k)
 	return expression_tree_walker(node, find_calls, k);
 }
 
+/*
+ * argo_query in the extension's schema, or InvalidOid.  The support
+ * function learns it while a query is planned, after this hook has run:
+ * without a lookup, the first query of a session would never be shared
+ * among workers.
+ */
+static Oid
+lookup_query_oid(Query *parse)
+{
+	Oid			argtypes[2] = {TEXTOID, JSONBARRAYOID};
+	char	   *qualified;
+	ListCell   *lc;
+	bool		calls = false;
+
+	/* most queries call no function in FROM: no catalog lookup for them */
+	foreach(lc, parse->rtable)
+		calls |= ((RangeTblEntry *) lfirst(lc))->rtekind == RTE_FUNCTION;
+	if (!calls || (qualified = extension_function("argo", "argo_query")) == NULL)
+		return InvalidOid;
+	return LookupFuncName(stringToQualifiedNameList(qualified), 2, argtypes, true);
+}
+
 /* argo_query_read, beside argo_query, or InvalidOid. */
 static Oid
 lookup_read_oid(void)
@@ -686,6 +709,8 @@ static PlannedStmt *
 argo_planner(Query *parse, const char *query_string, int cursorOptions,
 			 ParamListInfo boundParams)
 {
+	if (stream_results && !OidIsValid(argo_query_oid))
+		argo_query_oid = lookup_query_oid(parse);
 	if (stream_results && OidIsValid(argo_query_oid) &&
 		(cursorOptions & CURSOR_OPT_PARALLEL_OK) != 0 &&
 		parse->commandType == CMD_SELECT && max_parallel_workers_per_gather > 0)
