@@ -14,4 +14,8 @@
 extern Datum argo_query(PG_FUNCTION_ARGS);
 extern Jsonb **argo_params_of(Datum array, bool isnull, int *nparams);
 
+/* rowmaps.c: the maps written again, for argo_repair and after a restore (restored.c) */
+struct ArgoCollection;
+extern int64 argo_repair_maps(struct ArgoCollection *c);
+
 #endif							/* ARGO_FN_H */

@@ -33,6 +33,7 @@
 #include "utils/snapmgr.h"
 
 #include "exec/exec.h"
+#include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_forget_rowmaps);
 PG_FUNCTION_INFO_V1(argo_repair);
@@ -231,19 +232,36 @@ Datum
 argo_repair(PG_FUNCTION_ARGS)
 {
 	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
-	Repair		r = {0};
+	ArgoCollection *c;
 	Relation	dir;
+	int64		total;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
 	/* a role that will be refused must not queue for the lock first */
 	collection_check_lock_privileges(name, ACL_SELECT);
 	/* as a writer would lock, and stronger: no object changes meanwhile */
-	r.c = collection_lookup(name, false, ShareRowExclusiveLock);
-	check_readable(r.c);
-	dir = argo_open_table(r.c, "obj");
+	c = collection_lookup(name, false, ShareRowExclusiveLock);
+	check_readable(c);
+	dir = argo_open_table(c, "obj");
 	argo_check_privilege(dir, ACL_UPDATE);
 	table_close(dir, NoLock);
+	total = argo_repair_maps(c) + repair_docs(c);
+	SPI_finish();
+	PG_RETURN_INT64(total);
+}
+
+/*
+ * Write again every map of c that is not what its rows call for; the
+ * number written.  The caller holds c's tables in ShareRowExclusiveLock
+ * and has checked that they can be read directly.
+ */
+int64
+argo_repair_maps(ArgoCollection *c)
+{
+	Repair		r = {0};
+
+	r.c = c;
 	r.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo repair", ALLOCSET_DEFAULT_SIZES);
 
 	/*
@@ -253,10 +271,9 @@ argo_repair(PG_FUNCTION_ARGS)
 	 * ones would hide its change.  Under the lock none is moving them.
 	 */
 	PushActiveSnapshot(GetLatestSnapshot());
-	rowmap_walk(r.c, repair_visit, &r);
+	rowmap_walk(c, repair_visit, &r);
 	repair_flush(&r);
-	r.total += repair_docs(r.c);
 	PopActiveSnapshot();
-	SPI_finish();
-	PG_RETURN_INT64(r.total);
+	MemoryContextDelete(r.cxt);
+	return r.total;
 }

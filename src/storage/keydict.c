@@ -280,9 +280,10 @@ find_indexes(KeyDict *d, Relation rel)
 	}
 	if (!OidIsValid(d->id_index) || !OidIsValid(d->str_index))
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("key dictionary \"%s\" lacks its indexes",
-						RelationGetRelationName(rel))));
+						RelationGetRelationName(rel)),
+				 errhint("If the database is being restored, wait until the restore has made its indexes.")));
 }
 
 /*
@@ -324,7 +325,10 @@ keydict_of(ArgoCollection *c)
 			d->cxt = NULL;
 		d->relid = relid;
 		dict_reset(d);
+		/* a dictionary without its indexes (a restore not yet done) is not kept */
+		d->stale = true;
 		find_indexes(d, rel);
+		d->stale = false;
 	}
 	table_close(rel, NoLock);
 	strlcpy(d->coll, c->name, NAMEDATALEN);

@@ -197,3 +197,51 @@ rowmap_equal(bytea *a, bytea *b)
 	return VARSIZE_ANY_EXHDR(a) == VARSIZE_ANY_EXHDR(b) &&
 		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), VARSIZE_ANY_EXHDR(a)) == 0;
 }
+
+/*
+ * Whether c's maps were made for other tables than c's own: the first
+ * map in the directory has another epoch (a restored dump, a rewritten
+ * table).  One map tells: a restore or a rewrite changes every table's
+ * addresses at once.
+ */
+bool
+rowmap_out_of_date(ArgoCollection *c)
+{
+	static const char *const argo3[] = {"str", "num", "bool"};
+	int			ntables = c->format == ARGO_FORMAT_ARGO1 ? 1 : 3;
+	Relation	rels[ROWMAP_MAX_TABLES];
+	Relation	dir = argo_open_table(c, "obj");
+	AttrNumber	mapatt = rowmap_column(dir);
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	bool		stale = false;
+
+	if (mapatt <= 0)
+	{
+		table_close(dir, NoLock);
+		return false;
+	}
+	for (int t = 0; t < ntables; t++)
+		rels[t] = argo_open_table(c, ntables == 1 ? "data" : argo3[t]);
+	scan = table_beginscan(dir, GetActiveSnapshot(), 0, NULL);
+	slot = table_slot_create(dir, NULL);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		bool		isnull;
+		Datum		m = slot_getattr(slot, mapatt, &isnull);
+		uint32		epoch;
+
+		CHECK_FOR_INTERRUPTS();
+		if (isnull)
+			continue;
+		stale = !rowmap_epoch_of((bytea *) PG_DETOAST_DATUM(m), &epoch) ||
+			epoch != rowmap_epoch(rels, ntables);
+		break;
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	for (int t = 0; t < ntables; t++)
+		table_close(rels[t], NoLock);
+	table_close(dir, NoLock);
+	return stale;
+}

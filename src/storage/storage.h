@@ -203,6 +203,7 @@ extern Jsonb *docs_value(Datum d, bool isnull);
 typedef void (*map_visit) (void *arg, int64 objid, bytea *stored, bytea *actual);
 extern void rowmap_walk(ArgoCollection *c, map_visit fn, void *arg);
 extern bool rowmap_equal(bytea *a, bytea *b);
+extern bool rowmap_out_of_date(ArgoCollection *c);
 
 /* fetch.c: objects' rows straight from the heap */
 typedef struct ObjFetch ObjFetch;

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Backup and restore with PostgreSQL's own pg_dump and pg_restore, on a
+server of its own: a database of collections in both formats (kept
+documents and not, a unique key, a change feed switched on) dumped and
+restored whole, with parallel jobs, and one section at a time with
+queries in between.  After each restore argo_check is clean, the maps
+of where objects' rows lie are current (so reads take them, as before
+the dump: no argo_repair by hand), every statement gives what it gave
+in the original, and writes go on (ids, new keys, the unique key).
+
+    python3 test/restore.py      (as root or postgres; makes its own server)
+"""
+import os
+import shutil
+import sys
+import tempfile
+
+import psycopg
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cluster import BIN, Cluster, as_postgres, check, outcome, q, summary  # noqa: E402
+
+COLLECTIONS = {"people": "argo3", "flat": "argo1", "bare": "argo3"}
+STATEMENTS = [
+    "SELECT * FROM %s",
+    "SELECT * FROM %s WHERE age > 40 ORDER BY name DESC",
+    "SELECT name, tags[1], home.city FROM %s WHERE EXISTS home",
+    "SELECT * FROM %s ORDER BY age LIMIT 7",
+    "SELECT ID(), name FROM %s WHERE ID() BETWEEN 100 AND 120",
+]
+
+
+def connect(server, db):
+    return psycopg.connect(host="127.0.0.1", port=server.port, user="postgres", dbname=db, autocommit=True)
+
+
+def fill(conn):
+    conn.execute("CREATE EXTENSION argo")
+    for name, fmt in COLLECTIONS.items():
+        conn.execute("SELECT argo_create_collection(%s, %s)", (name, fmt))
+        conn.execute("SELECT argo_load(%s, %s)", (name, """
+            SELECT jsonb_build_object('name', 'p' || i, 'age', i % 90, 'tags', jsonb_build_array('t' || (i % 7), i),
+                                      'home', CASE WHEN i % 3 = 0 THEN jsonb_build_object('city', 'c' || (i % 11)) END,
+                                      'big', 12345678901234567890123 + i)
+              FROM generate_series(1, 3000) i"""))
+        # updates and deletes leave holes: the restored rows lie elsewhere
+        q(conn, "UPDATE %s SET age += 1 WHERE age < 10" % name)
+        q(conn, "DELETE FROM %s WHERE age = 50" % name)
+    # a collection whose name starts with another's: a dump of "people"
+    # must not take it
+    conn.execute("SELECT argo_create_collection('people_x')")
+    q(conn, "INSERT INTO people_x OBJECT {\"other\": 1}")
+    conn.execute("SELECT argo_keep_documents('bare', false)")
+    conn.execute("SELECT argo_unique('people', 'name')")
+    conn.execute("SELECT argo_feed('people', true, false)")
+
+
+def answers(conn):
+    return {(c, s): q(conn, s % c) for c in COLLECTIONS for s in STATEMENTS}
+
+
+def dump(server, db, path):
+    r = as_postgres([BIN + "/pg_dump", "-h", "127.0.0.1", "-p", str(server.port), "-U", "postgres",
+                     "-Fc", "-f", path, db])
+    if r.returncode != 0:
+        raise RuntimeError("pg_dump failed: " + r.stderr)
+
+
+def restore(server, db, path, *options):
+    r = as_postgres([BIN + "/pg_restore", "-h", "127.0.0.1", "-p", str(server.port), "-U", "postgres",
+                     "-d", db] + list(options) + [path])
+    return r.returncode, r.stderr
+
+
+def healthy(conn):
+    """argo_check's problems and the objects without a current map, per collection."""
+    out = {}
+    for c in COLLECTIONS:
+        problems = [r[0] for r in conn.execute("SELECT * FROM argo_check(%s)", (c,)).fetchall()]
+        unmapped = conn.execute("SELECT count(*) FROM argo_data.%s_obj WHERE rowmap IS NULL" % c).fetchone()[0]
+        out[c] = (problems, unmapped)
+    return out
+
+
+def clean(health):
+    return all(not p and u == 0 for p, u in health.values())
+
+
+def restored_case(server, path, want, db, options, what):
+    with server.connect() as admin:
+        admin.execute("CREATE DATABASE %s" % db)
+    rc, err = restore(server, db, path, *options)
+    with connect(server, db) as conn:
+        health = healthy(conn)
+        got = answers(conn)
+        check(rc == 0 and clean(health), "%s: pg_restore %s, argo_check clean and every map current, with "
+              "nothing run by hand (%s)" % (what, rc or "ok", health if not clean(health) else err.strip()[:200]))
+        check(got == want, "%s: every statement gives what it gave in the original (%d statements)"
+              % (what, len(want)))
+        q(conn, "INSERT INTO people OBJECT {\"name\": \"new\", \"brand_new_key\": [1, {\"x\": true}]}")
+        dup, _ = outcome(lambda: q(conn, "INSERT INTO people OBJECT {\"name\": \"p7\"}"))
+        ids = q(conn, "SELECT ID() FROM people WHERE name = 'new'")
+        feed = conn.execute("SELECT to_regclass('argo_data.people_feed') IS NOT NULL").fetchone()[0]
+        check(dup == "23505" and ids and ids[0]["_id"] > 3000 and feed and clean(healthy(conn)),
+              "%s: writes go on: a new key, ids after the original's (%s), the unique key (%s), the feed's switch"
+              % (what, ids, dup))
+
+
+def mid_restore_case(server, path, want):
+    with server.connect() as admin:
+        admin.execute("CREATE DATABASE mid")
+    rc1, _ = restore(server, "mid", path, "--section=pre-data", "--section=data")
+    with connect(server, "mid") as conn:
+        first, e1 = outcome(lambda: q(conn, "SELECT * FROM people WHERE age = 3"))
+        again, e2 = outcome(lambda: q(conn, "SELECT * FROM people WHERE age = 3"))
+        check(rc1 == 0 and first == again == "55000" and "lacks its indexes" in str(e1) and str(e1) == str(e2),
+              "a query while a restore has loaded the data but not made the indexes: a clean error naming "
+              "what is missing, the same again (%s, %s: %s)" % (first, again, e1))
+    rc2, err = restore(server, "mid", path, "--section=post-data")
+    with connect(server, "mid") as conn:
+        health = healthy(conn)
+        check(rc2 == 0 and clean(health) and answers(conn) == want,
+              "the rest of that restore: argo_check clean, maps current, the same answers (%s)"
+              % (health if not clean(health) else rc2))
+
+
+# the tables and sequences of one collection, as pg_dump -t takes them
+ONE = "argo_data.%s_(str|num|bool|data|keys|obj|seq|kseq|feed)"
+
+
+def one_collection_case(server, root, want):
+    path = os.path.join(root, "people.dump")
+    r = as_postgres([BIN + "/pg_dump", "-h", "127.0.0.1", "-p", str(server.port), "-U", "postgres",
+                     "-Fc", "-t", ONE % "people", "-f", path, "original"])
+    with server.connect() as admin:
+        admin.execute("CREATE DATABASE one")
+    with connect(server, "one") as conn:
+        conn.execute("CREATE EXTENSION argo")
+    rc, err = restore(server, "one", path)
+    with connect(server, "one") as conn:
+        tables = [t for (t,) in conn.execute("SELECT relname::text FROM pg_class WHERE relnamespace = "
+                                             "'argo_data'::regnamespace AND relkind IN ('r', 'S') ORDER BY 1")]
+        problems = [p for (p,) in conn.execute("SELECT * FROM argo_check('people')")]
+        same = all(q(conn, s % "people") == want[("people", s)] for s in STATEMENTS)
+        check(r.returncode == 0 and rc == 0 and tables == sorted(["people_bool", "people_feed", "people_keys",
+                                                                 "people_kseq", "people_num", "people_obj",
+                                                                 "people_seq", "people_str"])
+              and not problems and same,
+              "one collection: pg_dump -t '%s' takes its tables and sequences and no other collection's "
+              "(%s), restored beside CREATE EXTENSION argo: clean, the same answers (%s)"
+              % (ONE % "people", tables, problems or err.strip()[:200]))
+
+
+def main():
+    root = tempfile.mkdtemp(prefix="argo_restore_")
+    server = Cluster("argo_restore", root, ["wal_level=logical", "max_parallel_workers_per_gather=0"])
+    path = os.path.join(root, "argo.dump")
+    try:
+        server.start()
+        with server.connect() as admin:
+            admin.execute("CREATE DATABASE original")
+        with connect(server, "original") as conn:
+            fill(conn)
+            want = answers(conn)
+            check(clean(healthy(conn)), "the original is healthy before the dump")
+        dump(server, "original", path)
+        restored_case(server, path, want, "whole", [], "a whole database")
+        restored_case(server, path, want, "jobs", ["-j", "2"], "a whole database with two jobs")
+        mid_restore_case(server, path, want)
+        one_collection_case(server, root, want)
+    finally:
+        server.stop("immediate")
+        shutil.rmtree(root, ignore_errors=True)
+    return summary("restore")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
