@@ -372,6 +372,25 @@ def consumer_case(conn, server):
           % runs[1])
 
 
+def feed_off_case(conn):
+    """Following a collection whose feed is off says so (a notice), and
+    says nothing of one whose feed is on."""
+    heard = []
+    conn.add_notice_handler(lambda d: heard.append(d.message_primary))
+    conn.execute("SELECT argo_create_collection('quiet')")
+    q(conn, "INSERT INTO quiet OBJECT {\"unheard\": 1}")
+    off = changes(conn, coll="quiet")
+    said_off = [m for m in heard if "quiet" in m and "off" in m]
+    del heard[:]
+    conn.execute("SELECT argo_feed('quiet', true, false)")
+    q(conn, "INSERT INTO quiet OBJECT {\"heard\": 1}")
+    on = [e.get("fullDocument") for _, e in changes(conn, coll="quiet")]
+    check(off == [] and len(said_off) == 1 and not heard and on == [{"heard": 1}],
+          "argo_changes of a collection whose feed is off: no events and a notice saying so (%s), "
+          "none once it is on (%s, %s)" % (said_off, heard, on))
+    conn.execute("SELECT argo_drop_collection('quiet')")
+
+
 def main():
     root = tempfile.mkdtemp(prefix="argo_feed_")
     server = Cluster("argo_feed", root, ["wal_level=logical",
@@ -420,6 +439,7 @@ def main():
               % (len(evs), len(current(conn))))
         consumer_case(conn, server)
         tokens_case(conn)
+        feed_off_case(conn)
         token = changes(conn)[-1][0]
         conn.execute("SELECT argo_changes_ack('feed', %s)", (token,))
         check(changes(conn, token) == [] and changes(conn)[-1][0] == token,

@@ -279,6 +279,23 @@ event_field(Jsonb *ev, const char *outer, const char *key)
 }
 
 /*
+ * Following a collection whose feed is off gives only what the slot
+ * kept from when it was on: a consumer that sees nothing should know
+ * why.  A notice, not an error: those events are still readable, and
+ * a collection dropped since has none other.
+ */
+static void
+notice_feed_off(const char *coll)
+{
+	ArgoCollection *c = collection_lookup(coll, true, AccessShareLock);
+
+	if (c != NULL && feed_mode(c) == FEED_OFF)
+		ereport(NOTICE,
+				(errmsg("collection \"%s\"'s change feed is off: its changes are not recorded", coll),
+				 errhint("argo_feed('%s', true, false) switches it on; events from before that are not made.", coll)));
+}
+
+/*
  * argo_changes(slot name, collection text, after text, max integer)
  * RETURNS TABLE (token text, event jsonb): the slot's events of the
  * collection (NULL: of every one) after the token (NULL: from the
@@ -312,6 +329,8 @@ argo_changes(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
+	if (coll != NULL)
+		notice_feed_off(coll);
 	values[0] = DirectFunctionCall1(namein, CStringGetDatum(slot));
 	portal = SPI_cursor_open_with_args(NULL, "SELECT data FROM pg_catalog.pg_logical_slot_peek_changes($1, NULL, NULL)",
 									   1, types, values, NULL, true, 0);
