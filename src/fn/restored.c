@@ -30,6 +30,7 @@
 #include "utils/resowner.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
+#include "utils/snapmgr.h"
 
 #include "exec/exec.h"
 #include "fn/fn.h"
@@ -163,8 +164,20 @@ write_maps_again(const char *coll)
 {
 	ArgoCollection *c = collection_lookup(coll, true, ShareRowExclusiveLock);
 	int64		n;
+	bool		stale;
 
-	if (c == NULL || collection_is_distributed(c) || !rowmap_out_of_date(c))
+	if (c == NULL || collection_is_distributed(c))
+		return;
+	/* a utility command may run without a snapshot; the directory is read with one */
+	if (!ActiveSnapshotSet())
+	{
+		PushActiveSnapshot(GetTransactionSnapshot());
+		stale = rowmap_out_of_date(c);
+		PopActiveSnapshot();
+	}
+	else
+		stale = rowmap_out_of_date(c);
+	if (!stale)
 		return;
 	if (!maps_writable(c))
 	{
