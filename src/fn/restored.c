@@ -159,6 +159,18 @@ maps_writable(ArgoCollection *c)
 	return ok;
 }
 
+/* Whether this role may read the directory, from C, to tell whether its maps are current. */
+static bool
+directory_readable(ArgoCollection *c)
+{
+	Relation	dir = argo_open_table(c, "obj");
+	bool		ok = argo_readable_directly(dir) &&
+		pg_class_aclcheck(RelationGetRelid(dir), GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+
+	table_close(dir, NoLock);
+	return ok;
+}
+
 static void
 write_maps_again(const char *coll)
 {
@@ -166,7 +178,7 @@ write_maps_again(const char *coll)
 	int64		n;
 	bool		stale;
 
-	if (c == NULL || collection_is_distributed(c))
+	if (c == NULL || collection_is_distributed(c) || !directory_readable(c))
 		return;
 	/* a utility command may run without a snapshot; the directory is read with one */
 	if (!ActiveSnapshotSet())
