@@ -76,3 +76,13 @@ SELECT x FROM argo_query('SELECT a FROM err WHERE ' || repeat('(', 200) || 'a = 
 -- deeply nested JSON: PostgreSQL's own limits
 SELECT left(err('INSERT INTO err OBJECT ' || repeat('{"a":', 100000) || '1' || repeat('}', 100000)), 36);
 SELECT argo_count('err');
+-- an error raised while a statement runs names its object: the element or
+-- object of a multi-object INSERT, the ID() of an object an UPDATE changes;
+-- nothing is changed
+SELECT argo_create_collection('errplace');
+SELECT * FROM argo_query('INSERT INTO errplace OBJECTS [{"a": 1}, {"a": 2}, {"b": 1e400}]');
+SELECT * FROM argo_query('INSERT INTO errplace OBJECT {"a": 1}, {"a": 1e-400}');
+SELECT * FROM argo_query('INSERT INTO errplace OBJECTS [{"s": 1}, {"s": "two"}, {"s": 3}]');
+SELECT * FROM argo_query('UPDATE errplace SET s += 1');
+SELECT x FROM argo_query('SELECT ID(), s FROM errplace') x;
+SELECT argo_drop_collection('errplace');

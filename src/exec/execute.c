@@ -244,6 +244,24 @@ check_inserted(ArgoStmt *s, Jsonb *v, int position)
 			 errhint("To insert the objects of an array, write INSERT INTO c OBJECTS [...].") : 0));
 }
 
+/* Which object of an INSERT an error raised while storing it is about. */
+typedef struct InsertPlace
+{
+	ArgoStmt   *stmt;
+	int			position;
+} InsertPlace;
+
+static void
+insert_errcontext(void *arg)
+{
+	InsertPlace *p = arg;
+
+	if (p->stmt->objects_array)
+		errcontext("element %d of OBJECTS", p->position);
+	else
+		errcontext("object %d of the INSERT", p->position);
+}
+
 static void
 run_insert(ArgoQuery *q, result_emit emit, void *arg)
 {
@@ -253,6 +271,8 @@ run_insert(ArgoQuery *q, result_emit emit, void *arg)
 	int64	   *ids;
 	RowBatch   *batch;
 	ListCell   *lc;
+	InsertPlace place = {s, 0};
+	ErrorContextCallback cb = {error_context_stack, insert_errcontext, &place};
 
 	/* reject a bad object before anything is created or drawn */
 	foreach(lc, s->objects)
@@ -261,9 +281,17 @@ run_insert(ArgoQuery *q, result_emit emit, void *arg)
 		coll = collection_open_for_insert(((ArgoSource *) linitial(s->from))->coll);
 	ids = argo_next_objids(coll, n);
 	batch = rowbatch_create(coll, true);
+	/* one object needs no place named */
+	if (n > 1)
+		error_context_stack = &cb;
 	foreach(lc, s->objects)
+	{
+		place.position = foreach_current_index(lc) + 1;
 		rowbatch_add_object(batch, ids[foreach_current_index(lc)],
 							((ArgoJson *) lfirst(lc))->value);
+	}
+	if (n > 1)
+		error_context_stack = cb.previous;
 	rowbatch_flush(batch);
 	if (s->returning == ARET_OBJECTS)
 		foreach(lc, s->objects)

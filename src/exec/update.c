@@ -121,6 +121,13 @@ read_locked(Updater *u, const int64 *ids, int n, RowLog *log)
 	PopActiveSnapshot();
 }
 
+/* The object an error raised while changing it is about: its ID(). */
+static void
+object_errcontext(void *arg)
+{
+	errcontext("changing the object with ID() " INT64_FORMAT, *(int64 *) arg);
+}
+
 /*
  * Read the locked objects (logging their rows' tids when log is given),
  * apply the SET list, and leave in before and after only the rows that
@@ -130,17 +137,23 @@ static void
 change_objects(Updater *u, const int64 *ids, int n, RowLog *log,
 			   RowBatch *before, RowBatch *after)
 {
+	int64		objid = 0;
+	ErrorContextCallback cb = {error_context_stack, object_errcontext, &objid};
+
 	rowbatch_hold(before);
 	rowbatch_hold(after);
 	u->n = 0;
 	read_locked(u, ids, n, log);
+	error_context_stack = &cb;
 	for (int i = 0; i < u->n; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
+		objid = u->ids[i];
 		u->after[i] = argo_apply_changes(u->docs[i], u->q->stmt->sets);
 		rowbatch_add_object(before, u->ids[i], u->docs[i]);
 		rowbatch_add_object(after, u->ids[i], u->after[i]);
 	}
+	error_context_stack = cb.previous;
 	rowbatch_drop_common(before, after);
 }
 
