@@ -23,14 +23,12 @@ PG_FUNCTION_INFO_V1(argo_keep_documents);
 static void
 check_no_policies(ArgoCollection *c)
 {
-	static const char *const argo3[] = {"str", "num", "bool", "obj"};
-	static const char *const argo1[] = {"data", "obj"};
-	bool		is1 = c->format == ARGO_FORMAT_ARGO1;
-	int			n = is1 ? lengthof(argo1) : lengthof(argo3);
+	int			n;
+	const char *const *tables = collection_object_tables(c, &n);
 
 	for (int i = 0; i < n; i++)
 	{
-		Relation	rel = argo_open_table(c, is1 ? argo1[i] : argo3[i]);
+		Relation	rel = argo_open_table(c, tables[i]);
 		bool		rls = rel->rd_rel->relrowsecurity;
 		char	   *relname = pstrdup(RelationGetRelationName(rel));
 

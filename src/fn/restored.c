@@ -141,15 +141,13 @@ collection_whole(Oid nsp, const char *coll)
 static bool
 maps_writable(ArgoCollection *c)
 {
-	static const char *const argo3[] = {"str", "num", "bool", "obj"};
-	static const char *const argo1[] = {"data", "obj"};
-	bool		is1 = c->format == ARGO_FORMAT_ARGO1;
-	int			n = is1 ? lengthof(argo1) : lengthof(argo3);
+	int			n;
+	const char *const *tables = collection_object_tables(c, &n);
 	bool		ok = true;
 
 	for (int i = 0; i < n && ok; i++)
 	{
-		Relation	rel = argo_open_table(c, is1 ? argo1[i] : argo3[i]);
+		Relation	rel = argo_open_table(c, tables[i]);
 
 		ok = argo_readable_directly(rel) &&
 			pg_class_aclcheck(RelationGetRelid(rel), GetUserId(),

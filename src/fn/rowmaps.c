@@ -179,14 +179,12 @@ repair_visit(void *arg, int64 objid, bytea *stored, bytea *actual)
 static void
 check_readable(ArgoCollection *c)
 {
-	static const char *const argo3[] = {"str", "num", "bool", "obj"};
-	static const char *const argo1[] = {"data", "obj"};
-	bool		is1 = c->format == ARGO_FORMAT_ARGO1;
-	int			n = is1 ? lengthof(argo1) : lengthof(argo3);
+	int			n;
+	const char *const *tables = collection_object_tables(c, &n);
 
 	for (int i = 0; i < n; i++)
 	{
-		Relation	rel = argo_open_table(c, is1 ? argo1[i] : argo3[i]);
+		Relation	rel = argo_open_table(c, tables[i]);
 		bool		ok = argo_readable_directly(rel) &&
 			(i < n - 1 ? OidIsValid(argo_objid_index(rel)) : rowmap_column(rel) > 0);
 		char	   *relname = pstrdup(RelationGetRelationName(rel));

@@ -619,3 +619,22 @@ directory_objects(ArgoCollection *c)
 	table_close(rel, NoLock);
 	return n;
 }
+
+/*
+ * The kinds of table that hold c's objects, as argo_open_table names
+ * them: the value tables, then the directory (last).
+ */
+const char *const *
+collection_object_tables(ArgoCollection *c, int *n)
+{
+	static const char *const argo3[] = {"str", "num", "bool", "obj"};
+	static const char *const argo1[] = {"data", "obj"};
+
+	if (c->format == ARGO_FORMAT_ARGO1)
+	{
+		*n = lengthof(argo1);
+		return argo1;
+	}
+	*n = lengthof(argo3);
+	return argo3;
+}

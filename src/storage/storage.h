@@ -76,6 +76,7 @@ extern ArgoFormat format_from_name(const char *fmt);
 extern void collection_check_shards(const char *name, List *servers);
 extern void collection_create_shards(ArgoCollection *c, List *servers);
 extern bool collection_is_distributed(ArgoCollection *c);
+extern const char *const *collection_object_tables(ArgoCollection *c, int *n);
 extern List *collection_shard_servers(ArgoCollection *c);
 extern void collection_drop_shards(const char *name, List *servers);
 extern void collection_check_shards_answer(const char *name, List *servers);
