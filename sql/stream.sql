@@ -153,15 +153,41 @@ SELECT count(*), count(DISTINCT r), sum((r->>'a')::int) FROM argo_query('SELECT 
 SELECT (SELECT sum(hashtext(r::text)) FROM argo_query('SELECT * FROM st') r) =
        (SELECT sum(hashtext(r::text)) FROM argo_query('SELECT * FROM st WHERE a > 0') r) AS same_objects;
 -- the statement as a bound parameter (what a driver sends): a plan made
--- for its value is shared; a generic plan, made for no value, is not
+-- for its value is shared
 PREPARE every(text) AS SELECT count(*), sum(hashtext(r::text)) FROM argo_query($1, VARIADIC '{}'::jsonb[]) r;
 SET plan_cache_mode = force_custom_plan;
 EXPLAIN (COSTS OFF) EXECUTE every('SELECT * FROM st');
 EXECUTE every('SELECT * FROM st');
 EXPLAIN (COSTS OFF) EXECUTE every('SELECT * FROM st WHERE a > 5');
+-- a generic plan, made for no statement, is planned again when it starts
+-- for a statement that reads every object (fn/replan.c); for any other
+-- it runs as it is, a write included
 SET plan_cache_mode = force_generic_plan;
 EXPLAIN (COSTS OFF) EXECUTE every('SELECT * FROM st');
 EXECUTE every('SELECT * FROM st');
+EXPLAIN (COSTS OFF) EXECUTE every('SELECT * FROM st WHERE a > 5');
+EXECUTE every('SELECT * FROM st WHERE a > 2995');
+EXECUTE every('UPDATE st SET w = 1 WHERE a = 1 RETURNING ID');
+SELECT * FROM argo_query('SELECT w FROM st WHERE a = 1');
+-- … a statement of a collection too small for workers runs as it is
+SET min_parallel_table_scan_size = '1GB';
+EXPLAIN (COSTS OFF) EXECUTE every('SELECT * FROM st');
+SET min_parallel_table_scan_size = 0;
+-- … so does a query that could not be parallel whatever its statement
+CREATE TEMPORARY SEQUENCE numbers;
+PREPARE numbered(text) AS SELECT max(nextval('numbers')), count(*) FROM argo_query($1) r;
+EXPLAIN (COSTS OFF) EXECUTE numbered('SELECT * FROM st');
+EXECUTE numbered('SELECT * FROM st');
+DEALLOCATE numbered;
+-- … and a LIMIT outside stops the plan made for the statement
+PREPARE firstn(text, int) AS SELECT count(*), count(DISTINCT r) FROM (SELECT r FROM argo_query($1) r LIMIT $2) x;
+EXECUTE firstn('SELECT * FROM st', 1000);
+DEALLOCATE firstn;
+-- in a function, its variable as the statement: the same
+CREATE FUNCTION pg_temp.count_of(q text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE n bigint;
+BEGIN SELECT count(*) INTO n FROM argo_query(q); RETURN n; END $$;
+SELECT pg_temp.count_of('SELECT * FROM st'), pg_temp.count_of('SELECT * FROM st WHERE a > 2990');
 RESET plan_cache_mode;
 DEALLOCATE every;
 -- another statement, or a write in the same query, keeps the query serial

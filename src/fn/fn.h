@@ -7,6 +7,7 @@
 
 #include "postgres.h"
 
+#include "nodes/params.h"
 #include "utils/jsonb.h"
 
 /* params.c */
@@ -17,5 +18,12 @@ extern Jsonb **argo_params_of(Datum array, bool isnull, int *nparams);
 /* rowmaps.c: the maps written again, for argo_repair and after a restore (restored.c) */
 struct ArgoCollection;
 extern int64 argo_repair_maps(struct ArgoCollection *c);
+
+/* scan.c and replan.c: a generic plan planned again for its statement */
+struct Plan;
+struct Query;
+extern bool argo_plan_for_value(struct Plan *plan, ParamListInfo params,
+								struct Query **query, int *options);
+extern void argo_replan_init(void);
 
 #endif							/* ARGO_FN_H */

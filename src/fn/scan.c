@@ -28,7 +28,10 @@
  * planning) argo_query_read, the same function, read-only and PARALLEL
  * RESTRICTED, when every argo_query call of the query is one.  Nothing
  * else changes: the first query of a session, planned before the library
- * was loaded, is simply not parallel.
+ * was loaded, is simply not parallel.  A generic plan, whose statement is
+ * a parameter without a value, keeps its query in its ArgoScan, to be
+ * planned again for a statement that turns out to be such a read
+ * (replan.c).
  */
 #include "postgres.h"
 
@@ -80,6 +83,14 @@ static Oid	argo_query_oid = InvalidOid;
 static Oid	read_oid = InvalidOid;	/* argo_query_read, when last swapped in */
 static set_rel_pathlist_hook_type prev_pathlist_hook = NULL;
 static planner_hook_type prev_planner_hook = NULL;
+
+/*
+ * The query being planned, kept in its ArgoScan, when its one argo_query
+ * call's statement is a parameter without a value (a generic plan); the
+ * cursor options it was planned with.
+ */
+static Query *replan_query = NULL;
+static int	replan_options = 0;
 
 typedef struct ArgoScanState
 {
@@ -187,13 +198,13 @@ streamable_call(RelOptInfo *rel, Index rti, RangeTblEntry *rte)
 
 /*
  * The collection a shareable statement reads (parsed again: cheap, and
- * it parsed when the call was swapped in), its directory's OID, or
+ * it parsed when it was found shareable), its directory's OID, or
  * InvalidOid.
  */
 static Oid
-read_directory(FuncExpr *fe)
+read_directory(Datum stmt_text)
 {
-	ArgoStmt   *stmt = argo_parse(TextDatumGetCString(((Const *) linitial(fe->args))->constvalue));
+	ArgoStmt   *stmt = argo_parse(TextDatumGetCString(stmt_text));
 	ArgoSource *src = linitial(stmt->from);
 	Oid			nsp = get_namespace_oid(ARGO_SCHEMA, true);
 
@@ -224,7 +235,7 @@ static void
 add_shared_paths(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte, CustomPath *whole)
 {
 	FuncExpr   *fe = (FuncExpr *) ((RangeTblFunction *) linitial(rte->functions))->funcexpr;
-	Oid			dir = read_directory(fe);
+	Oid			dir = read_directory(((Const *) linitial(fe->args))->constvalue);
 	HeapTuple	tup;
 	double		objects,
 				pages,
@@ -316,8 +327,16 @@ plan_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *path,
 	cs->scan.scanrelid = 0;
 	cs->custom_scan_tlist = list_make1(makeTargetEntry((Expr *) column, 1, NULL, false));
 	cs->custom_exprs = copyObject(fe->args);
-	/* EXECUTE is checked on argo_query, whichever of the two was planned */
-	cs->custom_private = list_make1_oid(argo_query_oid);
+	/*
+	 * EXECUTE is checked on argo_query, whichever of the two was planned;
+	 * a generic plan whose statement is unknown keeps its query, to be
+	 * planned again for a statement that reads in parallel
+	 * (argo_plan_for_value)
+	 */
+	cs->custom_private = list_make3(makeConst(OIDOID, -1, InvalidOid, sizeof(Oid),
+											  ObjectIdGetDatum(argo_query_oid), false, true),
+									makeInteger(replan_options),
+									copyObject(replan_query));
 	cs->methods = &scan_methods;
 	/* a plan kept across argo_query's replacement is planned again */
 	record_plan_function_dependency(root, fe->funcid);
@@ -332,7 +351,7 @@ create_scan_state(CustomScan *cscan)
 
 	NodeSetTag(s, T_CustomScanState);
 	s->css.methods = &exec_methods;
-	s->funcid = linitial_oid(cscan->custom_private);
+	s->funcid = DatumGetObjectId(((Const *) linitial(cscan->custom_private))->constvalue);
 	return (Node *) s;
 }
 
@@ -631,6 +650,7 @@ typedef struct Calls
 {
 	int			all;
 	List	   *shareable;
+	List	   *unknown;		/* FROM items whose text is a parameter without a value */
 	ParamListInfo params;
 } Calls;
 
@@ -653,10 +673,15 @@ find_calls(Node *node, Calls *k)
 				continue;
 			fe = (FuncExpr *) ((RangeTblFunction *) linitial(rte->functions))->funcexpr;
 			/* the parameters' default is not filled in before planning */
-			if (IsA(fe, FuncExpr) && fe->funcid == argo_query_oid &&
-				list_length(fe->args) <= 2 && fe->args != NIL &&
-				shareable_text(linitial(fe->args), k->params))
+			if (!IsA(fe, FuncExpr) || fe->funcid != argo_query_oid ||
+				list_length(fe->args) > 2 || fe->args == NIL)
+				continue;
+			if (shareable_text(linitial(fe->args), k->params))
 				k->shareable = lappend(k->shareable, fe);
+			else if (IsA(linitial(fe->args), Param) &&
+					 ((Param *) linitial(fe->args))->paramkind == PARAM_EXTERN &&
+					 !statement_text(linitial(fe->args), k->params, &(Datum) {0}))
+				k->unknown = lappend(k->unknown, fe);
 		}
 		return query_tree_walker((Query *) node, find_calls, k, 0);
 	}
@@ -701,21 +726,46 @@ lookup_read_oid(void)
 }
 
 /*
+ * Whether the query would be parallel safe if its one argo_query call
+ * were a read (argo_query_read): then a plan of it for a statement that
+ * reads every object may be parallel.
+ */
+static bool
+safe_as_a_read(Query *parse, FuncExpr *call)
+{
+	char		hazard;
+
+	if (parse->hasModifyingCTE || !OidIsValid(read_oid = lookup_read_oid()))
+		return false;
+	call->funcid = read_oid;
+	hazard = max_parallel_hazard(parse);
+	call->funcid = argo_query_oid;
+	return hazard != PROPARALLEL_UNSAFE;
+}
+
+/*
  * Where a query may be parallel and each of its argo_query calls is a
  * FROM item reading every object of a collection, the calls become
- * argo_query_read, which a parallel plan may hold.
+ * argo_query_read, which a parallel plan may hold.  Where its one call's
+ * statement is a parameter without a value (a generic plan), the plan
+ * keeps the query, to be planned again when it runs such a statement.
  */
 static PlannedStmt *
 argo_planner(Query *parse, const char *query_string, int cursorOptions,
 			 ParamListInfo boundParams)
 {
+	Query	   *keep = NULL;
+	Query	   *save_query = replan_query;
+	int			save_options = replan_options;
+	PlannedStmt *result;
+
 	if (stream_results && !OidIsValid(argo_query_oid))
 		argo_query_oid = lookup_query_oid(parse);
 	if (stream_results && OidIsValid(argo_query_oid) &&
-		(cursorOptions & CURSOR_OPT_PARALLEL_OK) != 0 &&
+		(cursorOptions & CURSOR_OPT_PARALLEL_OK) != 0 && IsUnderPostmaster &&
 		parse->commandType == CMD_SELECT && max_parallel_workers_per_gather > 0)
 	{
-		Calls		k = {0, NIL, boundParams};
+		Calls		k = {0, NIL, NIL, boundParams};
 
 		find_calls((Node *) parse, &k);
 		if (k.all > 0 && list_length(k.shareable) == k.all &&
@@ -726,10 +776,78 @@ argo_planner(Query *parse, const char *query_string, int cursorOptions,
 			foreach(lc, k.shareable)
 				((FuncExpr *) lfirst(lc))->funcid = read_oid;
 		}
+		else if (k.all == 1 && list_length(k.unknown) == 1 &&
+				 safe_as_a_read(parse, linitial(k.unknown)))
+			keep = copyObject(parse);	/* before the planner changes it */
 	}
-	if (prev_planner_hook)
-		return prev_planner_hook(parse, query_string, cursorOptions, boundParams);
-	return standard_planner(parse, query_string, cursorOptions, boundParams);
+	replan_query = keep;
+	replan_options = cursorOptions;
+	PG_TRY();
+	{
+		if (prev_planner_hook)
+			result = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+		else
+			result = standard_planner(parse, query_string, cursorOptions, boundParams);
+	}
+	PG_FINALLY();
+	{
+		replan_query = save_query;
+		replan_options = save_options;
+	}
+	PG_END_TRY();
+	return result;
+}
+
+/*
+ * Workers a parallel read of every object of a statement's collection
+ * would have, as add_shared_paths counts them; 0 when it is unknown.
+ */
+static int
+read_workers(Datum stmt_text)
+{
+	Oid			dir = read_directory(stmt_text);
+	HeapTuple	tup;
+	double		pages;
+	RelOptInfo	rel;
+
+	if (!OidIsValid(dir) || !(tup = SearchSysCache1(RELOID, ObjectIdGetDatum(dir))))
+		return 0;
+	pages = ((Form_pg_class) GETSTRUCT(tup))->relpages;
+	ReleaseSysCache(tup);
+	if (get_attnum(dir, "doc") == InvalidAttrNumber)
+		pages *= 5;
+	/* compute_parallel_worker reads only these of a base relation */
+	memset(&rel, 0, sizeof(rel));
+	rel.type = T_RelOptInfo;
+	rel.reloptkind = RELOPT_BASEREL;
+	rel.rel_parallel_workers = -1;
+	return compute_parallel_worker(&rel, pages, -1, max_parallel_workers_per_gather);
+}
+
+/*
+ * Whether a plan node is the ArgoScan of a generic plan that, for the
+ * statement its parameters give now, is better planned again: the
+ * statement reads every object of a collection large enough for a
+ * parallel plan, which a generic plan (made for no statement) cannot be.
+ * query, options: what planning it again takes (exec/replan.c).
+ */
+bool
+argo_plan_for_value(Plan *plan, ParamListInfo params, Query **query, int *options)
+{
+	CustomScan *cs = (CustomScan *) plan;
+	Node	   *arg;
+	Datum		stmt_text;
+
+	if (!IsA(plan, CustomScan) || cs->methods != &scan_methods ||
+		list_length(cs->custom_private) < 3 || lthird(cs->custom_private) == NULL)
+		return false;
+	arg = linitial(cs->custom_exprs);
+	if (!shareable_text(arg, params) || !statement_text(arg, params, &stmt_text) ||
+		read_workers(stmt_text) <= 0)
+		return false;
+	*query = lthird(cs->custom_private);
+	*options = intVal(lsecond(cs->custom_private));
+	return true;
 }
 
 /*
@@ -769,6 +887,7 @@ _PG_init(void)
 							 &argo_keep_documents_default, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("argo");
 	RegisterCustomScanMethods(&scan_methods);
+	argo_replan_init();
 	prev_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = argo_pathlist;
 	prev_planner_hook = planner_hook;
