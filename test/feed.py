@@ -269,7 +269,7 @@ def replication_case(conn, server):
     check(state == "42501" and evs and all("fullDocument" in e[0] or e[0]["operationType"] == "delete"
                                           for e in evs),
           "a role with REPLICATION and no grants: argo_query %s, argo_changes gives the documents, "
-          "as PostgreSQL's own decoding does (README, Security)" % state)
+          "as PostgreSQL's own decoding does (docs/operations.md, Security)" % state)
 
 
 def tokens_case(conn):
@@ -352,12 +352,12 @@ def crash_case(server, mode):
 
 
 def consumer_case(conn, server):
-    """The README's consumer, as written: it resumes after the token it kept."""
+    """The documented consumer (docs/feed.md), as written: it resumes after the token it kept."""
     here = os.path.dirname(os.path.abspath(__file__))
     path = os.path.join(os.path.dirname(here), "examples", "feed_consumer.py")
     with open(path) as f:
         code = f.read()
-    with open(os.path.join(os.path.dirname(here), "README.md")) as f:
+    with open(os.path.join(os.path.dirname(here), "docs", "feed.md")) as f:
         in_readme = code.strip() in f.read()
     conninfo = "host=127.0.0.1 port=%d user=postgres dbname=postgres" % server.port
     state = tempfile.mktemp(prefix="argo_feed_token_")
@@ -368,7 +368,7 @@ def consumer_case(conn, server):
         runs.append([json.loads(line).get("fullDocument") for line in r.stdout.splitlines()])
     os.unlink(state)
     check(in_readme and runs[0][-1] == {"consumer": 1} and runs[1] == [{"consumer": 2}],
-          "the README's consumer (examples/feed_consumer.py) resumes after its kept token: second run %s"
+          "docs/feed.md's consumer (examples/feed_consumer.py) resumes after its kept token: second run %s"
           % runs[1])
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The README's SQL examples, run as written, in order, on a fresh database.
+"""The documentation's SQL examples, run as written, in order, on a fresh database.
 
-Every ```sql block of README.md is split into statements (a statement
+Every ```sql block of README.md and then of docs/*.md (in the order of
+DOCS) is split into statements (a statement
 ends with a line whose code ends in ';').  The `-- ` comment lines right
 after a statement are what it prints: its rows as psql prints them
 unaligned without headers (`psql -At`, columns separated by ' | ', spaces
@@ -9,10 +10,11 @@ around the bars ignored), or `ERROR:  …` for an error.  A statement with
 no such lines must simply succeed.  Blocks fenced otherwise (```text,
 ```python, ```sh) are not run.
 
-    PGDATABASE=… python3 test/readme.py [README.md]
+    PGDATABASE=… python3 test/readme.py [file.md …]
 
 Creates and drops its own database (argo_readme) and the roles the
-README creates.
+examples create.  A file of docs/ missing from DOCS is an error: every
+page's examples run.
 """
 import os
 import re
@@ -21,6 +23,11 @@ import sys
 
 DB = "argo_readme"
 MARK = "@@argo-readme@@"
+HERE = os.path.dirname(os.path.abspath(__file__))
+# the order the examples build on each other: README's collections first
+DOCS = ["README.md", "docs/reference.md", "docs/functions.md", "docs/operations.md",
+        "docs/distributed.md", "docs/feed.md", "docs/performance.md", "docs/design.md",
+        "docs/development.md"]
 
 
 def blocks(text):
@@ -51,8 +58,8 @@ def code_part(line):
     return line
 
 
-def statements(start, lines):
-    """(line number, statement, expected output lines or None)."""
+def statements(start, lines, path="README.md"):
+    """(place, statement, expected output lines or None)."""
     out, cur, first, i = [], [], None, 0
     while i < len(lines):
         line = lines[i]
@@ -68,10 +75,10 @@ def statements(start, lines):
             while i < len(lines) and lines[i].startswith("-- "):
                 expected.append(lines[i][3:])
                 i += 1
-            out.append((first, "\n".join(cur), expected or None))
+            out.append(("%s line %d" % (path, first), "\n".join(cur), expected or None))
             cur = []
     if cur:
-        raise SystemExit("README line %d: a statement without its ';'" % first)
+        raise SystemExit("%s line %d: a statement without its ';'" % (path, first))
     return out
 
 
@@ -86,9 +93,17 @@ def psql(*args, **kw):
 
 
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "README.md")
-    with open(path) as f:
-        stmts = [s for b in blocks(f.read()) for s in statements(*b)]
+    root = os.path.dirname(HERE)
+    paths = sys.argv[1:] or DOCS
+    if not sys.argv[1:]:
+        pages = sorted("docs/" + f for f in os.listdir(os.path.join(root, "docs")) if f.endswith(".md"))
+        missing = [p for p in pages if p not in DOCS]
+        if missing:
+            raise SystemExit("readme: pages not in test/readme.py's DOCS: %s" % ", ".join(missing))
+    stmts = []
+    for path in paths:
+        with open(os.path.join(root, path) if not os.path.isabs(path) else path) as f:
+            stmts += [s for b in blocks(f.read()) for s in statements(*b, path=path)]
     roles = sorted(set(re.findall(r"CREATE ROLE (\w+)", "\n".join(s for _, s, _ in stmts))))
     cleanup = ["DROP DATABASE IF EXISTS %s" % DB] + ["DROP ROLE IF EXISTS %s" % r for r in roles]
     for c in cleanup:
@@ -129,12 +144,12 @@ def main():
         ok = (not is_error) if want is None else got == want
         if not ok:
             failed += 1
-            print("FAIL README line %d: %s" % (line, sql.splitlines()[0][:80]))
-            print("     README shows: %s" % (want if want is not None else "(success)"))
+            print("FAIL %s: %s" % (line, sql.splitlines()[0][:80]))
+            print("     the page shows: %s" % (want if want is not None else "(success)"))
             print("     psql printed: %s" % got)
     for c in cleanup:
         psql("-c", c)
-    print("readme: %d statements, %d failed" % (len(stmts), failed))
+    print("readme: %d statements in %d pages, %d failed" % (len(stmts), len(paths), failed))
     return 1 if failed else 0
 
 
