@@ -19,7 +19,9 @@ extern Jsonb **argo_params_of(Datum array, bool isnull, int *nparams);
 struct ArgoCollection;
 extern int64 argo_repair_maps(struct ArgoCollection *c);
 
-/* scan.c and replan.c: a generic plan planned again for its statement */
+/* scan.c: FROM argo_query(...) as a custom scan; replan.c: a generic plan
+ * planned again for its statement; init.c installs both */
+extern void argo_scan_init(void);
 struct Plan;
 struct Query;
 extern bool argo_plan_for_value(struct Plan *plan, ParamListInfo params,

@@ -76,7 +76,6 @@
 PG_FUNCTION_INFO_V1(argo_query_support);
 PG_FUNCTION_INFO_V1(argo_query_read);
 
-void		_PG_init(void);
 
 static bool stream_results = true;
 static Oid	argo_query_oid = InvalidOid;
@@ -874,8 +873,9 @@ argo_query_read(PG_FUNCTION_ARGS)
 	return argo_query(fcinfo);
 }
 
+/* Argo's settings, the custom scan and the planner hooks (init.c) */
 void
-_PG_init(void)
+argo_scan_init(void)
 {
 	DefineCustomBoolVariable("argo.stream_results",
 							 "Plans FROM argo_query(...) as a scan whose results stream.",
@@ -887,7 +887,6 @@ _PG_init(void)
 							 &argo_keep_documents_default, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("argo");
 	RegisterCustomScanMethods(&scan_methods);
-	argo_replan_init();
 	prev_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = argo_pathlist;
 	prev_planner_hook = planner_hook;
