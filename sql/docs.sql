@@ -18,6 +18,11 @@ INSERT INTO src VALUES
 SELECT argo_load('kd3', 'SELECT doc FROM src'), argo_load('kd1', 'SELECT doc FROM src'),
        argo_load('kdplain', 'SELECT doc FROM src');
 SELECT argo_keep_documents('kd1') AS written, argo_keep_documents('kd1') AS again;
+-- a directory that keeps documents leaves room for an update's new row
+-- on its page (HOT); one that keeps none is packed
+SELECT c.relname, c.reloptions FROM pg_class c
+  WHERE c.oid IN ('argo_data.kd3_obj'::regclass, 'argo_data.kd1_obj'::regclass,
+                  'argo_data.kdplain_obj'::regclass) ORDER BY c.relname;
 -- each kept document is the object as a read without them gives it back
 SELECT o.objid, o.doc IS NOT NULL AS kept, o.doc::text = argo_object('kdplain', o.objid)::text AS same
   FROM argo_data.kd3_obj o ORDER BY o.objid;
@@ -69,6 +74,7 @@ SELECT x FROM argo_query('SELECT * FROM kd1 WHERE ID() = 2') x;
 -- no longer kept: the column goes, reads are the same
 SELECT argo_keep_documents('kd1', false) AS written;
 SELECT count(*) FROM pg_attribute WHERE attrelid = 'argo_data.kd1_obj'::regclass AND attname = 'doc' AND NOT attisdropped;
+SELECT reloptions FROM pg_class WHERE oid = 'argo_data.kd1_obj'::regclass;
 SELECT x FROM argo_query('SELECT * FROM kd1 WHERE ID() = 2') x;
 -- errors: NULL, a collection that does not exist, not the owner, row-level security
 SELECT argo_keep_documents('kd1', NULL);

@@ -49,7 +49,8 @@ keep(ArgoCollection *c)
 	SqlBuf	   *buf = sqlbuf_create();
 	int			rc;
 
-	run_ddl(psprintf("ALTER TABLE %s ADD COLUMN doc jsonb", c->obj_table));
+	run_ddl(psprintf("ALTER TABLE %s ADD COLUMN doc jsonb, SET (fillfactor = %d)", c->obj_table,
+					 ARGO_DIRECTORY_FILLFACTOR));
 	appendStringInfo(&buf->sql, "UPDATE %s o SET doc = %s($%d, o.objid)",
 					 c->obj_table, argo_function("argo_object"),
 					 sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)));
@@ -105,7 +106,7 @@ argo_keep_documents(PG_FUNCTION_ARGS)
 		n = keep(c);
 	}
 	else if (!on && has)
-		run_ddl(psprintf("ALTER TABLE %s DROP COLUMN doc", c->obj_table));
+		run_ddl(psprintf("ALTER TABLE %s DROP COLUMN doc, RESET (fillfactor)", c->obj_table));
 	SPI_finish();
 	PG_RETURN_INT64(n);
 }

@@ -353,8 +353,11 @@ create_tables(ArgoCollection *c)
 	bool		is1 = c->format == ARGO_FORMAT_ARGO1;
 
 	collection_create_dictionary(c);
-	run_ddl(psprintf("CREATE TABLE %s (%s%s)", c->obj_table, collection_table_columns("obj", false),
-					 argo_keep_documents_default ? ", doc jsonb" : ""));
+	if (argo_keep_documents_default)
+		run_ddl(psprintf("CREATE TABLE %s (%s, doc jsonb) WITH (fillfactor = %d)", c->obj_table,
+						 collection_table_columns("obj", false), ARGO_DIRECTORY_FILLFACTOR));
+	else
+		run_ddl(psprintf("CREATE TABLE %s (%s)", c->obj_table, collection_table_columns("obj", false)));
 	for (int i = 0; i < (is1 ? 1 : 3); i++)
 	{
 		const char *suffix = is1 ? "data" : argo3[i];
