@@ -61,7 +61,7 @@ SELECT count(*) FROM (VALUES
   ('{"v": 2.5}')) v(doc),
   LATERAL (SELECT argo_query('INSERT INTO s3 OBJECT $1', doc::jsonb)
            UNION ALL SELECT argo_query('INSERT INTO s1 OBJECT $1', doc::jsonb)) i;
-SELECT argo_analyze('s3'), argo_analyze('s1');
+SELECT * FROM argo_analyze('s3') UNION ALL SELECT * FROM argo_analyze('s1');
 SELECT keystr, rows_str, distinct_str, rows_num, distinct_num, rows_bool,
        distinct_bool, rows_null, analyzed_at IS NOT NULL AS analyzed
   FROM argo_data.s3_keys ORDER BY keystr;
@@ -73,7 +73,33 @@ SELECT count(*) AS formats_disagree FROM (
    EXCEPT SELECT keystr, rows_str, distinct_str, rows_num, distinct_num, rows_bool, distinct_bool, rows_null FROM argo_data.s3_keys)) d;
 -- a key no object has any more counts zero after the next analyze
 SELECT * FROM argo_query('DELETE FROM s3 WHERE EXISTS e');
-SELECT argo_analyze('s3');
+SELECT * FROM argo_analyze('s3');
 SELECT keystr, rows_str + rows_num + rows_bool + rows_null AS rows FROM argo_data.s3_keys WHERE keystr LIKE 'e%';
 SELECT argo_analyze('nope');
 SELECT argo_drop_collection('s1'), argo_drop_collection('s3');
+
+-- A large collection is counted in a sample (pages of its directory at
+-- random, so only what holds for every sample is shown): a path every
+-- object has is in all of them; the paths are those of the exact count,
+-- with its types; a path no sampled object has is counted exactly.
+SELECT argo_create_collection('big');
+SELECT count(*) FROM argo_query('INSERT INTO big OBJECTS $1', (
+  SELECT jsonb_agg(jsonb_build_object('id', i, 'mod', i % 3, 'tag', 'x' || (i % 3))
+                   || CASE WHEN i = 777 THEN '{"rare": {"deep": true}}'::jsonb ELSE '{}'::jsonb END)
+    FROM generate_series(1, 2000) i));
+CREATE TEMP TABLE big_exact AS SELECT * FROM argo_keys('big', NULL);
+SELECT path, types, objects, exact FROM big_exact ORDER BY path;
+CREATE TEMP TABLE big_sampled AS SELECT * FROM argo_keys('big', 1000);
+SELECT path, types, objects, exact FROM big_sampled WHERE path IN ('id', 'mod', 'tag') ORDER BY path;
+SELECT (SELECT array_agg(path ORDER BY path) FROM big_exact) = (SELECT array_agg(path ORDER BY path) FROM big_sampled) AS same_paths,
+       (SELECT array_agg(types ORDER BY path) FROM big_exact) = (SELECT array_agg(types ORDER BY path) FROM big_sampled) AS same_types;
+SELECT path, CASE WHEN exact THEN objects = 1 ELSE objects >= 1 END AS counted_right
+  FROM big_sampled WHERE path LIKE 'rare%' ORDER BY path;
+SELECT keys, objects, sampled > 0 AND sampled < 2000 AS sampled FROM argo_analyze('big', 1000);
+-- every object has id (all distinct) and mod (three values, each often)
+SELECT keystr, rows_num, distinct_num FROM argo_data.big_keys WHERE keystr IN ('id', 'mod') ORDER BY keystr;
+SELECT keys, objects, sampled FROM argo_analyze('big', NULL);
+SELECT keystr, rows_str, distinct_str, rows_bool FROM argo_data.big_keys WHERE keystr NOT IN ('id', 'mod') ORDER BY keystr;
+SELECT * FROM argo_keys('big', 0);
+SELECT * FROM argo_analyze('big', -1);
+SELECT argo_drop_collection('big');

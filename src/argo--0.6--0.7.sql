@@ -173,3 +173,27 @@ COMMENT ON FUNCTION @extschema@.argo_restored() IS
 CREATE EVENT TRIGGER argo_restored ON ddl_command_end
   WHEN TAG IN ('CREATE INDEX', 'ALTER TABLE', 'CREATE TRIGGER')
   EXECUTE FUNCTION @extschema@.argo_restored();
+
+-- argo_keys and argo_analyze read a sample of the objects of a large
+-- collection (src/fn/sample.c) and say so: new arguments and columns.
+DROP FUNCTION @extschema@.argo_keys(text);
+CREATE FUNCTION @extschema@.argo_keys(collection text, sample bigint DEFAULT 10000)
+RETURNS TABLE (path text, types text[], objects bigint, is_unique boolean, exact boolean)
+AS 'MODULE_PATHNAME', 'argo_keys'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION @extschema@.argo_keys(text, bigint) IS
+'A collection''s schema: each path (array positions as [*]), the JSON types there, in how many objects (counted in a sample of about that many objects and scaled unless exact; NULL counts all), whether argo_unique made it unique';
+
+DROP FUNCTION @extschema@.argo_analyze(text);
+CREATE FUNCTION @extschema@.argo_analyze(collection text, sample bigint DEFAULT 10000,
+                                         OUT keys bigint, OUT objects bigint, OUT sampled bigint)
+AS 'MODULE_PATHNAME', 'argo_analyze_collection'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION @extschema@.argo_analyze(text, bigint) IS
+'Count rows and distinct values per key and type into the key dictionary, from the rows of about sample objects (NULL: all); returns the keys counted, the objects, and the objects read';

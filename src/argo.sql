@@ -147,15 +147,15 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
 COMMENT ON FUNCTION argo_sort_bool(jsonb, jsonb) IS
 'ORDER BY''s key from a document: a boolean at the path (a jsonb array of keys and positions), else NULL';
 
-CREATE FUNCTION argo_keys(collection text)
-RETURNS TABLE (path text, types text[], objects bigint, is_unique boolean)
+CREATE FUNCTION argo_keys(collection text, sample bigint DEFAULT 10000)
+RETURNS TABLE (path text, types text[], objects bigint, is_unique boolean, exact boolean)
 AS 'MODULE_PATHNAME', 'argo_keys'
-LANGUAGE C STABLE CALLED ON NULL INPUT SECURITY INVOKER
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
 SET search_path = pg_catalog, pg_temp
 SET jit = off;
 
-COMMENT ON FUNCTION argo_keys(text) IS
-'A collection''s schema: each path (array positions as [*]), the JSON types there, in how many objects, whether argo_unique made it unique';
+COMMENT ON FUNCTION argo_keys(text, bigint) IS
+'A collection''s schema: each path (array positions as [*]), the JSON types there, in how many objects (counted in a sample of about that many objects and scaled unless exact; NULL counts all), whether argo_unique made it unique';
 
 -- A unique key (ARGO-SQL.md 7.5): partial unique indexes on the
 -- collection's value tables, made or dropped by its owner.
@@ -168,15 +168,15 @@ SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION argo_unique(text, text, boolean) IS
 'Make the values at a path unique in a collection (per type; null and objects lacking it unconstrained), or with false no longer';
 
-CREATE FUNCTION argo_analyze(collection text)
-RETURNS bigint
+CREATE FUNCTION argo_analyze(collection text, sample bigint DEFAULT 10000,
+                             OUT keys bigint, OUT objects bigint, OUT sampled bigint)
 AS 'MODULE_PATHNAME', 'argo_analyze_collection'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
 SET search_path = pg_catalog, pg_temp
 SET jit = off;
 
-COMMENT ON FUNCTION argo_analyze(text) IS
-'Count rows and distinct values per key and type into the key dictionary; returns the keys counted';
+COMMENT ON FUNCTION argo_analyze(text, bigint) IS
+'Count rows and distinct values per key and type into the key dictionary, from the rows of about sample objects (NULL: all); returns the keys counted, the objects, and the objects read';
 
 CREATE FUNCTION argo_check(collection text)
 RETURNS SETOF text

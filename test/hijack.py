@@ -245,7 +245,7 @@ def workload(conn, tag):
         q("DELETE FROM %s WHERE ID() = 4" % c)
         q("SELECT * FROM %s" % c)
         f("SELECT * FROM argo_keys(%s)", c)
-        f("SELECT argo_analyze(%s) OPERATOR(pg_catalog.>) 0", c)
+        f("SELECT keys OPERATOR(pg_catalog.>) 0 FROM argo_analyze(%s)", c)
         f("SELECT argo_count(%s)", c)
         f("SELECT argo_object(%s, 1)::pg_catalog.text, argo_object(%s, 2)::pg_catalog.text, argo_object(%s, 99999)", c, c, c)
         f("SELECT argo_object(%s, objid)::pg_catalog.text FROM argo_data.%s_obj ORDER BY objid" % ("%s", c), c)

@@ -7,6 +7,7 @@
 
 #include "postgres.h"
 
+#include "fmgr.h"
 #include "nodes/params.h"
 #include "utils/jsonb.h"
 
@@ -27,5 +28,16 @@ struct Query;
 extern bool argo_plan_for_value(struct Plan *plan, ParamListInfo params,
 								struct Query **query, int *options);
 extern void argo_replan_init(void);
+
+/* sample.c: the objects an admin function reads (ids NULL: all of them) */
+typedef struct ObjSample
+{
+	int64		objects;		/* in the collection */
+	int64		sampled;		/* whose rows are read */
+	Datum		ids;			/* their ids as int8[], or 0: every object */
+} ObjSample;
+extern void objsample_take(struct ArgoCollection *c, int64 target, bool with_rows,
+						   ObjSample *s);
+extern int64 objsample_arg(FunctionCallInfo fcinfo, int argno);
 
 #endif							/* ARGO_FN_H */

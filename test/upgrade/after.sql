@@ -35,7 +35,7 @@ BEGIN
   IF (SELECT argo_count('up3')) <> 11 OR (SELECT argo_count('up1')) <> 10 THEN
     RAISE EXCEPTION 'object counts after the upgrade are wrong';
   END IF;
-  IF argo_analyze('up3') = 0 OR argo_analyze('up1') = 0 THEN
+  IF (SELECT keys FROM argo_analyze('up3')) = 0 OR (SELECT keys FROM argo_analyze('up1')) = 0 THEN
     RAISE EXCEPTION 'argo_analyze found no keys in an upgraded collection';
   END IF;
   IF argo_count('upempty') <> 0 THEN
