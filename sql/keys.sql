@@ -100,6 +100,19 @@ SELECT keys, objects, sampled > 0 AND sampled < 2000 AS sampled FROM argo_analyz
 SELECT keystr, rows_num, distinct_num FROM argo_data.big_keys WHERE keystr IN ('id', 'mod') ORDER BY keystr;
 SELECT keys, objects, sampled FROM argo_analyze('big', NULL);
 SELECT keystr, rows_str, distinct_str, rows_bool FROM argo_data.big_keys WHERE keystr NOT IN ('id', 'mod') ORDER BY keystr;
+-- argo_check on a sample: a healthy collection has no problem in any
+-- sample; when every object has one, a sample finds some, not all; the
+-- progress is a NOTICE per check (its time in the DETAIL)
+\set VERBOSITY terse
+SELECT * FROM argo_check('big', 1000, true);
+SELECT * FROM argo_check('big', progress => true);
+\set VERBOSITY default
+UPDATE argo_data.big_num SET keyid = 999
+ WHERE keyid = (SELECT keyid FROM argo_data.big_keys WHERE keystr = 'id');
+SELECT count(*) AS problems FROM argo_check('big');
+SELECT count(*) > 0 AND count(*) < 2000 AS some_found FROM argo_check('big', 1000);
 SELECT * FROM argo_keys('big', 0);
 SELECT * FROM argo_analyze('big', -1);
+SELECT * FROM argo_check('big', 0);
+SELECT * FROM argo_check(NULL);
 SELECT argo_drop_collection('big');

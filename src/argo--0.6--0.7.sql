@@ -197,3 +197,15 @@ SET jit = off;
 
 COMMENT ON FUNCTION @extschema@.argo_analyze(text, bigint) IS
 'Count rows and distinct values per key and type into the key dictionary, from the rows of about sample objects (NULL: all); returns the keys counted, the objects, and the objects read';
+
+-- argo_check may read a sample of the objects and report its progress.
+DROP FUNCTION @extschema@.argo_check(text);
+CREATE FUNCTION @extschema@.argo_check(collection text, sample bigint DEFAULT NULL, progress boolean DEFAULT false)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'argo_check'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION @extschema@.argo_check(text, bigint, boolean) IS
+'What is wrong with a collection''s rows (orphans, unknown keys, two rows for one key, broken markers, maps, kept documents); nothing when healthy. With a sample, the rows of about that many objects; with progress, a NOTICE as each check ends';

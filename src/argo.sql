@@ -178,15 +178,15 @@ SET jit = off;
 COMMENT ON FUNCTION argo_analyze(text, bigint) IS
 'Count rows and distinct values per key and type into the key dictionary, from the rows of about sample objects (NULL: all); returns the keys counted, the objects, and the objects read';
 
-CREATE FUNCTION argo_check(collection text)
+CREATE FUNCTION argo_check(collection text, sample bigint DEFAULT NULL, progress boolean DEFAULT false)
 RETURNS SETOF text
 AS 'MODULE_PATHNAME', 'argo_check'
-LANGUAGE C STABLE STRICT SECURITY INVOKER
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
 SET search_path = pg_catalog, pg_temp
 SET jit = off;
 
-COMMENT ON FUNCTION argo_check(text) IS
-'What is wrong with a collection''s rows (orphans, unknown keys, two rows for one key, broken markers); nothing when healthy';
+COMMENT ON FUNCTION argo_check(text, bigint, boolean) IS
+'What is wrong with a collection''s rows (orphans, unknown keys, two rows for one key, broken markers, maps, kept documents); nothing when healthy. With a sample, the rows of about that many objects; with progress, a NOTICE as each check ends';
 
 -- A collection may keep each object's jsonb beside its rows, in its
 -- directory row, for reads of whole objects (storage/docs.c).

@@ -15,17 +15,33 @@
 
 #include "access/table.h"
 #include "executor/spi.h"
+#include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "portability/instr_time.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
 #include "exec/exec.h"
+#include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_check);
 
-/* Each query yields one text per problem found. */
+/* What each check looks for, in the order check_queries gives them. */
+static const char *const check_names[] = {
+	"rows of no object", "rows of unknown keys", "two rows for one key",
+	"values at empty-container markers", "rows holding two values",
+	"malformed key ids", "exact number texts", "row maps", "kept documents"
+};
+
+#define NCHECKS lengthof(check_names)
+
+/*
+ * Each query yields one text per problem found, among the rows that
+ * pass filter (on objid: every row, or those of sampled objects, $1).
+ */
 static List *
-check_queries(ArgoCollection *c)
+check_queries(ArgoCollection *c, const char *filter)
 {
 	StringInfoData rows;
 	List	   *q = NIL;
@@ -33,13 +49,13 @@ check_queries(ArgoCollection *c)
 	initStringInfo(&rows);
 	if (c->format == ARGO_FORMAT_ARGO1)
 		appendStringInfo(&rows, "SELECT objid, keyid, pg_catalog.num_nonnulls(valstr, valnum, valbool) AS nvals, "
-						 "valstr IS NOT NULL OR valnum IS NOT NULL OR valbool IS NOT NULL AS hasval FROM %s",
-						 c->data_table);
+						 "valstr IS NOT NULL OR valnum IS NOT NULL OR valbool IS NOT NULL AS hasval FROM %s WHERE %s",
+						 c->data_table, filter);
 	else
-		appendStringInfo(&rows, "SELECT objid, keyid, 1 AS nvals, true AS hasval FROM %s"
-						 " UNION ALL SELECT objid, keyid, 1, true FROM %s"
-						 " UNION ALL SELECT objid, keyid, pg_catalog.num_nonnulls(valbool), valbool IS NOT NULL FROM %s",
-						 c->str_table, c->num_table, c->bool_table);
+		appendStringInfo(&rows, "SELECT objid, keyid, 1 AS nvals, true AS hasval FROM %s WHERE %s"
+						 " UNION ALL SELECT objid, keyid, 1, true FROM %s WHERE %s"
+						 " UNION ALL SELECT objid, keyid, pg_catalog.num_nonnulls(valbool), valbool IS NOT NULL FROM %s WHERE %s",
+						 c->str_table, filter, c->num_table, filter, c->bool_table, filter);
 	q = lappend(q, psprintf("SELECT pg_catalog.format('object %%s has a row but no directory row', r.objid)"
 							" FROM (%s) r WHERE NOT EXISTS (SELECT FROM %s o WHERE o.objid OPERATOR(pg_catalog.=) r.objid)"
 							" GROUP BY r.objid ORDER BY r.objid",
@@ -68,9 +84,9 @@ check_queries(ArgoCollection *c)
 	q = lappend(q, psprintf("SELECT pg_catalog.format('object %%s keeps an exact number text that is not a number''s at %%s', r.objid, pg_catalog.quote_literal(k.keystr))"
 							" FROM %s r LEFT JOIN %s k ON k.keyid OPERATOR(pg_catalog.=) r.keyid"
 							" WHERE r.valexact IS NOT NULL AND (r.valnum IS NULL OR r.valexact OPERATOR(pg_catalog.!~) '^-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][-+]?[0-9]+)?$')"
-							" ORDER BY r.objid, r.keyid",
+							" AND %s ORDER BY r.objid, r.keyid",
 							c->format == ARGO_FORMAT_ARGO1 ? c->data_table : c->num_table,
-							c->keys_table));
+							c->keys_table, filter));
 	return q;
 }
 
@@ -104,9 +120,9 @@ check_map(void *arg, int64 objid, bytea *stored, bytea *actual)
 		put_problem(mc->rsinfo, psprintf("object " INT64_FORMAT "'s map of where its rows lie is out of date", objid));
 }
 
-/* The maps, where Argo reads them (plain tables, no row-level security). */
+/* The maps (of ids, or all), where Argo reads them (plain tables, no row-level security). */
 static void
-check_maps(ArgoCollection *c, ReturnSetInfo *rsinfo)
+check_maps(ArgoCollection *c, ReturnSetInfo *rsinfo, const int64 *ids, int nids)
 {
 	int			n;
 	const char *const *tables = collection_object_tables(c, &n);
@@ -122,7 +138,7 @@ check_maps(ArgoCollection *c, ReturnSetInfo *rsinfo)
 		if (!ok)
 			return;
 	}
-	rowmap_walk(c, check_map, &mc);
+	rowmap_walk(c, ids, nids, check_map, &mc);
 	if (mc.wrong > 0)
 		put_problem(rsinfo, psprintf(INT64_FORMAT " object(s) in all have out-of-date maps; argo_repair('%s') writes them again",
 									 mc.wrong, c->name));
@@ -167,9 +183,9 @@ check_doc(void *arg, Datum *values, bool *nulls)
 		rebuilt_object(dc, objid, NULL);
 }
 
-/* The kept documents, where Argo reads them (as the maps). */
+/* The kept documents (of sample->ids, or all), where Argo reads them (as the maps). */
 static void
-check_docs(ArgoCollection *c, ReturnSetInfo *rsinfo)
+check_docs(ArgoCollection *c, ReturnSetInfo *rsinfo, ObjSample *sample)
 {
 	DocCheck	dc = {rsinfo};
 	Relation	dir = argo_open_table(c, "obj");
@@ -182,8 +198,10 @@ check_docs(ArgoCollection *c, ReturnSetInfo *rsinfo)
 	objfetch_ignore_docs(dc.fetch);
 	dc.rb = rebuilder_create(keydict_of(c), rebuilt_object, &dc);
 	buf = sqlbuf_create();
-	appendStringInfo(&buf->sql, "SELECT objid, doc FROM %s WHERE doc IS NOT NULL ORDER BY objid",
-					 c->obj_table);
+	if (sample->ids != (Datum) 0)
+		sqlbuf_param(buf, INT8ARRAYOID, sample->ids);
+	appendStringInfo(&buf->sql, "SELECT objid, doc FROM %s WHERE doc IS NOT NULL AND %s ORDER BY objid",
+					 c->obj_table, sample->ids != (Datum) 0 ? "objid IN (SELECT pg_catalog.unnest($1))" : "true");
 	argo_stream_rows(buf, check_doc, &dc);
 	objfetch_close(dc.fetch);
 	if (dc.wrong > 0)
@@ -192,38 +210,124 @@ check_docs(ArgoCollection *c, ReturnSetInfo *rsinfo)
 									 dc.wrong, c->name));
 }
 
-/* argo_check(collection text) RETURNS SETOF text */
+/*
+ * Where a long check is, for whoever runs it: a NOTICE as each check
+ * ends (psql prints it at once), with its time and what it found.
+ */
+typedef struct Progress
+{
+	bool		on;
+	int			step;
+	instr_time	start;
+	int64		found;			/* problems before this step */
+} Progress;
+
+static void
+progress_begin(Progress *p, ReturnSetInfo *rsinfo)
+{
+	p->found = tuplestore_tuple_count(rsinfo->setResult);
+	INSTR_TIME_SET_CURRENT(p->start);
+}
+
+static void
+progress_end(Progress *p, ArgoCollection *c, ReturnSetInfo *rsinfo)
+{
+	instr_time	now;
+
+	p->step++;
+	if (!p->on)
+		return;
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, p->start);
+	ereport(NOTICE,
+			(errmsg("argo_check(%s): %d of %d, %s: " INT64_FORMAT " problem(s)",
+					quote_literal_cstr(c->name), p->step, (int) NCHECKS, check_names[p->step - 1],
+					tuplestore_tuple_count(rsinfo->setResult) - p->found),
+			 errdetail("%.1f s", INSTR_TIME_GET_DOUBLE(now))));
+}
+
+/* Run one check query, its problems into the result; whether it found any. */
+static bool
+run_check(const char *sql, ObjSample *sample, ReturnSetInfo *rsinfo, const char *name)
+{
+	Oid			argtype = INT8ARRAYOID;
+	bool		sampled = sample->ids != (Datum) 0;
+
+	if (SPI_execute_with_args(sql, sampled ? 1 : 0, &argtype, &sample->ids, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "argo: could not check collection \"%s\"", name);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Datum		v = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+
+		v = PointerGetDatum(cstring_to_text(TextDatumGetCString(v)));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
+	}
+	return SPI_processed > 0;
+}
+
+/* The sampled ids as a C array (NULL: every object). */
+static int64 *
+sample_ids(ObjSample *sample, int *n)
+{
+	Datum	   *elems;
+	int64	   *ids;
+
+	*n = -1;
+	if (sample->ids == (Datum) 0)
+		return NULL;
+	deconstruct_array(DatumGetArrayTypeP(sample->ids), INT8OID, 8, true, TYPALIGN_DOUBLE,
+					  &elems, NULL, n);
+	ids = palloc(sizeof(int64) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+		ids[i] = DatumGetInt64(elems[i]);
+	return ids;
+}
+
+/*
+ * argo_check(collection text, sample bigint, progress boolean) RETURNS
+ * SETOF text: with a sample, the rows of about that many objects (pages
+ * of the directory and of each value table at random, so that rows of
+ * no object can be met too) and the dictionary.
+ */
 Datum
 argo_check(PG_FUNCTION_ARGS)
 {
 	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
+	int64		target = objsample_arg(fcinfo, 1);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Progress	p = {PG_NARGS() > 2 && !PG_ARGISNULL(2) && PG_GETARG_BOOL(2)};
 	ArgoCollection *c;
+	ObjSample	sample;
 	ListCell   *lc;
 	bool		found = false;
+	int64	   *ids;
+	int			nids;
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
 	c = collection_lookup(name, false, AccessShareLock);
-	foreach(lc, check_queries(c))
+	objsample_take(c, target, true, &sample);
+	if (p.on && sample.ids != (Datum) 0)
+		ereport(NOTICE,
+				(errmsg("argo_check(%s): the rows of a sample of the objects", quote_literal_cstr(c->name)),
+				 errdetail(INT64_FORMAT " of " INT64_FORMAT " objects", sample.sampled, sample.objects)));
+	foreach(lc, check_queries(c, sample.ids != (Datum) 0 ? "objid IN (SELECT pg_catalog.unnest($1))" : "true"))
 	{
-		if (SPI_execute(lfirst(lc), true, 0) != SPI_OK_SELECT)
-			elog(ERROR, "argo: could not check collection \"%s\"", name);
-		found = found || SPI_processed > 0;
-		for (uint64 i = 0; i < SPI_processed; i++)
-		{
-			bool		isnull;
-			Datum		v = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
-
-			v = PointerGetDatum(cstring_to_text(TextDatumGetCString(v)));
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
-		}
+		progress_begin(&p, rsinfo);
+		found = run_check(lfirst(lc), &sample, rsinfo, name) || found;
+		progress_end(&p, c, rsinfo);
 	}
-	check_maps(c, rsinfo);
+	ids = sample_ids(&sample, &nids);
+	progress_begin(&p, rsinfo);
+	check_maps(c, rsinfo, ids, nids);
+	progress_end(&p, c, rsinfo);
 	/* rows that break the rules above cannot be rebuilt to compare */
+	progress_begin(&p, rsinfo);
 	if (!found)
-		check_docs(c, rsinfo);
+		check_docs(c, rsinfo, &sample);
+	progress_end(&p, c, rsinfo);
 	SPI_finish();
 	return (Datum) 0;
 }

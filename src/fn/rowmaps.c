@@ -269,7 +269,7 @@ argo_repair_maps(ArgoCollection *c)
 	 * ones would hide its change.  Under the lock none is moving them.
 	 */
 	PushActiveSnapshot(GetLatestSnapshot());
-	rowmap_walk(c, repair_visit, &r);
+	rowmap_walk(c, NULL, -1, repair_visit, &r);
 	repair_flush(&r);
 	PopActiveSnapshot();
 	MemoryContextDelete(r.cxt);

@@ -11,8 +11,10 @@
  * scan of the directory's key), so that what every object has is
  * reported as every object.
  *
- * argo_check also wants rows that belong to no object: with_rows adds
- * the objects met on as large a share of each value table's pages.
+ * argo_check also wants rows that belong to no object: with_rows picks
+ * pages of each value table too, the target shared among the tables (a
+ * value table's page holds the rows of a few objects, about as many as a
+ * directory page holds).
  */
 #include "postgres.h"
 
@@ -87,6 +89,13 @@ objsample_take(ArgoCollection *c, int64 target, bool with_rows, ObjSample *s)
 	s->sampled = s->objects;
 	if (target < 0 || s->objects <= target || collection_is_distributed(c))
 		return;
+	if (with_rows)
+	{
+		int			ntables;
+
+		(void) collection_object_tables(c, &ntables);
+		target = Max(target / ntables, 1);
+	}
 	s->ids = sampled_ids(c, 100.0 * (double) target / (double) s->objects, with_rows, &s->sampled);
 }
 

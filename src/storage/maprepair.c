@@ -53,6 +53,13 @@ add_tid(MapBatch *b, int t, ItemPointer tid)
 	b->tids[t][b->ntids[t]++] = *tid;
 }
 
+/*
+ * Ids closer than this are read as one range of the objid index: every
+ * object when walking them all, runs of neighbours (objects that share
+ * a directory page) when walking a sample.
+ */
+#define RUN_GAP 16
+
 /* The rows of the batch's objects in one value table, by its objid index. */
 static void
 batch_rows(MapBatch *b, int t, Relation rel, Snapshot snap)
@@ -64,23 +71,28 @@ batch_rows(MapBatch *b, int t, Relation rel, Snapshot snap)
 	ScanKeyData keys[2];
 	int			k = 0;
 
-	ScanKeyInit(&keys[0], 1, BTGreaterEqualStrategyNumber, F_INT8GE, Int64GetDatum(b->ids[0]));
-	ScanKeyInit(&keys[1], 1, BTLessEqualStrategyNumber, F_INT8LE, Int64GetDatum(b->ids[b->n - 1]));
-	index_rescan(scan, keys, 2, NULL, 0);
 	/* object k's rows are first[k] .. first[k + 1] - 1 */
 	b->ntids[t] = 0;
 	b->first[t] = palloc(sizeof(int) * (b->n + 1));
 	b->first[t][0] = 0;
-	while (index_getnext_slot(scan, ForwardScanDirection, slot))
+	for (int lo = 0, hi = 0; lo < b->n; lo = ++hi)
 	{
-		bool		isnull;
-		int64		objid = DatumGetInt64(slot_getattr(slot, objatt, &isnull));
+		while (hi + 1 < b->n && b->ids[hi + 1] - b->ids[hi] <= RUN_GAP)
+			hi++;
+		ScanKeyInit(&keys[0], 1, BTGreaterEqualStrategyNumber, F_INT8GE, Int64GetDatum(b->ids[lo]));
+		ScanKeyInit(&keys[1], 1, BTLessEqualStrategyNumber, F_INT8LE, Int64GetDatum(b->ids[hi]));
+		index_rescan(scan, keys, 2, NULL, 0);
+		while (index_getnext_slot(scan, ForwardScanDirection, slot))
+		{
+			bool		isnull;
+			int64		objid = DatumGetInt64(slot_getattr(slot, objatt, &isnull));
 
-		CHECK_FOR_INTERRUPTS();
-		while (k < b->n && b->ids[k] < objid)
-			b->first[t][++k] = b->ntids[t];
-		if (k < b->n && b->ids[k] == objid)
-			add_tid(b, t, &slot->tts_tid);
+			CHECK_FOR_INTERRUPTS();
+			while (k < b->n && b->ids[k] < objid)
+				b->first[t][++k] = b->ntids[t];
+			if (k < b->n && b->ids[k] == objid)
+				add_tid(b, t, &slot->tts_tid);
+		}
 	}
 	while (k < b->n)
 		b->first[t][++k] = b->ntids[t];
@@ -124,12 +136,36 @@ detoast_copy_in(MemoryContext cxt, Datum d)
 }
 
 /*
- * Visit every object of c, in id order, with its stored map (NULL: none)
- * and the map its rows call for now.  The tables must be readable
- * directly (the caller checks) and c's directory must have maps.
+ * The next directory row: the next in key order, or, given ids (sorted),
+ * that of the next id that has one.
+ */
+static bool
+next_directory_row(IndexScanDesc scan, TupleTableSlot *slot,
+				   const int64 *ids, int nids, int *pos)
+{
+	if (ids == NULL)
+		return index_getnext_slot(scan, ForwardScanDirection, slot);
+	while (*pos < nids)
+	{
+		ScanKeyData key;
+
+		CHECK_FOR_INTERRUPTS();
+		ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(ids[(*pos)++]));
+		index_rescan(scan, &key, 1, NULL, 0);
+		if (index_getnext_slot(scan, ForwardScanDirection, slot))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Visit every object of c (or those of ids, sorted, when nids >= 0), in
+ * id order, with its stored map (NULL: none) and the map its rows call
+ * for now.  The tables must be readable directly (the caller checks)
+ * and c's directory must have maps.
  */
 void
-rowmap_walk(ArgoCollection *c, map_visit fn, void *arg)
+rowmap_walk(ArgoCollection *c, const int64 *ids, int nids, map_visit fn, void *arg)
 {
 	static const char *const argo3[] = {"str", "num", "bool"};
 	int			ntables = c->format == ARGO_FORMAT_ARGO1 ? 1 : 3;
@@ -138,11 +174,12 @@ rowmap_walk(ArgoCollection *c, map_visit fn, void *arg)
 	AttrNumber	mapatt = rowmap_column(dir);
 	Relation	pk = index_open(RelationGetPrimaryKeyIndex(dir), AccessShareLock);
 	Snapshot	snap = RegisterSnapshot(GetActiveSnapshot());
-	IndexScanDesc scan = index_beginscan(dir, pk, snap, 0, 0);
+	IndexScanDesc scan = index_beginscan(dir, pk, snap, ids ? 1 : 0, 0);
 	TupleTableSlot *slot = table_slot_create(dir, NULL);
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "argo map batch",
 											  ALLOCSET_DEFAULT_SIZES);
 	MapBatch   *b = MemoryContextAllocZero(cxt, sizeof(MapBatch));
+	int			pos = 0;
 
 	/*
 	 * The scans run in the caller's context: B-tree allocates its list of
@@ -150,10 +187,11 @@ rowmap_walk(ArgoCollection *c, map_visit fn, void *arg)
 	 */
 	for (int t = 0; t < ntables; t++)
 		rels[t] = argo_open_table(c, ntables == 1 ? "data" : argo3[t]);
-	index_rescan(scan, NULL, 0, NULL, 0);
+	if (ids == NULL)
+		index_rescan(scan, NULL, 0, NULL, 0);
 	for (;;)
 	{
-		bool		more = index_getnext_slot(scan, ForwardScanDirection, slot);
+		bool		more = next_directory_row(scan, slot, ids, nids, &pos);
 
 		CHECK_FOR_INTERRUPTS();
 		if (more)

@@ -209,7 +209,8 @@ extern Jsonb *docs_value(Datum d, bool isnull);
 
 /* maprepair.c: the maps the objid indexes call for */
 typedef void (*map_visit) (void *arg, int64 objid, bytea *stored, bytea *actual);
-extern void rowmap_walk(ArgoCollection *c, map_visit fn, void *arg);
+extern void rowmap_walk(ArgoCollection *c, const int64 *ids, int nids,
+						map_visit fn, void *arg);
 extern bool rowmap_equal(bytea *a, bytea *b);
 extern bool rowmap_out_of_date(ArgoCollection *c);
 
