@@ -105,3 +105,23 @@ DROP SERVER ni_fdw;
 DROP SERVER ni_other;
 DROP EXTENSION postgres_fdw;
 DROP EXTENSION dblink;
+-- a parameter that is not jsonb: PostgreSQL's parser finds no function,
+-- and the hint says how to pass one
+\set VERBOSITY default
+SELECT * FROM argo_query('SELECT * FROM nosuch WHERE a = $1', 'x'::text);
+SELECT * FROM argo_query('SELECT * FROM nosuch WHERE a = $1', 6);
+SELECT * FROM public.argo_explain('SELECT * FROM nosuch WHERE a = $1', 6.5);
+-- other functions keep PostgreSQL's hint
+SELECT * FROM argo_count(6);
+\set VERBOSITY terse
+\set VERBOSITY default
+SELECT * FROM argo_query(6);
+\set VERBOSITY terse
+-- every parameter jsonb but the function not found (another schema): PostgreSQL's hint
+CREATE SCHEMA nohint;
+SET search_path = nohint;
+\set VERBOSITY default
+SELECT * FROM argo_query('SELECT 1', '1'::jsonb);
+\set VERBOSITY terse
+RESET search_path;
+DROP SCHEMA nohint;

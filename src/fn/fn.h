@@ -29,6 +29,9 @@ extern bool argo_plan_for_value(struct Plan *plan, ParamListInfo params,
 								struct Query **query, int *options);
 extern void argo_replan_init(void);
 
+/* hint.c: the hint for a parameter that is not jsonb */
+extern void argo_hint_init(void);
+
 /* sample.c: the objects an admin function reads (ids NULL: all of them) */
 typedef struct ObjSample
 {

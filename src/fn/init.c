@@ -1,8 +1,9 @@
 /*
  * init.c — what loading the library sets up: Argo's settings, the custom
- * scan and planner hooks that stream argo_query's results (scan.c), and
+ * scan and planner hooks that stream argo_query's results (scan.c),
  * the executor hook that plans a generic plan again for its statement
- * (replan.c).  Its own file so that neither of those two calls the other.
+ * (replan.c), and the hint for a parameter that is not jsonb (hint.c).
+ * Its own file so that neither of those two calls the other.
  */
 #include "postgres.h"
 
@@ -17,4 +18,5 @@ _PG_init(void)
 {
 	argo_scan_init();
 	argo_replan_init();
+	argo_hint_init();
 }
