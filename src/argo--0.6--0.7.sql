@@ -209,3 +209,13 @@ SET jit = off;
 
 COMMENT ON FUNCTION @extschema@.argo_check(text, bigint, boolean) IS
 'What is wrong with a collection''s rows (orphans, unknown keys, two rows for one key, broken markers, maps, kept documents); nothing when healthy. With a sample, the rows of about that many objects; with progress, a NOTICE as each check ends';
+
+-- A slot for one consumer of change feeds, made in one call.
+CREATE FUNCTION @extschema@.argo_feed_slot(slot name)
+RETURNS void
+LANGUAGE sql VOLATILE STRICT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT FROM pg_catalog.pg_create_logical_replication_slot(slot, 'argo') $$;
+
+COMMENT ON FUNCTION @extschema@.argo_feed_slot(name) IS
+'Make a replication slot of Argo''s output plugin for one consumer of change feeds (a slot serves one reader at a time)';

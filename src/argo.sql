@@ -338,6 +338,15 @@ SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION argo_changes(name, text, text, integer) IS
 'The change events a replication slot (plugin argo) holds for a collection after a token, in commit order';
 
+CREATE FUNCTION argo_feed_slot(slot name)
+RETURNS void
+LANGUAGE sql VOLATILE STRICT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT FROM pg_catalog.pg_create_logical_replication_slot(slot, 'argo') $$;
+
+COMMENT ON FUNCTION argo_feed_slot(name) IS
+'Make a replication slot of Argo''s output plugin for one consumer of change feeds (a slot serves one reader at a time)';
+
 CREATE FUNCTION argo_changes_ack(slot name, token text)
 RETURNS void
 AS 'MODULE_PATHNAME', 'argo_changes_ack'

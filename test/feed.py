@@ -272,6 +272,84 @@ def replication_case(conn, server):
           "as PostgreSQL's own decoding does (docs/operations.md, Security)" % state)
 
 
+def stream_case(conn, server):
+    """docs/feed.md's streaming consumer (examples/feed_stream.py): events
+    as they commit over a replication connection, a second reader of its
+    slot told to make its own, and a restart that resumes after the token
+    kept."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    examples = os.path.join(os.path.dirname(here), "examples")
+    sys.path.insert(0, examples)
+    import feed_stream
+    with open(os.path.join(examples, "feed_stream.py")) as f:
+        code = f.read()
+    with open(os.path.join(os.path.dirname(here), "docs", "feed.md")) as f:
+        in_docs = code.strip() in f.read()
+    conn.execute("SELECT argo_feed_slot('streamer')")
+    conninfo = "host=127.0.0.1 port=%d user=postgres dbname=postgres" % server.port
+    state = tempfile.mktemp(prefix="argo_feed_stream_")
+
+    def run(n, writes):
+        got = []
+
+        def handle(event):
+            got.append(event.get("fullDocument"))
+            return len(got) < n
+        t = threading.Thread(target=feed_stream.stream, args=(conninfo, "streamer", "fc", state, handle))
+        t.start()
+        for _ in range(100):
+            pid = conn.execute("SELECT active_pid FROM pg_replication_slots WHERE slot_name = 'streamer'").fetchone()[0]
+            if pid is not None:
+                break
+            time.sleep(0.05)
+        state_, err = outcome(lambda: conn.execute("SELECT * FROM argo_changes('streamer')"))
+        busy = (state_, err.diag.message_hint if err else None)
+        for doc in writes:
+            q(conn, "INSERT INTO fc OBJECT $1", doc)
+        t.join(30)
+        if t.is_alive():
+            conn.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = 'streamer'")
+            t.join(10)
+        return got, busy
+
+    first, busy = run(3, [{"s": 1}, {"s": 2}, {"s": 3}])
+    q(conn, "INSERT INTO fc OBJECT {\"s\": 4}")
+    second, _ = run(2, [{"s": 5}])
+    os.unlink(state)
+    conn.execute("SELECT pg_drop_replication_slot('streamer')")
+    check(in_docs and first == [{"s": 1}, {"s": 2}, {"s": 3}] and second == [{"s": 4}, {"s": 5}],
+          "docs/feed.md's streaming consumer gets events as they commit and resumes after its kept token: %s, %s"
+          % (first, second))
+    check(busy[0] == "55006" and "own slot" in (busy[1] or ""),
+          "a second reader of a streaming slot: 55006 telling it to make its own slot (%s, %s)" % busy)
+
+
+def incarnation_case(conn):
+    """A dropped collection's stream ends with invalidate; one made again
+    under the name is another incarnation; commit times are UTC in ISO 8601
+    whatever the reader's time zone."""
+    conn.execute("SELECT argo_create_collection('again')")
+    conn.execute("SELECT argo_feed('again')")
+    start = changes(conn, coll=None)[-1][0]
+    q(conn, "INSERT INTO again OBJECT {\"n\": 1}")
+    conn.execute("SELECT argo_drop_collection('again')")
+    conn.execute("SELECT argo_create_collection('again')")
+    conn.execute("SELECT argo_feed('again')")
+    q(conn, "INSERT INTO again OBJECT {\"n\": 2}")
+    conn.execute("SET TimeZone = 'America/New_York'")
+    evs = [e for _, e in changes(conn, start, coll="again")]
+    utc = conn.execute("SELECT pg_catalog.to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD')").fetchone()[0]
+    conn.execute("RESET TimeZone")
+    conn.execute("SELECT argo_drop_collection('again')")
+    ops = [(e["operationType"], e["ns"]["incarnation"], e.get("documentKey")) for e in evs]
+    check([o for o, _, _ in ops] == ["insert", "drop", "invalidate", "insert"] and
+          ops[0][1] == ops[1][1] == ops[2][1] != ops[3][1] and ops[0][2] == ops[3][2] == {"id": 1},
+          "drop, invalidate, and the collection made again is another incarnation (ids restart): %s" % ops)
+    times = [e["clusterTime"] for e in evs]
+    check(all(t.endswith("Z") and t[10] == "T" and t[:10] in (utc, times[0][:10]) for t in times),
+          "clusterTime is ISO 8601 UTC whatever the reader's time zone: %s" % times[:2])
+
+
 def tokens_case(conn):
     """Tokens are input: exactly 24 hexadecimal digits, of events the slot gave out."""
     for i in range(6):
@@ -438,6 +516,8 @@ def main():
               "replaying all %d events from an empty collection gives the collection (%d objects)"
               % (len(evs), len(current(conn))))
         consumer_case(conn, server)
+        stream_case(conn, server)
+        incarnation_case(conn)
         tokens_case(conn)
         feed_off_case(conn)
         token = changes(conn)[-1][0]
@@ -446,7 +526,8 @@ def main():
               "acknowledging a token keeps that transaction's events and lets earlier ones go")
         conn.execute("SELECT argo_drop_collection('fc')")
         last = changes(conn, token)
-        check([e["operationType"] for _, e in last] == ["drop"], "dropping the collection is an event")
+        check([e["operationType"] for _, e in last] == ["drop", "invalidate"],
+              "dropping the collection is an event, and ends its stream (invalidate)")
         conn.execute("SELECT pg_drop_replication_slot('feed')")
         conn.close()
     finally:

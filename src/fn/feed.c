@@ -295,45 +295,13 @@ notice_feed_off(const char *coll)
 				 errhint("argo_feed('%s', true, false) switches it on; events from before that are not made.", coll)));
 }
 
-/*
- * argo_changes(slot name, collection text, after text, max integer)
- * RETURNS TABLE (token text, event jsonb): the slot's events of the
- * collection (NULL: of every one) after the token (NULL: from the
- * slot's start), at most max, in order.
- */
-Datum
-argo_changes(PG_FUNCTION_ARGS)
+/* The slot's events (of coll, after the token), at most max, into the result. */
+static void
+fetch_some_events(Portal portal, ReturnSetInfo *rsinfo, const char *coll,
+				  const char *after, int max)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	char	   *slot = slot_arg(fcinfo);
-	char	   *coll = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
-	char	   *after = PG_ARGISNULL(2) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(2));
-	int			max = PG_ARGISNULL(3) ? INT_MAX : PG_GETARG_INT32(3);
-	Oid			types[1] = {NAMEOID};
-	Datum		values[1];
 	int			n = 0;
-	Portal		portal;
-	XLogRecPtr	confirmed,
-				lsn;
-	bool		gone;
 
-	if (after != NULL)
-		(void) token_arg(after, &lsn);
-	if (max < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max must be at least 1, not %d", max)));
-	confirmed = check_slot(slot);
-	if (after != NULL)
-		after = given_token(slot, after, confirmed, false, &lsn, &gone);
-	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
-	if (coll != NULL)
-		notice_feed_off(coll);
-	values[0] = DirectFunctionCall1(namein, CStringGetDatum(slot));
-	portal = SPI_cursor_open_with_args(NULL, "SELECT data FROM pg_catalog.pg_logical_slot_peek_changes($1, NULL, NULL)",
-									   1, types, values, NULL, true, 0);
 	while (n < max)
 	{
 		SPI_cursor_fetch(portal, true, 1000);
@@ -360,6 +328,78 @@ argo_changes(PG_FUNCTION_ARGS)
 		}
 		SPI_freetuptable(SPI_tuptable);
 	}
+}
+
+/*
+ * The slot's events (of coll, after the token), at most max, into the
+ * result.  A slot another session reads (a stream, another consumer)
+ * is PostgreSQL's 55006, with the hint a consumer needs.
+ */
+static void
+fetch_events(Portal portal, ReturnSetInfo *rsinfo, const char *coll,
+			 const char *after, int max)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	PG_TRY();
+	{
+		fetch_some_events(portal, rsinfo, coll, after, max);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		if (e->sqlerrcode != ERRCODE_OBJECT_IN_USE)
+			PG_RE_THROW();
+		FlushErrorState();
+		e->hint = pstrdup("A slot serves one reader at a time: give each consumer its own slot (argo_feed_slot).");
+		ReThrowError(e);
+	}
+	PG_END_TRY();
+}
+
+
+/*
+ * argo_changes(slot name, collection text, after text, max integer)
+ * RETURNS TABLE (token text, event jsonb): the slot's events of the
+ * collection (NULL: of every one) after the token (NULL: from the
+ * slot's start), at most max, in order.
+ */
+Datum
+argo_changes(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *slot = slot_arg(fcinfo);
+	char	   *coll = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
+	char	   *after = PG_ARGISNULL(2) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(2));
+	int			max = PG_ARGISNULL(3) ? INT_MAX : PG_GETARG_INT32(3);
+	Oid			types[1] = {NAMEOID};
+	Datum		values[1];
+	Portal		portal;
+	XLogRecPtr	confirmed,
+				lsn;
+	bool		gone;
+
+	if (after != NULL)
+		(void) token_arg(after, &lsn);
+	if (max < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max must be at least 1, not %d", max)));
+	confirmed = check_slot(slot);
+	if (after != NULL)
+		after = given_token(slot, after, confirmed, false, &lsn, &gone);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	if (coll != NULL)
+		notice_feed_off(coll);
+	values[0] = DirectFunctionCall1(namein, CStringGetDatum(slot));
+	portal = SPI_cursor_open_with_args(NULL, "SELECT data FROM pg_catalog.pg_logical_slot_peek_changes($1, NULL, NULL)",
+									   1, types, values, NULL, true, 0);
+	fetch_events(portal, rsinfo, coll, after, max);
 	SPI_cursor_close(portal);
 	SPI_finish();
 	return (Datum) 0;

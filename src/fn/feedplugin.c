@@ -5,9 +5,14 @@
  * order, each transaction's events together:
  *
  *   {"_id": "<token>", "operationType": "insert" | "update" | "delete" |
- *    "drop", "ns": {"coll": …}, "documentKey": {"id": …},
- *    "clusterTime": "<commit time>", "fullDocument": …,
+ *    "drop" | "invalidate", "ns": {"coll": …, "incarnation": …},
+ *    "documentKey": {"id": …}, "clusterTime": "<commit time, UTC>",
+ *    "fullDocument": …,
  *    "updateDescription": {"updatedFields": {…}, "removedFields": […]}}
+ *
+ * A drop is followed by an invalidate, as MongoDB's change streams end
+ * with one; incarnation (the OID of the collection's sequence) tells a
+ * collection from one made later under the same name.
  *
  * The token is the transaction's commit LSN and the event's number in
  * it, as 16 and 8 hex digits: tokens sort as text in the order events
@@ -32,10 +37,12 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "catalog/namespace.h"
+#include "miscadmin.h"
 #include "parser/parse_relation.h"
 #include "replication/logical.h"
 #include "replication/output_plugin.h"
 #include "utils/builtins.h"
+#include "utils/datetime.h"
 #include "utils/hsearch.h"
 #include "utils/json.h"
 #include "utils/lsyscache.h"
@@ -65,13 +72,19 @@ typedef struct Voucher
 {
 	VoucherKey	key;
 	int			count;
+	Oid			incarnation;	/* the collection's sequence */
 } Voucher;
 
-/* Whether a table of argo_data is its collection's own: by relation OID. */
+/*
+ * Whether a table of argo_data is its collection's own, by relation OID,
+ * and the OID of the collection's sequence: made and dropped with the
+ * collection, it tells one collection of a name from the next.
+ */
 typedef struct OwnTable
 {
 	Oid			relid;
 	bool		own;
+	Oid			seq;
 } OwnTable;
 
 typedef struct FeedState
@@ -123,7 +136,7 @@ voucher_key(VoucherKey *k, const char *coll, int len, int64 objid, char kind)
 }
 
 static void
-vouch(FeedState *st, const char *coll, int len, int64 objid, char kind)
+vouch(FeedState *st, const char *coll, int len, int64 objid, char kind, Oid incarnation)
 {
 	VoucherKey	k;
 	Voucher    *v;
@@ -132,10 +145,11 @@ vouch(FeedState *st, const char *coll, int len, int64 objid, char kind)
 	voucher_key(&k, coll, len, objid, kind);
 	v = hash_search(st->vouchers, &k, HASH_ENTER, &found);
 	v->count = found ? v->count + 1 : 1;
+	v->incarnation = incarnation;
 }
 
-/* Use up a voucher for the event; false when there is none left. */
-static bool
+/* Use up a voucher for the event; InvalidOid when there is none left. */
+static Oid
 redeem(FeedState *st, const char *coll, int64 objid, char kind)
 {
 	VoucherKey	k;
@@ -144,19 +158,20 @@ redeem(FeedState *st, const char *coll, int64 objid, char kind)
 	voucher_key(&k, coll, strlen(coll), objid, kind);
 	v = hash_search(st->vouchers, &k, HASH_FIND, NULL);
 	if (v == NULL || v->count == 0)
-		return false;
+		return InvalidOid;
 	v->count--;
-	return true;
+	return v->incarnation;
 }
 
 /*
  * Whether rel, "<coll>_<suffix>" in argo_data, is collection coll's own:
  * a plain table owned by the owner of the collection's sequence, as
- * catalog.c decides what a collection is.  A table another role with
+ * catalog.c decides what a collection is.  Returns that sequence's OID,
+ * or InvalidOid when rel is not the collection's.  A table another role with
  * CREATE on argo_data planted under such a name vouches for nothing.
  * Read from the catalog as of the change (decoding's snapshot).
  */
-static bool
+static Oid
 own_table(FeedState *st, Relation rel, const char *coll, int len)
 {
 	Oid			relid = RelationGetRelid(rel);
@@ -172,8 +187,9 @@ own_table(FeedState *st, Relation rel, const char *coll, int len)
 		t->own = rel->rd_rel->relkind == RELKIND_RELATION && OidIsValid(seq) &&
 			get_rel_relkind(seq) == RELKIND_SEQUENCE &&
 			argo_relation_owner(seq) == rel->rd_rel->relowner;
+		t->seq = seq;
 	}
-	return t->own;
+	return t->own ? t->seq : InvalidOid;
 }
 
 /* The collection a table of argo_data belongs to, if its name ends in suffix. */
@@ -198,6 +214,7 @@ feed_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 	const char *name = RelationGetRelationName(rel);
 	ReorderBufferTupleBuf *tup = NULL;
 	int			len;
+	Oid			seq;
 	MemoryContext old;
 
 	if ((len = collection_of(rel, "_obj")) > 0)
@@ -218,16 +235,16 @@ feed_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 			return;
 		id = heap_getattr(&tup->tuple, att, RelationGetDescr(rel), &isnull);
 		old = MemoryContextSwitchTo(st->cxt);
-		if (!isnull && own_table(st, rel, name, len))
-			vouch(st, name, len, DatumGetInt64(id), kind);
+		if (!isnull && OidIsValid(seq = own_table(st, rel, name, len)))
+			vouch(st, name, len, DatumGetInt64(id), kind, seq);
 		MemoryContextSwitchTo(old);
 	}
 	else if ((len = collection_of(rel, "_feed")) > 0 &&
 			 change->action == REORDER_BUFFER_CHANGE_INSERT)
 	{
 		old = MemoryContextSwitchTo(st->cxt);
-		if (own_table(st, rel, name, len))
-			vouch(st, name, len, 0, 'x');
+		if (OidIsValid(seq = own_table(st, rel, name, len)))
+			vouch(st, name, len, 0, 'x', seq);
 		MemoryContextSwitchTo(old);
 	}
 }
@@ -284,6 +301,39 @@ split_message(const char *msg, Size size, char **op, char *kind, char **coll,
 	return true;
 }
 
+/*
+ * A commit time as MongoDB's wall time is written: ISO 8601 in UTC,
+ * whatever the time zone of the session that decodes.
+ */
+static void
+append_utc_time(StringInfo out, TimestampTz t)
+{
+	struct pg_tm tm;
+	fsec_t		fsec;
+	char		buf[MAXDATELEN + 1];
+
+	if (timestamp2tm(t, NULL, &tm, &fsec, NULL, NULL) != 0)
+	{
+		appendStringInfoString(out, "null");
+		return;
+	}
+	EncodeDateTime(&tm, fsec, false, 0, NULL, USE_XSD_DATES, buf);
+	appendStringInfo(out, "\"%sZ\"", buf);
+}
+
+/* An event's opening fields: token, operation, collection and its incarnation. */
+static void
+event_head(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, const char *op,
+		   const char *coll, Oid incarnation)
+{
+	FeedState  *st = ctx->output_plugin_private;
+
+	appendStringInfo(ctx->out, "{\"_id\": \"%08X%08X%08X\", \"operationType\": \"%s\", \"ns\": {\"coll\": ",
+					 LSN_FORMAT_ARGS(txn->final_lsn), ++st->seq, op);
+	escape_json(ctx->out, coll);
+	appendStringInfo(ctx->out, ", \"incarnation\": %u}", incarnation);
+}
+
 static void
 feed_message(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 			 XLogRecPtr lsn, bool transactional, const char *prefix,
@@ -296,33 +346,42 @@ feed_message(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 	char		kind;
 	int64		id;
 	int			bodylen;
+	Oid			incarnation = InvalidOid;
 	MemoryContext old;
 
 	if (!transactional || txn == NULL || strcmp(prefix, ARGO_FEED_PREFIX) != 0)
 		return;
 	old = MemoryContextSwitchTo(st->cxt);
 	if (!split_message(message, size, &op, &kind, &coll, &id, &body, &bodylen) ||
-		!feed_body_valid(op, body, bodylen) || !redeem(st, coll, id, kind))
+		!feed_body_valid(op, body, bodylen) ||
+		!OidIsValid(incarnation = redeem(st, coll, id, kind)))
 	{
 		MemoryContextSwitchTo(old);
 		return;
 	}
-	OutputPluginPrepareWrite(ctx, true);
-	appendStringInfo(ctx->out, "{\"_id\": \"%08X%08X%08X\", \"operationType\": \"%s\", \"ns\": {\"coll\": ",
-					 LSN_FORMAT_ARGS(txn->final_lsn), ++st->seq, op);
-	escape_json(ctx->out, coll);
-	appendStringInfoChar(ctx->out, '}');
+	OutputPluginPrepareWrite(ctx, kind != 'x');
+	event_head(ctx, txn, op, coll, incarnation);
 	if (kind != 'x')
 		appendStringInfo(ctx->out, ", \"documentKey\": {\"id\": " INT64_FORMAT "}", id);
 	appendStringInfoString(ctx->out, ", \"clusterTime\": ");
-	escape_json(ctx->out, timestamptz_to_str(txn->xact_time.commit_time));
+	append_utc_time(ctx->out, txn->xact_time.commit_time);
 	if (bodylen > 0)
 	{
 		appendStringInfoString(ctx->out, ", ");
 		appendBinaryStringInfo(ctx->out, body, bodylen);
 	}
 	appendStringInfoChar(ctx->out, '}');
-	OutputPluginWrite(ctx, true);
+	OutputPluginWrite(ctx, kind != 'x');
+	if (kind == 'x')
+	{
+		/* as MongoDB's: a stream of a dropped collection ends */
+		OutputPluginPrepareWrite(ctx, true);
+		event_head(ctx, txn, "invalidate", coll, incarnation);
+		appendStringInfoString(ctx->out, ", \"clusterTime\": ");
+		append_utc_time(ctx->out, txn->xact_time.commit_time);
+		appendStringInfoChar(ctx->out, '}');
+		OutputPluginWrite(ctx, true);
+	}
 	MemoryContextSwitchTo(old);
 }
 
