@@ -49,7 +49,7 @@ keep(ArgoCollection *c)
 	SqlBuf	   *buf = sqlbuf_create();
 	int			rc;
 
-	run_ddl(psprintf("ALTER TABLE %s ADD COLUMN doc jsonb, SET (fillfactor = %d)", c->obj_table,
+	run_ddl(psprintf("ALTER TABLE %s ADD COLUMN doc pg_catalog.jsonb, SET (fillfactor = %d)", c->obj_table,
 					 ARGO_DIRECTORY_FILLFACTOR));
 	appendStringInfo(&buf->sql, "UPDATE %s o SET doc = %s($%d, o.objid)",
 					 c->obj_table, argo_function("argo_object"),

@@ -354,7 +354,7 @@ create_tables(ArgoCollection *c)
 
 	collection_create_dictionary(c);
 	if (argo_keep_documents_default)
-		run_ddl(psprintf("CREATE TABLE %s (%s, doc jsonb) WITH (fillfactor = %d)", c->obj_table,
+		run_ddl(psprintf("CREATE TABLE %s (%s, doc pg_catalog.jsonb) WITH (fillfactor = %d)", c->obj_table,
 						 collection_table_columns("obj", false), ARGO_DIRECTORY_FILLFACTOR));
 	else
 		run_ddl(psprintf("CREATE TABLE %s (%s)", c->obj_table, collection_table_columns("obj", false)));
