@@ -110,7 +110,8 @@ SELECT * FROM argo_query('INSERT INTO ks OBJECTS [
   {"v": false, "arr": {"1": 9}}, {"v": null}, {"v": {"x": 1}}, {"v": [1, 2]}, {"w": 1},
   {"v": 2.5, "arr": [0, 7]}, {"v": "a", "n": {"m": true}}, {"v": 1e30}, {"v": ""},
   {"v": -0.1, "n": "m"}, {"v": "B", "arr": [0, 7]}, {"v": 3, "arr": [2, false]},
-  {"v": 100000000000000000001}, {"v": 100000000000000000000}]');
+  {"v": 100000000000000000001}, {"v": 100000000000000000000}, {"v": -0}, {"v": 0},
+  {"v": -1e30}, {"v": -3}]');
 SELECT argo_keep_documents('ks') AS kept;
 SELECT line FROM argo_explain('SELECT * FROM ks ORDER BY v') line WHERE line LIKE '%ORDER BY%';
 CREATE TEMP TABLE sorted_docs AS

@@ -131,31 +131,15 @@ SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.argo_revoke(text, text, text) IS
 'Revoke what argo_grant granted: ''read'' takes reading and writing, ''write'' writing only';
 
--- The sort keys of ORDER BY taken from a kept document (src/doc/sortkey.c):
--- what the value tables' valnum, valstr and valbool would give at a path.
-CREATE FUNCTION @extschema@.argo_sort_num(doc jsonb, path jsonb)
-RETURNS double precision
-AS 'MODULE_PATHNAME', 'argo_sort_num'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
-
-COMMENT ON FUNCTION @extschema@.argo_sort_num(jsonb, jsonb) IS
-'ORDER BY''s key from a document: a number (as its double) at the path (a jsonb array of keys and positions), else NULL';
-
-CREATE FUNCTION @extschema@.argo_sort_str(doc jsonb, path jsonb)
+-- The sort key of ORDER BY taken from a kept document (src/doc/sortkey.c):
+-- one text that orders as the value tables' valnum, valstr, valbool in turn.
+CREATE FUNCTION @extschema@.argo_sort_key(doc jsonb, path jsonb)
 RETURNS text
-AS 'MODULE_PATHNAME', 'argo_sort_str'
+AS 'MODULE_PATHNAME', 'argo_sort_key'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
 
-COMMENT ON FUNCTION @extschema@.argo_sort_str(jsonb, jsonb) IS
-'ORDER BY''s key from a document: a string at the path (a jsonb array of keys and positions), else NULL';
-
-CREATE FUNCTION @extschema@.argo_sort_bool(doc jsonb, path jsonb)
-RETURNS boolean
-AS 'MODULE_PATHNAME', 'argo_sort_bool'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
-
-COMMENT ON FUNCTION @extschema@.argo_sort_bool(jsonb, jsonb) IS
-'ORDER BY''s key from a document: a boolean at the path (a jsonb array of keys and positions), else NULL';
+COMMENT ON FUNCTION @extschema@.argo_sort_key(jsonb, jsonb) IS
+'ORDER BY''s key from a document: the value at the path (a jsonb array of keys and positions) as text that sorts in the "C" collation as Argo orders values (numbers, strings, booleans), else NULL';
 
 -- After pg_restore makes a collection's indexes and triggers, the maps of
 -- where its objects' rows lie (restored with addresses of the dumped

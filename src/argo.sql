@@ -121,31 +121,15 @@ COST 100;
 COMMENT ON FUNCTION argo_object(text, bigint) IS
 'The object with this id, or NULL; read-only and parallel safe, so that large reads can rebuild objects in parallel workers';
 
--- The sort keys of ORDER BY taken from a kept document (src/doc/sortkey.c):
--- what the value tables' valnum, valstr and valbool would give at a path.
-CREATE FUNCTION argo_sort_num(doc jsonb, path jsonb)
-RETURNS double precision
-AS 'MODULE_PATHNAME', 'argo_sort_num'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
-
-COMMENT ON FUNCTION argo_sort_num(jsonb, jsonb) IS
-'ORDER BY''s key from a document: a number (as its double) at the path (a jsonb array of keys and positions), else NULL';
-
-CREATE FUNCTION argo_sort_str(doc jsonb, path jsonb)
+-- The sort key of ORDER BY taken from a kept document (src/doc/sortkey.c):
+-- one text that orders as the value tables' valnum, valstr, valbool in turn.
+CREATE FUNCTION argo_sort_key(doc jsonb, path jsonb)
 RETURNS text
-AS 'MODULE_PATHNAME', 'argo_sort_str'
+AS 'MODULE_PATHNAME', 'argo_sort_key'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
 
-COMMENT ON FUNCTION argo_sort_str(jsonb, jsonb) IS
-'ORDER BY''s key from a document: a string at the path (a jsonb array of keys and positions), else NULL';
-
-CREATE FUNCTION argo_sort_bool(doc jsonb, path jsonb)
-RETURNS boolean
-AS 'MODULE_PATHNAME', 'argo_sort_bool'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
-
-COMMENT ON FUNCTION argo_sort_bool(jsonb, jsonb) IS
-'ORDER BY''s key from a document: a boolean at the path (a jsonb array of keys and positions), else NULL';
+COMMENT ON FUNCTION argo_sort_key(jsonb, jsonb) IS
+'ORDER BY''s key from a document: the value at the path (a jsonb array of keys and positions) as text that sorts in the "C" collation as Argo orders values (numbers, strings, booleans), else NULL';
 
 CREATE FUNCTION argo_keys(collection text, sample bigint DEFAULT 10000)
 RETURNS TABLE (path text, types text[], objects bigint, is_unique boolean, exact boolean)

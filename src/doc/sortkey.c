@@ -1,16 +1,15 @@
 /*
- * sortkey.c — the value at a path of a document, as the sort keys of
- * ORDER BY: argo_sort_num, argo_sort_str, argo_sort_bool.
+ * sortkey.c — the value at a path of a document, as the sort key of
+ * ORDER BY: argo_sort_key.
  *
  * Every object of a collection that keeps its documents, sorted, is
  * sorted by what its document holds at the path rather than by the rows
  * joined from the value tables: at 1M objects the joins cost as much as
- * the sort.  The three functions give exactly what the rows' columns
- * would: a number as its double (valnum), a string as its text (valstr),
- * a boolean (valbool), and NULL where the path holds another type, a
- * null, an object or an array, or nothing — so sorting by the three in
- * turn orders numbers, strings, booleans, then the rest, as the rows do
- * (sql/fragments.c).
+ * the sort.  The key orders exactly as the rows' columns would: a
+ * number by its double (valnum), a string by its text (valstr), a
+ * boolean (valbool), NULL where the path holds another type, a null, an
+ * object or an array, or nothing — numbers, strings, booleans, then the
+ * rest, as sorting by the three columns in turn does (sql/fragments.c).
  *
  * The path is a jsonb array of steps: a string is an object key, a
  * number an array position, so that a[1] never reaches a key "1".
@@ -18,15 +17,14 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
 #include "common/common.h"
 
-PG_FUNCTION_INFO_V1(argo_sort_num);
-PG_FUNCTION_INFO_V1(argo_sort_str);
-PG_FUNCTION_INFO_V1(argo_sort_bool);
+PG_FUNCTION_INFO_V1(argo_sort_key);
 
 /* The step's array position, or -1 for one no array has. */
 static int32
@@ -71,35 +69,53 @@ path_value(Jsonb *doc, Jsonb *path, JsonbValue *out)
 	return false;
 }
 
-/* argo_sort_num(doc jsonb, path jsonb) RETURNS float8: a number's double, as valnum */
-Datum
-argo_sort_num(PG_FUNCTION_ARGS)
+/*
+ * A double as 16 hex digits that sort as the doubles do: the sign bit
+ * flipped for positives, every bit for negatives (IEEE 754 order), -0
+ * as 0 so that the two compare equal as doubles do.
+ */
+static void
+append_sortable_double(StringInfo out, double d)
 {
-	JsonbValue	v;
+	uint64		bits;
 
-	if (!path_value(PG_GETARG_JSONB_P(0), PG_GETARG_JSONB_P(1), &v) || v.type != jbvNumeric)
-		PG_RETURN_NULL();
-	PG_RETURN_FLOAT8(argo_number_from_numeric(v.val.numeric, NULL));
+	if (d == 0.0)
+		d = 0.0;
+	memcpy(&bits, &d, sizeof(bits));
+	bits = (bits & UINT64CONST(0x8000000000000000)) ? ~bits : bits | UINT64CONST(0x8000000000000000);
+	appendStringInfo(out, "%016" INT64_MODIFIER "X", bits);
 }
 
-/* argo_sort_str(doc jsonb, path jsonb) RETURNS text: a string, as valstr */
+/*
+ * argo_sort_key(doc jsonb, path jsonb) RETURNS text: the value at the
+ * path as one key that sorts, in the "C" collation, as the rows' three
+ * columns do in turn — "1" and a number's double (valnum) in sortable
+ * hex, "2" and a string (valstr), "3" and 0 or 1 for a boolean
+ * (valbool) — and NULL for null, an object, an array or nothing.  One
+ * call and one comparison per row instead of three.
+ */
 Datum
-argo_sort_str(PG_FUNCTION_ARGS)
+argo_sort_key(PG_FUNCTION_ARGS)
 {
 	JsonbValue	v;
+	StringInfoData key;
 
-	if (!path_value(PG_GETARG_JSONB_P(0), PG_GETARG_JSONB_P(1), &v) || v.type != jbvString)
+	if (!path_value(PG_GETARG_JSONB_P(0), PG_GETARG_JSONB_P(1), &v))
 		PG_RETURN_NULL();
-	PG_RETURN_TEXT_P(cstring_to_text_with_len(v.val.string.val, v.val.string.len));
-}
-
-/* argo_sort_bool(doc jsonb, path jsonb) RETURNS boolean: a boolean, as valbool */
-Datum
-argo_sort_bool(PG_FUNCTION_ARGS)
-{
-	JsonbValue	v;
-
-	if (!path_value(PG_GETARG_JSONB_P(0), PG_GETARG_JSONB_P(1), &v) || v.type != jbvBool)
+	initStringInfo(&key);
+	if (v.type == jbvNumeric)
+	{
+		appendStringInfoChar(&key, '1');
+		append_sortable_double(&key, argo_number_from_numeric(v.val.numeric, NULL));
+	}
+	else if (v.type == jbvString)
+	{
+		appendStringInfoChar(&key, '2');
+		appendBinaryStringInfo(&key, v.val.string.val, v.val.string.len);
+	}
+	else if (v.type == jbvBool)
+		appendStringInfoString(&key, v.val.boolean ? "31" : "30");
+	else
 		PG_RETURN_NULL();
-	PG_RETURN_BOOL(v.val.boolean);
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(key.data, key.len));
 }

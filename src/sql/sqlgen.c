@@ -138,10 +138,8 @@ emit_document_keys(SqlBuf *buf, ArgoStmt *s, const char *object, StringInfo keys
 			continue;
 		}
 		path = sqlbuf_param(buf, JSONBOID, path_steps(ob->path));
-		appendStringInfo(keys, "%s(%s, $%d)%s, %s(%s, $%d) COLLATE pg_catalog.\"C\"%s, %s(%s, $%d)%s, ",
-						 argo_function("argo_sort_num"), object, path, dir,
-						 argo_function("argo_sort_str"), object, path, dir,
-						 argo_function("argo_sort_bool"), object, path, dir);
+		appendStringInfo(keys, "%s(%s, $%d) COLLATE pg_catalog.\"C\"%s, ",
+						 argo_function("argo_sort_key"), object, path, dir);
 	}
 	appendStringInfoString(keys, "o.objid");
 }
