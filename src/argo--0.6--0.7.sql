@@ -203,3 +203,14 @@ AS $$ SELECT FROM pg_catalog.pg_create_logical_replication_slot(slot, 'argo') $$
 
 COMMENT ON FUNCTION @extschema@.argo_feed_slot(name) IS
 'Make a replication slot of Argo''s output plugin for one consumer of change feeds (a slot serves one reader at a time)';
+
+-- A distributed collection takes writes from the database that made it
+-- (src/storage/home.c); a restored copy adopts its shards explicitly.
+CREATE FUNCTION @extschema@.argo_adopt_shards(collection text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_adopt_shards'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION @extschema@.argo_adopt_shards(text) IS
+'Make this database the coordinator of a distributed collection (a restored copy that replaces the original), its owner only';

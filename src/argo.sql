@@ -74,6 +74,15 @@ SET jit = off;
 COMMENT ON FUNCTION argo_create_collection(text, text) IS
 'Create an empty collection, format argo3 (default) or argo1';
 
+CREATE FUNCTION argo_adopt_shards(collection text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_adopt_shards'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION argo_adopt_shards(text) IS
+'Make this database the coordinator of a distributed collection (a restored copy that replaces the original), its owner only';
+
 CREATE FUNCTION argo_drop_collection(name text, if_exists boolean DEFAULT false)
 RETURNS void
 AS 'MODULE_PATHNAME', 'argo_drop_collection'

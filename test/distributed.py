@@ -466,6 +466,51 @@ def committing_case(admin, shards, servers):
           "(waited: %s, %s %s)" % (waited, result["state"], result.get("rows") or result["error"]))
 
 
+def home_case(admin, shards, servers):
+    """A restored copy of a coordinator's database (another database here)
+    refuses writes to the original's shards until it adopts them; reads
+    work; the original writes on."""
+    admin.execute("DROP DATABASE IF EXISTS argo_home_copy")
+    admin.execute("DROP DATABASE IF EXISTS argo_home")
+    admin.execute("CREATE DATABASE argo_home")
+    home = psycopg.connect(dbname="argo_home", autocommit=True)
+    for ext in ("argo", "postgres_fdw", "dblink"):
+        home.execute("CREATE EXTENSION %s" % ext)
+    for s in shards:
+        home.execute("CREATE SERVER %s FOREIGN DATA WRAPPER postgres_fdw OPTIONS "
+                     "(host '127.0.0.1', port '%d', dbname 'postgres')" % (s.name, s.port))
+        home.execute("CREATE USER MAPPING FOR CURRENT_USER SERVER %s OPTIONS (user 'postgres')" % s.name)
+    home.execute("SELECT argo_create_distributed_collection('dhome', %s)", (servers,))
+    q(home, "INSERT INTO dhome OBJECT {\"n\": 1}, {\"n\": 2}, {\"n\": 3}")
+    path = tempfile.mktemp(prefix="argo_home_", suffix=".dump")
+    subprocess.run(["pg_dump", "-Fc", "-d", "argo_home", "-f", path], check=True)
+    admin.execute("CREATE DATABASE argo_home_copy")
+    subprocess.run(["pg_restore", "-d", "argo_home_copy", path], check=True)
+    os.unlink(path)
+    copy = psycopg.connect(dbname="argo_home_copy", autocommit=True)
+    read = sorted(d["n"] for d in q(copy, "SELECT n FROM dhome"))
+    refused = [outcome(lambda: q(copy, w))[0] for w in
+               ("INSERT INTO dhome OBJECT {\"n\": 4}", "UPDATE dhome SET n += 10 WHERE n = 1", "DELETE FROM dhome WHERE n = 2")]
+    hint = outcome(lambda: q(copy, "INSERT INTO dhome OBJECT {\"n\": 4}"))[1].diag.message_hint or ""
+    q(home, "UPDATE dhome SET n += 100 WHERE n = 3")
+    after = sorted(d["n"] for d in q(home, "SELECT n FROM dhome"))
+    check(read == [1, 2, 3] and refused == ["55000"] * 3 and "argo_adopt_shards" in hint and after == [1, 2, 103],
+          "a restored coordinator reads (%s) and refuses writes to the original's shards %s until told (%s); "
+          "the original writes on (%s)" % (read, refused, hint, after))
+    home.close()
+    copy.execute("SELECT argo_adopt_shards('dhome')")
+    q(copy, "INSERT INTO dhome OBJECT {\"n\": 4}")
+    q(copy, "UPDATE dhome SET n += 10 WHERE n = 1")
+    now = sorted(d["n"] for d in q(copy, "SELECT n FROM dhome"))
+    state, _ = outcome(lambda: admin.execute("SELECT argo_adopt_shards('nosuch')"))
+    copy.execute("SELECT argo_drop_collection('dhome')")
+    copy.close()
+    admin.execute("DROP DATABASE argo_home_copy")
+    admin.execute("DROP DATABASE argo_home")
+    check(now == [2, 4, 11, 103] and state == "42P01",
+          "after argo_adopt_shards the copy writes (%s); of a missing collection: %s" % (now, state))
+
+
 def listing_case(admin, shards, servers):
     """argo_collections: a distributed Argo/1 collection's format and size."""
     admin.execute("SELECT argo_create_distributed_collection('dlist', %s, 'argo1')", (servers,))
@@ -510,6 +555,7 @@ def main():
         drop_failures_case(admin, shards, servers)
         committing_case(admin, shards, servers)
         listing_case(admin, shards, servers)
+        home_case(admin, shards, servers)
         drop_case(admin, shards)
         bench_case(servers)
         for s in shards:

@@ -274,6 +274,7 @@ objlock_take_distributed(ArgoCollection *c, ArgoPred *where)
 	int			rc;
 
 	refuse_rls(c);
+	collection_check_home(c);
 	CommandCounterIncrement();
 	snap = RegisterSnapshot(GetTransactionSnapshot());
 	ids = ids_by_sql(c, where, snap, &n);

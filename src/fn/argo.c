@@ -25,6 +25,7 @@ PG_FUNCTION_INFO_V1(argo_explain);
 PG_FUNCTION_INFO_V1(argo_create_collection);
 PG_FUNCTION_INFO_V1(argo_drop_collection);
 PG_FUNCTION_INFO_V1(argo_create_distributed_collection);
+PG_FUNCTION_INFO_V1(argo_adopt_shards);
 
 typedef struct SrfOut
 {
@@ -206,6 +207,30 @@ argo_create_distributed_collection(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
 	collection_create_distributed(name, format, servers);
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/*
+ * argo_adopt_shards(collection text) RETURNS void: this database becomes
+ * the coordinator of a distributed collection (a restored copy that
+ * replaces the original; storage/home.c), its owner only.
+ */
+Datum
+argo_adopt_shards(PG_FUNCTION_ARGS)
+{
+	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
+	ArgoCollection *c;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	c = collection_lookup(name, false, ShareRowExclusiveLock);
+	collection_check_owner(c);
+	if (!collection_is_distributed(c))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("collection \"%s\" is not distributed: it has no shards to adopt", name)));
+	collection_record_home(c);
 	SPI_finish();
 	PG_RETURN_VOID();
 }

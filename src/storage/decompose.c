@@ -735,7 +735,8 @@ rowbatch_clear(RowBatch *b)
 
 /*
  * n fresh object ids from the collection's sequence, drawn from C as
- * nextval() draws them (its privilege check included).
+ * nextval() draws them (its privilege check included); for a
+ * distributed collection, only by its coordinator (home.c).
  */
 int64 *
 argo_next_objids(ArgoCollection *coll, int n)
@@ -744,6 +745,8 @@ argo_next_objids(ArgoCollection *coll, int n)
 	RangeVar   *rv = makeRangeVar(ARGO_SCHEMA, psprintf("%s_seq", coll->name), -1);
 	Oid			seq = RangeVarGetRelid(rv, NoLock, false);
 
+	if (collection_is_distributed(coll))
+		collection_check_home(coll);
 	for (int i = 0; i < n; i++)
 	{
 		CHECK_FOR_INTERRUPTS();

@@ -327,6 +327,7 @@ make_shards(void *arg)
 	create_partitioned(m->c, "obj", m->servers);
 	for (int i = 0; i < (is1 ? 1 : 3); i++)
 		create_partitioned(m->c, is1 ? "data" : argo3[i], m->servers);
+	collection_record_home(m->c);
 }
 
 /*

@@ -76,6 +76,10 @@ extern ArgoFormat format_from_name(const char *fmt);
 extern void collection_check_shards(const char *name, List *servers);
 extern void collection_create_shards(ArgoCollection *c, List *servers);
 extern bool collection_is_distributed(ArgoCollection *c);
+
+/* home.c: which database coordinates a distributed collection */
+extern void collection_record_home(ArgoCollection *c);
+extern void collection_check_home(ArgoCollection *c);
 extern const char *const *collection_object_tables(ArgoCollection *c, int *n);
 extern List *collection_shard_servers(ArgoCollection *c);
 extern void collection_drop_shards(const char *name, List *servers);
