@@ -58,6 +58,8 @@ SELECT argo_feed('nif', NULL);
 \echo :SQLSTATE
 SELECT argo_feed('nif', true, NULL);
 \echo :SQLSTATE
+SELECT argo_feed('nif', true, false, NULL);
+\echo :SQLSTATE
 SELECT argo_feed('nosuch');
 \echo :SQLSTATE
 -- refused (55000) exactly when wal_level is not logical

@@ -214,3 +214,16 @@ SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION @extschema@.argo_adopt_shards(text) IS
 'Make this database the coordinator of a distributed collection (a restored copy that replaces the original), its owner only';
+
+-- A feed may carry the object before an update or delete
+-- (MongoDB's fullDocumentBeforeChange).
+DROP FUNCTION @extschema@.argo_feed(text, boolean, boolean);
+CREATE FUNCTION @extschema@.argo_feed(collection text, enabled boolean DEFAULT true, full_document boolean DEFAULT false,
+                          before_change boolean DEFAULT false)
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_feed'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION @extschema@.argo_feed(text, boolean, boolean, boolean) IS
+'Switch a collection''s change feed on or off (its owner only); with full_document, update events carry the whole object; with before_change, update and delete events carry the object before';

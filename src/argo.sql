@@ -313,14 +313,15 @@ COMMENT ON FUNCTION argo_create_distributed_collection(text, text[], text) IS
 -- The change feed (README, "Change feed"): a collection's owner switches
 -- it on; a logical replication slot made with plugin 'argo' then gives
 -- one event per changed object, which argo_changes reads after a token.
-CREATE FUNCTION argo_feed(collection text, enabled boolean DEFAULT true, full_document boolean DEFAULT false)
+CREATE FUNCTION argo_feed(collection text, enabled boolean DEFAULT true, full_document boolean DEFAULT false,
+                          before_change boolean DEFAULT false)
 RETURNS void
 AS 'MODULE_PATHNAME', 'argo_feed'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
 SET search_path = pg_catalog, pg_temp;
 
-COMMENT ON FUNCTION argo_feed(text, boolean, boolean) IS
-'Switch a collection''s change feed on or off (its owner only); with full_document, update events carry the whole object';
+COMMENT ON FUNCTION argo_feed(text, boolean, boolean, boolean) IS
+'Switch a collection''s change feed on or off (its owner only); with full_document, update events carry the whole object; with before_change, update and delete events carry the object before';
 
 CREATE FUNCTION argo_changes(slot name, collection text DEFAULT NULL, after text DEFAULT NULL, max integer DEFAULT 1000)
 RETURNS TABLE (token text, event jsonb)

@@ -350,6 +350,32 @@ def incarnation_case(conn):
           "clusterTime is ISO 8601 UTC whatever the reader's time zone: %s" % times[:2])
 
 
+def before_change_case(conn):
+    """With before_change, update and delete events carry the object
+    before (fullDocumentBeforeChange): a point update and delete, a
+    many-object delete with an empty object among them, and a delete
+    through SQL (row-level security on the value tables)."""
+    conn.execute("SELECT argo_create_collection('bc')")
+    conn.execute("SELECT argo_feed('bc', true, false, true)")
+    start = changes(conn, coll=None)[-1][0]
+    q(conn, "INSERT INTO bc OBJECT {\"k\": 1, \"v\": \"a\"}, {\"k\": 2, \"v\": \"b\"}, {\"k\": 3}, {}, {\"k\": 5}")
+    q(conn, "UPDATE bc SET v = 'z' WHERE k = 1")
+    q(conn, "DELETE FROM bc WHERE k = 2")
+    q(conn, "DELETE FROM bc WHERE k = 3 OR ID() = 4")
+    for t in ("str", "num", "bool"):
+        conn.execute("ALTER TABLE argo_data.bc_%s ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY" % t)
+        conn.execute("CREATE POLICY p ON argo_data.bc_%s USING (true)" % t)
+    conn.execute("SET row_security = on")
+    q(conn, "DELETE FROM bc WHERE k = 5 RETURNING *")
+    conn.execute("RESET row_security")
+    evs = [(e["operationType"], e.get("documentKey", {}).get("id"), e.get("fullDocumentBeforeChange"))
+           for _, e in changes(conn, start, coll="bc") if e["operationType"] != "insert"]
+    conn.execute("SELECT argo_drop_collection('bc')")
+    check(evs == [("update", 1, {"k": 1, "v": "a"}), ("delete", 2, {"k": 2, "v": "b"}),
+                  ("delete", 3, {"k": 3}), ("delete", 4, {}), ("delete", 5, {"k": 5})],
+          "with before_change, updates and deletes carry the object before, from C and through SQL: %s" % evs)
+
+
 def tokens_case(conn):
     """Tokens are input: exactly 24 hexadecimal digits, of events the slot gave out."""
     for i in range(6):
@@ -518,6 +544,7 @@ def main():
         consumer_case(conn, server)
         stream_case(conn, server)
         incarnation_case(conn)
+        before_change_case(conn)
         tokens_case(conn)
         feed_off_case(conn)
         token = changes(conn)[-1][0]

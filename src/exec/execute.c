@@ -318,12 +318,67 @@ run_count_query(SqlBuf *buf)
 #define DELETE_BATCH 10000
 
 /*
+ * What a DELETE rebuilds before an object's rows go: for RETURNING *,
+ * each object to the caller; for a feed whose events carry the object
+ * before, each kept until its event is logged.
+ */
+typedef struct Deleting
+{
+	EmitTarget *returning;		/* RETURNING *'s caller, or NULL */
+	bool		keep;			/* the feed wants them */
+	int			n;				/* kept since the last reset, in id order */
+	int			max;
+	int			next;			/* the next one deleting_doc looks at */
+	int64	   *ids;
+	Jsonb	  **docs;
+} Deleting;
+
+static void
+deleting_take(void *arg, int64 objid, Jsonb *obj)
+{
+	Deleting   *d = arg;
+
+	if (d->returning != NULL)
+		d->returning->emit(d->returning->arg, obj);
+	if (!d->keep)
+		return;
+	if (d->n == d->max)
+	{
+		d->max = d->max ? d->max * 2 : 64;
+		d->ids = d->ids ? repalloc(d->ids, sizeof(int64) * d->max) : palloc(sizeof(int64) * d->max);
+		d->docs = d->docs ? repalloc(d->docs, sizeof(Jsonb *) * d->max) : palloc(sizeof(Jsonb *) * d->max);
+	}
+	d->ids[d->n] = objid;
+	d->docs[d->n++] = obj;
+}
+
+static void
+deleting_reset(Deleting *d)
+{
+	d->n = d->next = 0;
+}
+
+/*
+ * Object id's document as rebuilt, asked for in id order; an object
+ * none was rebuilt for has no rows: it is {}.
+ */
+static Jsonb *
+deleting_doc(Deleting *d, int64 id)
+{
+	while (d->next < d->n && d->ids[d->next] < id)
+		d->next++;
+	if (d->next < d->n && d->ids[d->next] == id)
+		return d->docs[d->next++];
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+}
+
+/*
  * Delete locked objects from C: their rows found (by map or objid index)
  * and deleted by tid, then their directory rows.
  */
 static int64
 delete_direct(ArgoCollection *c, ObjWriter *w, const int64 *ids, int n, FeedMode feed,
-			  Rebuilder *rb)
+			  Rebuilder *rb, Deleting *d)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "argo delete",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -341,7 +396,8 @@ delete_direct(ArgoCollection *c, ObjWriter *w, const int64 *ids, int n, FeedMode
 	{
 		int			from = log.n;
 
-		/* RETURNING *: the object as it is deleted (rb), else only its rows' tids */
+		/* the object as it is deleted (rb), else only its rows' tids */
+		deleting_reset(d);
 		objfetch_object(f, ids[i], rb);
 		if (rb != NULL)
 			rebuilder_finish(rb);
@@ -349,7 +405,7 @@ delete_direct(ArgoCollection *c, ObjWriter *w, const int64 *ids, int n, FeedMode
 			objwriter_delete_rows(w, log.rows[r].table, &log.rows[r].tid, 1);
 		objwriter_delete_object(w, ids[i]);
 		if (feed != FEED_OFF)
-			feed_log_delete(c, ids[i]);
+			feed_log_delete(c, ids[i], d->keep ? deleting_doc(d, ids[i]) : NULL);
 		if (i % 1000 == 999)
 			log.n = 0;
 	}
@@ -357,6 +413,10 @@ delete_direct(ArgoCollection *c, ObjWriter *w, const int64 *ids, int n, FeedMode
 	PopActiveSnapshot();
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
+	/* what d kept lived in cxt */
+	d->ids = NULL;
+	d->docs = NULL;
+	d->n = d->max = d->next = 0;
 	return n;
 }
 
@@ -373,14 +433,16 @@ run_delete(ArgoPlan *p, result_emit emit, void *arg)
 		objlock_take(c, q->stmt->where, p->point, false);
 	int64		total = 0;
 	EmitTarget	target = {emit, arg};
-	/* RETURNING *: each object as deleted, rebuilt before its rows go */
-	Rebuilder  *rb = q->stmt->returning == ARET_OBJECTS ?
-		rebuilder_create(keydict_of(c), emit_object, &target) : NULL;
+	Deleting	d = {q->stmt->returning == ARET_OBJECTS ? &target : NULL,
+	feed != FEED_OFF && feed_before_change(c)};
+	/* each object as deleted, rebuilt before its rows go */
+	Rebuilder  *rb = d.returning != NULL || d.keep ?
+		rebuilder_create(keydict_of(c), deleting_take, &d) : NULL;
 
 	objlock_recheck(c, q->stmt->where, lo);
 	if (w)
 	{
-		total = delete_direct(c, w, lo->ids, lo->n, feed, rb);
+		total = delete_direct(c, w, lo->ids, lo->n, feed, rb, &d);
 		objwriter_close(w);
 	}
 	else
@@ -388,6 +450,7 @@ run_delete(ArgoPlan *p, result_emit emit, void *arg)
 		{
 			int			n = Min(DELETE_BATCH, lo->n - i);
 
+			deleting_reset(&d);
 			if (rb != NULL)
 			{
 				CommandCounterIncrement();
@@ -397,7 +460,7 @@ run_delete(ArgoPlan *p, result_emit emit, void *arg)
 			}
 			total += run_count_query(sqlgen_delete_ids(c, lo->ids + i, n));
 			for (int k = 0; feed != FEED_OFF && k < n; k++)
-				feed_log_delete(c, lo->ids[i + k]);
+				feed_log_delete(c, lo->ids[i + k], d.keep ? deleting_doc(&d, lo->ids[i + k]) : NULL);
 		}
 	if (q->stmt->returning == ARET_IDS)
 		emit(arg, argo_write_ids_result("deleted", lo->ids, lo->n));

@@ -45,6 +45,7 @@ typedef struct Updater
 	int			n;
 	int64		total;
 	FeedMode	feed;
+	bool		before_change;	/* its events carry the object before */
 	result_emit emit;			/* RETURNING *: each object changed */
 	void	   *arg;
 	int64	   *changed;		/* RETURNING ID: the ids changed */
@@ -162,7 +163,7 @@ static void
 log_updates(Updater *u)
 {
 	for (int i = 0; u->feed != FEED_OFF && i < u->n; i++)
-		feed_log_update(u->coll, u->feed, u->ids[i], u->docs[i], u->after[i]);
+		feed_log_update(u->coll, u->feed, u->before_change, u->ids[i], u->docs[i], u->after[i]);
 }
 
 /*
@@ -486,6 +487,7 @@ run_update(ArgoPlan *p, result_emit emit, void *arg)
 	u.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo update",
 								  ALLOCSET_DEFAULT_SIZES);
 	u.feed = feed_mode(u.coll);
+	u.before_change = u.feed != FEED_OFF && feed_before_change(u.coll);
 	w = objwriter_open(u.coll, ACL_UPDATE);
 	lo = w ? objlock_take_direct(u.coll, where, p->point, w) :
 		collection_is_distributed(u.coll) ? objlock_take_distributed(u.coll, where) :

@@ -38,27 +38,30 @@ PG_FUNCTION_INFO_V1(argo_feed);
 PG_FUNCTION_INFO_V1(argo_changes);
 PG_FUNCTION_INFO_V1(argo_changes_ack);
 
-static void create_feed(ArgoCollection *c, bool full);
+static void create_feed(ArgoCollection *c, bool full, bool before);
 
 /*
- * argo_feed(collection text, enabled boolean, full_document boolean)
- * RETURNS void: the collection's owner switches its feed on (updates
- * carrying the whole object when full_document) or off.
+ * argo_feed(collection text, enabled boolean, full_document boolean,
+ * before_change boolean) RETURNS void: the collection's owner switches
+ * its feed on (updates carrying the whole object when full_document,
+ * updates and deletes the object before when before_change) or off.
  */
 Datum
 argo_feed(PG_FUNCTION_ARGS)
 {
 	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
 	bool		on,
-				full;
+				full,
+				before;
 	ArgoCollection *c;
 
-	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || (PG_NARGS() > 3 && PG_ARGISNULL(3)))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("enabled and full_document must not be null")));
+				 errmsg("enabled, full_document and before_change must not be null")));
 	on = PG_GETARG_BOOL(1);
 	full = PG_GETARG_BOOL(2);
+	before = PG_NARGS() > 3 && PG_GETARG_BOOL(3);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
 	/* the owner first, without a lock: others must not queue for one */
@@ -79,7 +82,7 @@ argo_feed(PG_FUNCTION_ARGS)
 	if (feed_mode(c) != FEED_OFF)
 		drop_feed(c, false);
 	if (on)
-		create_feed(c, full);
+		create_feed(c, full, before);
 	SPI_finish();
 	PG_RETURN_VOID();
 }
@@ -91,7 +94,7 @@ argo_feed(PG_FUNCTION_ARGS)
  * role made first is said to be in the way, not silently ignored.
  */
 static void
-create_feed(ArgoCollection *c, bool full)
+create_feed(ArgoCollection *c, bool full, bool before)
 {
 	char	   *table = psprintf("%s_feed", c->name);
 	char	   *qualified = quote_qualified_identifier(ARGO_SCHEMA, table);
@@ -107,8 +110,9 @@ create_feed(ArgoCollection *c, bool full)
 						   GetUserNameFromId(argo_relation_owner(squat), true) ?
 						   GetUserNameFromId(argo_relation_owner(squat), true) : "(dropped)"),
 				 errhint("Have its owner or a superuser drop it, then switch the feed on again.")));
-	run_ddl(psprintf("CREATE TABLE %s (dropped_at pg_catalog.timestamptz DEFAULT pg_catalog.now()%s)",
-					 qualified, full ? ", full_document boolean" : ""));
+	run_ddl(psprintf("CREATE TABLE %s (dropped_at pg_catalog.timestamptz DEFAULT pg_catalog.now()%s%s)",
+					 qualified, full ? ", full_document boolean" : "",
+					 before ? ", before_change boolean" : ""));
 	if (owner != GetUserId())
 		run_ddl(psprintf("ALTER TABLE %s OWNER TO %s", qualified,
 						 quote_identifier(GetUserNameFromId(owner, false))));

@@ -8,7 +8,9 @@
  * A collection's feed is on while the table argo_data.c_feed exists,
  * owned by the collection's owner (argo_feed makes and drops it);
  * collections without it pay one catalog-cache lookup per statement.
- * With the column full_document, update events carry the whole object.
+ * With the column full_document, update events carry the whole object;
+ * with before_change, updates and deletes carry the object before
+ * (MongoDB's fullDocumentBeforeChange).
  *
  * Anyone may write logical messages (pg_logical_emit_message), so a
  * message alone proves nothing: each is written after the row change
@@ -49,8 +51,9 @@
  * argo_feed changes the switch under a lock that conflicts with every
  * writer's, so a writer that holds its own lock reads it settled.
  */
-FeedMode
-feed_mode(ArgoCollection *c)
+/* c's feed table, if it is one: c's owner's plain table c_feed. */
+static Oid
+feed_table(ArgoCollection *c)
 {
 	Oid			nsp = get_namespace_oid(ARGO_SCHEMA, true);
 	Oid			feed = OidIsValid(nsp) ?
@@ -58,8 +61,27 @@ feed_mode(ArgoCollection *c)
 
 	if (!OidIsValid(feed) || get_rel_relkind(feed) != RELKIND_RELATION ||
 		argo_relation_owner(feed) != argo_relation_owner(argo_table_relid(c, "obj")))
+		return InvalidOid;
+	return feed;
+}
+
+FeedMode
+feed_mode(ArgoCollection *c)
+{
+	Oid			feed = feed_table(c);
+
+	if (!OidIsValid(feed))
 		return FEED_OFF;
 	return get_attnum(feed, "full_document") != InvalidAttrNumber ? FEED_FULL : FEED_CHANGES;
+}
+
+/* Whether c's updates and deletes carry the object before (column before_change). */
+bool
+feed_before_change(ArgoCollection *c)
+{
+	Oid			feed = feed_table(c);
+
+	return OidIsValid(feed) && get_attnum(feed, "before_change") != InvalidAttrNumber;
 }
 
 static void
@@ -94,11 +116,22 @@ feed_log_insert(ArgoCollection *c, int64 objid, Jsonb *doc)
 	pfree(body.data);
 }
 
-/* An object deleted (its directory row already deleted). */
+/* An object deleted (its directory row already deleted), and what it was, if wanted. */
 void
-feed_log_delete(ArgoCollection *c, int64 objid)
+feed_log_delete(ArgoCollection *c, int64 objid, Jsonb *before)
 {
-	log_event("delete", c, objid, NULL);
+	StringInfoData body;
+
+	if (before == NULL)
+	{
+		log_event("delete", c, objid, NULL);
+		return;
+	}
+	initStringInfo(&body);
+	appendStringInfoString(&body, "\"fullDocumentBeforeChange\": ");
+	append_jsonb(&body, before);
+	log_event("delete", c, objid, &body);
+	pfree(body.data);
 }
 
 /* The collection is about to be dropped (c_feed's row already inserted). */
@@ -224,10 +257,12 @@ diff_values(Diff *d, JsonbValue *before, JsonbValue *after)
 
 /*
  * An object updated (its directory row already rewritten): the paths it
- * set and removed, and with full documents the object after.
+ * set and removed, with full documents the object after, and with
+ * before_change the object before.
  */
 void
-feed_log_update(ArgoCollection *c, FeedMode mode, int64 objid, Jsonb *before, Jsonb *after)
+feed_log_update(ArgoCollection *c, FeedMode mode, bool before_change, int64 objid,
+				Jsonb *before, Jsonb *after)
 {
 	Diff		d;
 	StringInfoData body;
@@ -247,6 +282,11 @@ feed_log_update(ArgoCollection *c, FeedMode mode, int64 objid, Jsonb *before, Js
 	{
 		appendStringInfoString(&body, ", \"fullDocument\": ");
 		append_jsonb(&body, after);
+	}
+	if (before_change)
+	{
+		appendStringInfoString(&body, ", \"fullDocumentBeforeChange\": ");
+		append_jsonb(&body, before);
 	}
 	log_event("update", c, objid, &body);
 	pfree(body.data);

@@ -14,7 +14,9 @@
  *   insert   "fullDocument": {…}
  *   update   "updateDescription": {"updatedFields": {…},
  *             "removedFields": ["…", …]} [, "fullDocument": {…}]
- *   delete, drop   (nothing)
+ *            [, "fullDocumentBeforeChange": {…}]
+ *   delete   (nothing) or "fullDocumentBeforeChange": {…}
+ *   drop     (nothing)
  *
  * Tokens come from PostgreSQL's JSON lexer (json_lex, which reports
  * errors by return value); the nesting is followed here with an explicit
@@ -51,6 +53,7 @@
 #define F_UPDATE_DESC	0x02
 #define F_UPDATED		0x04
 #define F_REMOVED		0x08
+#define F_BEFORE		0x10
 
 /* What a container expects next. */
 typedef enum Expect
@@ -159,7 +162,8 @@ key_bit(Walk *w, const char *key, int len)
 	if (w->depth == 1)
 	{
 		bit = IS("fullDocument") ? F_FULL_DOCUMENT :
-			IS("updateDescription") ? F_UPDATE_DESC : 0;
+			IS("updateDescription") ? F_UPDATE_DESC :
+			IS("fullDocumentBeforeChange") ? F_BEFORE : 0;
 		if (!(w->allowed & bit) || (w->seen & bit))
 			return -1;
 		w->seen |= bit;
@@ -289,15 +293,16 @@ feed_body_valid(const char *op, const char *body, int len)
 {
 	bool		insert = strcmp(op, "insert") == 0;
 	bool		update = strcmp(op, "update") == 0;
+	bool		delete = strcmp(op, "delete") == 0;
 	char	   *text;
 	JsonLexContext *lex;
 	Walk		w = {0};
 	bool		done = false;
 	bool		ok = true;
 
-	if (!insert && !update)
-		return len == 0;
-	if (len == 0 || len > BODY_MAX_BYTES || !pg_verifymbstr(body, len, true))
+	if (len == 0)
+		return !insert && !update;
+	if ((!insert && !update && !delete) || len > BODY_MAX_BYTES || !pg_verifymbstr(body, len, true))
 		return false;
 	text = palloc(len + 3);
 	text[0] = '{';
@@ -306,12 +311,13 @@ feed_body_valid(const char *op, const char *body, int len)
 	text[len + 2] = '\0';
 	lex = makeJsonLexContextCstringLen(text, len + 2, GetDatabaseEncoding(), false);
 	w.stack = palloc(sizeof(Frame) * BODY_MAX_DEPTH);
-	w.allowed = insert ? F_FULL_DOCUMENT : F_FULL_DOCUMENT | F_UPDATE_DESC;
+	w.allowed = insert ? F_FULL_DOCUMENT : delete ? F_BEFORE :
+		F_FULL_DOCUMENT | F_UPDATE_DESC | F_BEFORE;
 	while (ok && !done)
 		ok = json_lex(lex) == JSON_SUCCESS && step(&w, lex, &done);
 	/* nothing after the closing brace, and every field the operation needs */
 	ok = ok && json_lex(lex) == JSON_SUCCESS && lex->token_type == JSON_TOKEN_END &&
-		(insert ? w.seen == F_FULL_DOCUMENT :
+		(insert ? w.seen == F_FULL_DOCUMENT : delete ? w.seen == F_BEFORE :
 		 (w.seen & F_UPDATE_DESC) && w.seen_desc == (F_UPDATED | F_REMOVED));
 	pfree(w.stack);
 	pfree(text);

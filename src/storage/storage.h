@@ -98,10 +98,11 @@ typedef enum FeedMode
 } FeedMode;
 
 extern FeedMode feed_mode(ArgoCollection *c);
+extern bool feed_before_change(ArgoCollection *c);
 extern void feed_log_insert(ArgoCollection *c, int64 objid, Jsonb *doc);
-extern void feed_log_update(ArgoCollection *c, FeedMode mode, int64 objid,
-							Jsonb *before, Jsonb *after);
-extern void feed_log_delete(ArgoCollection *c, int64 objid);
+extern void feed_log_update(ArgoCollection *c, FeedMode mode, bool before_change,
+							int64 objid, Jsonb *before, Jsonb *after);
+extern void feed_log_delete(ArgoCollection *c, int64 objid, Jsonb *before);
 extern void feed_log_drop(ArgoCollection *c);
 extern bool feed_body_valid(const char *op, const char *body, int len);
 extern void drop_feed(ArgoCollection *c, bool collection_dropped);
