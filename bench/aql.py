@@ -224,8 +224,8 @@ def statement(system, case, p):
 
 # ---------------------------------------------------------------- running
 
-def run(conn, systems, params, check_only):
-    names = list(cases())
+def run(conn, systems, params, check_only, only=None):
+    names = [c for c in cases() if not only or c in only]
     times = {c: {s: [] for s in systems} for c in names}
     prints = {c: [dict() for _ in params] for c in names}
     failed = {}
@@ -306,6 +306,8 @@ def main():
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--check-only", action="store_true",
                     help="load and cross-check results; report no times")
+    ap.add_argument("--cases", default=None,
+                    help="comma-separated cases to run (default: every case)")
     ap.add_argument("--shards", default=None,
                     help="postgres_fdw servers: adds argo3s, Argo/3 distributed over them")
     args = ap.parse_args()
@@ -315,6 +317,10 @@ def main():
     if shards:
         systems.append("argo3s")
     runs = 1 if args.check_only else args.runs
+    only = args.cases.split(",") if args.cases else None
+    unknown = [c for c in (only or []) if c not in cases()]
+    if unknown:
+        ap.error("unknown cases: " + ", ".join(unknown))
 
     conn = psycopg.connect(dbname=os.environ.get("PGDATABASE", "postgres"), autocommit=True)
     with conn.cursor() as cur:
@@ -327,8 +333,8 @@ def main():
             log("  %.1f s, %.0f MB" % (loads[s]["load_s"], loads[s]["size_bytes"] / 2**20))
         cur.execute("CHECKPOINT")
     params = make_params(n, runs, args.seed)
-    log("running %d cases (%d runs each%s) ..." % (len(cases()), runs, "" if args.check_only else " after a warm-up"))
-    times, prints, failed = run(conn, systems, params, args.check_only)
+    log("running %d cases (%d runs each%s) ..." % (len(only or cases()), runs, "" if args.check_only else " after a warm-up"))
+    times, prints, failed = run(conn, systems, params, args.check_only, only)
     bad = cross_check(prints, failed)
     with conn.cursor() as cur:
         for s in systems:
