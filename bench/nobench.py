@@ -403,6 +403,41 @@ def build_report(n, runs, loads, times, info, systems):
 
 # ---------------------------------------------------------------- main
 
+def run_admin(conn, systems, check_only):
+    """Argo's admin functions on each loaded collection, each timed once:
+    argo_keys and argo_analyze (a sample of 10,000 objects by default)
+    and argo_check on a sample of 10,000. Their answers are checked for
+    sense: every path and key found, nothing wrong."""
+    admin = {}
+    with conn.cursor() as cur:
+        for system, coll in (("argo3", "nb3"), ("argo1", "nb1")):
+            if system not in systems:
+                continue
+            out = {}
+            for name, sql in (("argo_keys", "SELECT count(*) FROM argo_keys(%s)"),
+                              ("argo_analyze", "SELECT keys FROM argo_analyze(%s)"),
+                              ("argo_check(sample 10,000)", "SELECT count(*) FROM argo_check(%s, 10000)")):
+                t0 = time.perf_counter()
+                cur.execute(sql, (coll,))
+                value = cur.fetchone()[0]
+                out[name] = {"s": time.perf_counter() - t0, "value": value}
+            admin[system] = out
+    bad = ["%s: %s gave %s" % (s, f, r["value"]) for s, o in admin.items() for f, r in o.items()
+           if (f.startswith("argo_check") and r["value"] != 0) or (not f.startswith("argo_check") and r["value"] < 1)]
+    return ({} if check_only else admin), bad
+
+
+def admin_report(admin):
+    if not admin:
+        return []
+    names = list(next(iter(admin.values())))
+    lines = ["", "## Admin functions (seconds, one call each)", "",
+             "| system | " + " | ".join(names) + " |", "|---" * (1 + len(names)) + "|"]
+    for s, o in admin.items():
+        lines.append("| %s | " % s + " | ".join("%.2f" % o[f]["s"] for f in names) + " |")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scale", type=int, required=True, help="number of objects")
@@ -442,6 +477,9 @@ def main():
     log("whole objects: extraction and per-object fetch ...")
     whole, bad_whole = run_whole_objects(conn, systems, params, args.check_only)
     bad += bad_whole
+    log("admin functions ...")
+    admin, bad_admin = run_admin(conn, systems, args.check_only)
+    bad += bad_admin
     # drop what we loaded: benchmark data is large
     with conn.cursor() as cur:
         cur.execute("SELECT argo_drop_collection('nb3', true), argo_drop_collection('nb1', true)")
@@ -463,11 +501,12 @@ def main():
         log("nobench check: %d passed, 0 failed" % (len(QUERIES) * args.runs + 1))
         return 0
     report, res, gms = build_report(n, args.runs, loads, times, info, systems)
-    report += "\n".join(whole_objects_report(whole, systems)) + "\n"
+    report += "\n".join(whole_objects_report(whole, systems) + admin_report(admin)) + "\n"
     os.makedirs(args.out, exist_ok=True)
     base = os.path.join(args.out, "report-%d" % n)
     write_report(base, report, {"scale": n, "info": info, "loads": loads, "times": times,
-                                "trimmed": res, "geomeans": gms, "whole_objects": whole},
+                                "trimmed": res, "geomeans": gms, "whole_objects": whole,
+                                "admin": admin},
                  "NoBench, %s objects: Argo vs PostgreSQL jsonb" % format(n, ","),
                  QUERIES, res, systems)
     return 0
