@@ -54,11 +54,12 @@ sampled_ids(ArgoCollection *c, double pct, bool with_rows, int64 *n)
 	Datum		ids;
 
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT pg_catalog.array_agg(DISTINCT objid ORDER BY objid) FROM (SELECT objid FROM %s TABLESAMPLE SYSTEM ($1)",
+	/* a sampling method is a function found by its name: pg_catalog's */
+	appendStringInfo(&sql, "SELECT pg_catalog.array_agg(DISTINCT objid ORDER BY objid) FROM (SELECT objid FROM %s TABLESAMPLE pg_catalog.system ($1)",
 					 c->obj_table);
 	/* the directory is the last of the object's tables */
 	for (int i = 0; with_rows && i < ntables - 1; i++)
-		appendStringInfo(&sql, " UNION ALL SELECT objid FROM %s TABLESAMPLE SYSTEM ($1)",
+		appendStringInfo(&sql, " UNION ALL SELECT objid FROM %s TABLESAMPLE pg_catalog.system ($1)",
 						 quote_qualified_identifier(ARGO_SCHEMA, psprintf("%s_%s", c->name, tables[i])));
 	appendStringInfoString(&sql, ") s");
 	if (SPI_execute_with_args(sql.data, 1, &argtype, &arg, NULL, true, 1) != SPI_OK_SELECT ||
