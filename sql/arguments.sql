@@ -60,6 +60,13 @@ SELECT argo_feed('nif', true, NULL);
 \echo :SQLSTATE
 SELECT argo_feed('nif', true, false, NULL);
 \echo :SQLSTATE
+-- adopting shards: only a distributed collection has them
+SELECT argo_adopt_shards('nif');
+\echo :SQLSTATE
+SELECT argo_adopt_shards(NULL);
+\echo :SQLSTATE
+SELECT argo_adopt_shards('nosuch');
+\echo :SQLSTATE
 SELECT argo_feed('nosuch');
 \echo :SQLSTATE
 -- refused (55000) exactly when wal_level is not logical
@@ -86,6 +93,8 @@ SELECT * FROM argo_changes('s', 'nif', '0/0:x');
 SELECT * FROM argo_changes('s', NULL, NULL, 0);
 \echo :SQLSTATE
 SELECT * FROM argo_changes('nosuch_slot');
+\echo :SQLSTATE
+SELECT argo_feed_slot(NULL);
 \echo :SQLSTATE
 -- a slot that is not Argo's (a physical one: any wal_level makes it)
 SELECT 1 FROM pg_create_physical_replication_slot('ni_physical');

@@ -197,9 +197,9 @@ COMMENT ON FUNCTION @extschema@.argo_check(text, bigint, boolean) IS
 -- A slot for one consumer of change feeds, made in one call.
 CREATE FUNCTION @extschema@.argo_feed_slot(slot name)
 RETURNS void
-LANGUAGE sql VOLATILE STRICT SECURITY INVOKER
-SET search_path = pg_catalog, pg_temp
-AS $$ SELECT FROM pg_catalog.pg_create_logical_replication_slot(slot, 'argo') $$;
+AS 'MODULE_PATHNAME', 'argo_feed_slot'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION @extschema@.argo_feed_slot(name) IS
 'Make a replication slot of Argo''s output plugin for one consumer of change feeds (a slot serves one reader at a time)';

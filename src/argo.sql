@@ -334,9 +334,9 @@ COMMENT ON FUNCTION argo_changes(name, text, text, integer) IS
 
 CREATE FUNCTION argo_feed_slot(slot name)
 RETURNS void
-LANGUAGE sql VOLATILE STRICT SECURITY INVOKER
-SET search_path = pg_catalog, pg_temp
-AS $$ SELECT FROM pg_catalog.pg_create_logical_replication_slot(slot, 'argo') $$;
+AS 'MODULE_PATHNAME', 'argo_feed_slot'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION argo_feed_slot(name) IS
 'Make a replication slot of Argo''s output plugin for one consumer of change feeds (a slot serves one reader at a time)';

@@ -37,6 +37,7 @@
 PG_FUNCTION_INFO_V1(argo_feed);
 PG_FUNCTION_INFO_V1(argo_changes);
 PG_FUNCTION_INFO_V1(argo_changes_ack);
+PG_FUNCTION_INFO_V1(argo_feed_slot);
 
 static void create_feed(ArgoCollection *c, bool full, bool before);
 
@@ -435,6 +436,28 @@ argo_changes_ack(PG_FUNCTION_ARGS)
 	if (SPI_execute_with_args("SELECT FROM pg_catalog.pg_replication_slot_advance($1, $2)",
 							  2, types, values, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "argo: could not advance slot \"%s\"", slot);
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/*
+ * argo_feed_slot(slot name) RETURNS void: a slot of Argo's plugin for
+ * one consumer (a slot serves one reader at a time); a NULL name is an
+ * error, not a slot silently not made.
+ */
+Datum
+argo_feed_slot(PG_FUNCTION_ARGS)
+{
+	char	   *slot = slot_arg(fcinfo);
+	Oid			types[1] = {NAMEOID};
+	Datum		values[1];
+
+	values[0] = DirectFunctionCall1(namein, CStringGetDatum(slot));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	if (SPI_execute_with_args("SELECT FROM pg_catalog.pg_create_logical_replication_slot($1, 'argo')",
+							  1, types, values, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "argo: could not make slot \"%s\"", slot);
 	SPI_finish();
 	PG_RETURN_VOID();
 }
