@@ -179,7 +179,8 @@ extern LockedObjects *objlock_take(ArgoCollection *c, ArgoPred *where, ArgoPred 
 extern LockedObjects *objlock_take_direct(ArgoCollection *c, ArgoPred *where,
 										  ArgoPred *point, ObjWriter *w);
 extern LockedObjects *objlock_take_distributed(ArgoCollection *c, ArgoPred *where);
-extern void objlock_recheck(ArgoCollection *c, ArgoPred *where, LockedObjects *lo);
+extern void objlock_recheck(ArgoCollection *c, ArgoPred *where, ArgoPred *point,
+							LockedObjects *lo);
 
 /* lookup.c: point reads straight from an index */
 extern ArgoPred *lookup_pred(ArgoPred *where);

@@ -439,7 +439,7 @@ run_delete(ArgoPlan *p, result_emit emit, void *arg)
 	Rebuilder  *rb = d.returning != NULL || d.keep ?
 		rebuilder_create(keydict_of(c), deleting_take, &d) : NULL;
 
-	objlock_recheck(c, q->stmt->where, lo);
+	objlock_recheck(c, q->stmt->where, w ? p->point : NULL, lo);
 	if (w)
 	{
 		total = delete_direct(c, w, lo->ids, lo->n, feed, rb, &d);

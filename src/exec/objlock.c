@@ -303,13 +303,45 @@ objlock_take_distributed(ArgoCollection *c, ArgoPred *where)
 }
 
 /*
+ * objlock_recheck for a WHERE the lookup answers from C (point): the ids
+ * it finds under a new snapshot, kept where they were locked.  A hot
+ * object's writers each recheck while holding its lock, so this is the
+ * lock's hold time: one index descent instead of an SQL statement.
+ */
+static void
+recheck_point(ArgoCollection *c, ArgoPred *point, LockedObjects *lo)
+{
+	Snapshot	snap;
+	int64	   *now;
+	int			n,
+				i = 0,
+				kept = 0;
+
+	CommandCounterIncrement();
+	snap = RegisterSnapshot(GetTransactionSnapshot());
+	now = lookup_ids(c, point, snap, &n);
+	UnregisterSnapshot(snap);
+	if (now == NULL)
+		elog(ERROR, "argo: could not look up locked objects again");
+	/* both in id order */
+	for (int j = 0; j < lo->n; j++)
+	{
+		while (i < n && now[i] < lo->ids[j])
+			i++;
+		if (i < n && now[i] == lo->ids[j])
+			lo->ids[kept++] = lo->ids[j];
+	}
+	lo->n = kept;
+}
+
+/*
  * READ COMMITTED, when some locked object changed after the locks'
  * snapshot: keep those that still match WHERE under a new snapshot,
  * which sees every earlier writer's commit.  (Under a transaction
  * snapshot such a change was a serialization failure already.)
  */
 void
-objlock_recheck(ArgoCollection *c, ArgoPred *where, LockedObjects *lo)
+objlock_recheck(ArgoCollection *c, ArgoPred *where, ArgoPred *point, LockedObjects *lo)
 {
 	SqlBuf	   *buf;
 	int			p;
@@ -317,6 +349,11 @@ objlock_recheck(ArgoCollection *c, ArgoPred *where, LockedObjects *lo)
 
 	if (where == NULL || !lo->changed || lo->n == 0 || IsolationUsesXactSnapshot())
 		return;
+	if (point != NULL)
+	{
+		recheck_point(c, point, lo);
+		return;
+	}
 	buf = sqlbuf_create();
 	appendStringInfoString(&buf->sql, "SELECT DISTINCT objid FROM (");
 	pred_emit_objids(buf, c, where);

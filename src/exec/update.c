@@ -492,7 +492,7 @@ run_update(ArgoPlan *p, result_emit emit, void *arg)
 	lo = w ? objlock_take_direct(u.coll, where, p->point, w) :
 		collection_is_distributed(u.coll) ? objlock_take_distributed(u.coll, where) :
 		objlock_take(u.coll, where, p->point, true);
-	objlock_recheck(u.coll, where, lo);
+	objlock_recheck(u.coll, where, w ? p->point : NULL, lo);
 	for (int i = 0; i < lo->n; i += UPDATE_BATCH)
 	{
 		if (w)
