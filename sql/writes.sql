@@ -107,6 +107,18 @@ SELECT argo_unique('wrload', 'sku');
 SELECT argo_load('wrload', $$SELECT jsonb_build_object('sku', i % 999) FROM generate_series(1, 1000) i$$);
 SELECT argo_count('wrload');
 SELECT argo_load('wrload', $$SELECT jsonb_build_object('sku', i) FROM generate_series(1, 1000) i$$);
+-- statements of 256 rows and more sort each index's entries before
+-- inserting them: the unique key is checked all the same
+SELECT * FROM argo_query('INSERT INTO wrload OBJECTS $1',
+  (SELECT jsonb_agg(jsonb_build_object('sku', i, 'n', i)) FROM generate_series(1001, 1300) i) || '[{"sku": 500}]');
+SELECT * FROM argo_query('INSERT INTO wrload OBJECTS $1',
+  (SELECT jsonb_agg(jsonb_build_object('sku', 2000 + i % 299, 'n', i)) FROM generate_series(1, 300) i));
+SELECT argo_count('wrload');
+SELECT * FROM argo_query('INSERT INTO wrload OBJECTS $1',
+  (SELECT jsonb_agg(jsonb_build_object('sku', i, 'n', -i)) FROM generate_series(1300, 1001, -1) i));
+SELECT * FROM argo_query('SELECT sku, n FROM wrload WHERE sku IN (1001, 1150, 1300) OR n = -1200 ORDER BY sku');
+SELECT * FROM argo_query('SELECT COUNT(*) FROM wrload WHERE n < -1100 AND sku > 1200');
+SELECT * FROM argo_check('wrload');
 SELECT argo_drop_collection('wrload');
 -- bad arguments
 SELECT argo_unique('wr3', 'tags[*]');
