@@ -34,6 +34,7 @@ import psycopg
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from common import FINGERPRINT, log, machine_info  # noqa: E402
+import bulk  # noqa: E402
 
 SYSTEMS = ["argo3", "argo1", "gin", "tuned"]
 SHARDS = None   # --shards: the servers argo3s is distributed over
@@ -321,7 +322,7 @@ def ratio(a, b):
     return a / b if b else float("nan")
 
 
-def report(info, args, systems, loads, ycsb, bg, batches):
+def report(info, args, systems, loads, ycsb, bg, batches, bulks):
     L = []
     L.append("# OLTP workloads: %d YCSB records, %d BG members (%s)\n"
              % (args.records, args.members, info["date"]))
@@ -365,6 +366,8 @@ def report(info, args, systems, loads, ycsb, bg, batches):
     for b, per_s in batches.items():
         L.append("| %d | " % b + " | ".join("%.0f | %.0f" % (per_s[s]["insert_docs_s"], per_s[s]["delete_docs_s"])
                                             for s in systems) + " |")
+    if bulks:
+        L.append(bulk.report(bulks))
     return "\n".join(L) + "\n"
 
 
@@ -410,7 +413,7 @@ def main():
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "results"))
-    ap.add_argument("--parts", default="ycsb,bg,batch", help="which workloads to time")
+    ap.add_argument("--parts", default="ycsb,bg,batch,bulk", help="which workloads to time")
     ap.add_argument("--shards", default=None,
                     help="postgres_fdw servers: adds argo3s, Argo/3 distributed over them")
     ap.add_argument("--check-only", action="store_true",
@@ -461,6 +464,9 @@ def main():
                 args.bg_clients, args.time, args.seed) if "bg" in parts else {}
     log("batches ...")
     batches = run_batches(tables, tmp, systems, args.seed) if "batch" in parts else {}
+    log("bulk inserts ...")
+    bulks = bulk.run_bulk("dbname=" + os.environ.get("PGDATABASE", "postgres"), args.records, log) \
+        if "bulk" in parts else {}
     with conn.cursor() as cur:
         for s in systems:
             drop(cur, s, tables[s])
@@ -468,12 +474,12 @@ def main():
     shutil.rmtree(tmp)
     os.makedirs(args.out, exist_ok=True)
     base = os.path.join(args.out, "oltp-%d" % args.records)
-    text = report(info, args, systems, loads, ycsb, bg, batches)
+    text = report(info, args, systems, loads, ycsb, bg, batches, bulks)
     with open(base + ".md", "w") as f:
         f.write(text)
     with open(base + ".json", "w") as f:
         json.dump({"info": info, "args": vars(args), "loads": loads, "ycsb": ycsb, "bg": bg,
-                   "batches": batches}, f, indent=1)
+                   "batches": batches, "bulk": bulks}, f, indent=1)
     plot(base + ".png", ycsb, bg, batches, systems)
     log("")
     log(text)
