@@ -20,6 +20,8 @@ import time
 import psycopg
 from psycopg import pq
 
+from common import prewarm
+
 SIZES = [(100, 20), (10000, 2)]      # documents per statement, statements
 PEERS = ["argo3", "gin_key", "key"]
 SHAPES = ["literal", "param"]
@@ -104,6 +106,7 @@ def run_bulk(conninfo, records, log):
                             "AND c.relname LIKE %s)", (name, name + "\\_%")).fetchall():
                         cur.execute("VACUUM ANALYZE " + table)
                     cur.execute("CHECKPOINT")
+                    prewarm(cur)
                     secs = run(conn, conn.pgconn, docs, peer, name, batch, count, shape)
                     res[key][peer] = batch * count / secs
                     drop_target(cur, peer, name)

@@ -33,7 +33,7 @@ import psycopg
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from common import FINGERPRINT, log, machine_info  # noqa: E402
+from common import FINGERPRINT, log, machine_info, prewarm  # noqa: E402
 import bulk  # noqa: E402
 
 SYSTEMS = ["argo3", "argo1", "gin", "tuned"]
@@ -455,6 +455,7 @@ def main():
         # load in the middle of a timed run
         cur.execute("VACUUM ANALYZE")
         cur.execute("CHECKPOINT")
+        prewarm(cur)
     parts = args.parts.split(",")
     log("YCSB ...")
     ycsb = run_ycsb(tables, tmp, systems, args.records, args.clients, args.time, args.seed) \

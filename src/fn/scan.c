@@ -617,14 +617,16 @@ shareable_text(Node *arg, ParamListInfo params)
 	MemoryContext cxt,
 				old;
 	volatile bool ok = false;
+	char	   *query;
 
 	if (!statement_text(arg, params, &stmt_text))
 		return false;
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "argo plan-time parse", ALLOCSET_SMALL_SIZES);
 	old = MemoryContextSwitchTo(cxt);
+	query = TextDatumGetCString(stmt_text);
 	PG_TRY();
 	{
-		ok = argo_shareable_statement(argo_parse(TextDatumGetCString(stmt_text)));
+		ok = !argo_starts_as_write(query) && argo_shareable_statement(argo_parse(query));
 	}
 	PG_CATCH();
 	{

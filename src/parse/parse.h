@@ -229,6 +229,7 @@ typedef struct ArgoStmt
 
 extern ArgoStmt *argo_parse(const char *query);
 extern ArgoPath *argo_parse_path(const char *text);
+extern bool argo_starts_as_write(const char *query);
 
 /* Raise a 42601 syntax error pointing into the Argo/SQL text. */
 extern void argo_syntax_error(const char *query, int location,
