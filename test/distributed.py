@@ -242,6 +242,9 @@ def failure_case(admin, shards, servers):
         time.sleep(1.0)
         victim.stop("immediate")
 
+    # a server no collection uses, down too: the detail names only the collection's
+    admin.execute("CREATE SERVER argo_unrelated FOREIGN DATA WRAPPER postgres_fdw "
+                  "OPTIONS (host '127.0.0.1', port '1', dbname 'none')")
     t = threading.Thread(target=stop_soon)
     t.start()
     try:
@@ -253,9 +256,10 @@ def failure_case(admin, shards, servers):
     t.join()
     victim.start()
     after = admin.execute("SELECT argo_count('ddis')").fetchone()[0]
-    check(state != "ok" and victim.name in msg and after == before,
-          "a shard stopped mid-load: %s naming it, and nothing of the load stays (%d objects before, %d after)"
-          % (state, before, after))
+    admin.execute("DROP SERVER argo_unrelated")
+    check(state != "ok" and victim.name in msg and "argo_unrelated" not in msg and after == before,
+          "a shard stopped mid-load: %s naming it and no server the collection does not use, "
+          "and nothing of the load stays (%d objects before, %d after)" % (state, before, after))
 
 
 def no_2pc_case(admin, shards, servers):

@@ -276,6 +276,7 @@ collection_lookup(const char *name, bool missing_ok, LOCKMODE lockmode)
 		ArgoCollection *c = make_collection(name, format);
 
 		memcpy(c->relids, relids, sizeof(relids));
+		shards_note_collection(c);
 		return c;
 	}
 	nsp = storage_namespace();
@@ -297,6 +298,7 @@ collection_lookup(const char *name, bool missing_ok, LOCKMODE lockmode)
 		if (n > 0)
 		{
 			collcache_put(name, c->format, seq, order, n, c->relids);
+			shards_note_collection(c);
 			return c;
 		}
 	}

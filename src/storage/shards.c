@@ -36,6 +36,7 @@
 #include "libpq-fe.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
+#include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -515,10 +516,67 @@ server_answers(ForeignServer *server)
 }
 
 /*
+ * The directories of the distributed collections this transaction's
+ * statements opened (collection_lookup notes them): the servers a broken
+ * connection can have been to.  Stamped with the local transaction, so
+ * a new transaction starts with none.
+ */
+#define NOTED_MAX 16
+static Oid	noted[NOTED_MAX];
+static int	nnoted;
+static LocalTransactionId noted_lxid = InvalidLocalTransactionId;
+
+void
+shards_note_collection(ArgoCollection *c)
+{
+	Oid			dir = argo_table_relid(c, "obj");
+
+	if (get_rel_relkind(dir) != RELKIND_PARTITIONED_TABLE)
+		return;
+	if (noted_lxid != MyProc->lxid)
+	{
+		nnoted = 0;
+		noted_lxid = MyProc->lxid;
+	}
+	for (int i = 0; i < nnoted; i++)
+		if (noted[i] == dir)
+			return;
+	if (nnoted < NOTED_MAX)
+		noted[nnoted++] = dir;
+}
+
+/* The servers of the noted collections' partitions, each once. */
+static List *
+noted_servers(void)
+{
+	List	   *servers = NIL;
+
+	if (noted_lxid != MyProc->lxid)
+		return NIL;
+	for (int i = 0; i < nnoted; i++)
+	{
+		ListCell   *lc;
+
+		foreach(lc, find_inheritance_children(noted[i], NoLock))
+		{
+			HeapTuple	tup = SearchSysCache1(FOREIGNTABLEREL, ObjectIdGetDatum(lfirst_oid(lc)));
+
+			if (!HeapTupleIsValid(tup))
+				continue;
+			servers = list_append_unique_oid(servers,
+											 ((Form_pg_foreign_table) GETSTRUCT(tup))->ftserver);
+			ReleaseSysCache(tup);
+		}
+	}
+	return servers;
+}
+
+/*
  * A connection to a shard broke (postgres_fdw says "server closed the
- * connection unexpectedly", naming no server): say which of the
- * database's postgres_fdw servers do not answer now.  Called on an error
- * already caught; anything that fails here leaves the error as it was.
+ * connection unexpectedly", naming no server): say which servers of the
+ * collections the transaction used do not answer now.  Called on an
+ * error already caught; anything that fails here leaves the error as it
+ * was.
  */
 void
 shards_explain_failure(ErrorData *e)
@@ -531,20 +589,15 @@ shards_explain_failure(ErrorData *e)
 	initStringInfo(&down);
 	PG_TRY();
 	{
-		Relation	rel = table_open(ForeignServerRelationId, AccessShareLock);
-		SysScanDesc scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
-		HeapTuple	tup;
+		ListCell   *lc;
 
-		while ((tup = systable_getnext(scan)) != NULL)
+		foreach(lc, noted_servers())
 		{
-			ForeignServer *server = GetForeignServer(((Form_pg_foreign_server) GETSTRUCT(tup))->oid);
+			ForeignServer *server = GetForeignServer(lfirst_oid(lc));
 
-			if (strcmp(GetForeignDataWrapper(server->fdwid)->fdwname, "postgres_fdw") == 0 &&
-				!server_answers(server))
+			if (!server_answers(server))
 				appendStringInfo(&down, "%s\"%s\"", down.len ? ", " : "", server->servername);
 		}
-		systable_endscan(scan);
-		table_close(rel, AccessShareLock);
 	}
 	PG_CATCH();
 	{

@@ -86,6 +86,7 @@ extern void collection_drop_shards(const char *name, List *servers);
 extern void collection_check_shards_answer(const char *name, List *servers);
 extern int64 collection_shards_size(const char *name, List *servers);
 extern void shards_explain_failure(ErrorData *e);
+extern void shards_note_collection(ArgoCollection *c);
 
 /* feed.c: the change feed's messages, written with each change */
 #define ARGO_FEED_PREFIX "argo"
