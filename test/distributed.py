@@ -515,6 +515,58 @@ def home_case(admin, shards, servers):
           "after argo_adopt_shards the copy writes (%s); of a missing collection: %s" % (now, state))
 
 
+def privileges_case(admin, servers):
+    """A role's missing privilege is named before its missing user
+    mapping; a missing mapping is named with the server and what to
+    create; argo_grant says which mappings a grantee still lacks."""
+    admin.execute("SELECT argo_create_distributed_collection('dpriv', %s)", (servers,))
+    q(admin, 'INSERT INTO dpriv OBJECTS [{"a": 1}, {"a": 2}, {"a": 3}]')
+    admin.execute("DROP ROLE IF EXISTS dreader")
+    admin.execute("CREATE ROLE dreader")
+    admin.execute("GRANT USAGE ON SCHEMA argo_data TO dreader")
+    notices = []
+    # a notice's fields are read while its handler runs
+    handler = lambda d: notices.append(d.message_primary or "")  # noqa: E731
+    admin.add_notice_handler(handler)
+
+    def as_reader(stmt, rows=None):
+        admin.execute("SET ROLE dreader")
+        try:
+            return outcome(lambda: (rows if rows is not None else []).extend(q(admin, stmt)))
+        finally:
+            admin.execute("RESET ROLE")
+
+    bare, _ = as_reader("SELECT a FROM dpriv")
+    admin.execute("SELECT argo_grant('dpriv', 'dreader', 'read')")
+    told = [n for n in notices if "user mapping" in n]
+    unmapped, err = as_reader("SELECT a FROM dpriv")
+    msg = "%s %s" % (err.diag.message_primary, err.diag.message_hint) if err else ""
+    for srv in servers:
+        admin.execute("CREATE USER MAPPING FOR dreader SERVER %s "
+                      "OPTIONS (user 'postgres', password_required 'false')" % srv)
+    del notices[:]
+    admin.execute("SELECT argo_grant('dpriv', 'dreader', 'read')")
+    told_after = [n for n in notices if "user mapping" in n]
+    rows = []
+    state, _ = as_reader("SELECT a FROM dpriv ORDER BY a", rows)
+    write, _ = as_reader('INSERT INTO dpriv OBJECT {"a": 4}')
+    for srv in servers:
+        admin.execute("DROP USER MAPPING FOR dreader SERVER %s" % srv)
+    admin.execute("SELECT argo_drop_collection('dpriv')")
+    admin.execute("REVOKE USAGE ON SCHEMA argo_data FROM dreader")
+    admin.execute("DROP ROLE dreader")
+    admin.remove_notice_handler(handler)
+    check(bare == "42501", "a role with neither privilege nor user mapping hears of the privilege: %s" % bare)
+    check(len(told) == 1 and all(srv in told[0] for srv in servers) and not told_after,
+          "argo_grant names the servers the grantee has no user mapping for (%s), and none once it has"
+          % (told[0] if told else None))
+    check(unmapped == "42704" and "no user mapping for server" in msg and "CREATE USER MAPPING" in msg,
+          "a granted role without a mapping: %s naming the server and what to create" % unmapped)
+    check(state == "ok" and rows == [{"a": 1}, {"a": 2}, {"a": 3}] and write == "42501",
+          "with the grant and mappings it reads (%s) and, granted read only, may not write (%s)"
+          % (rows, write))
+
+
 def listing_case(admin, shards, servers):
     """argo_collections: a distributed Argo/1 collection's format and size."""
     admin.execute("SELECT argo_create_distributed_collection('dlist', %s, 'argo1')", (servers,))
@@ -559,6 +611,7 @@ def main():
         drop_failures_case(admin, shards, servers)
         committing_case(admin, shards, servers)
         listing_case(admin, shards, servers)
+        privileges_case(admin, servers)
         home_case(admin, shards, servers)
         drop_case(admin, shards)
         bench_case(servers)

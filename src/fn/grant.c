@@ -109,6 +109,26 @@ run_grants(ArgoCollection *c, Access access, const char *grantee, bool grant)
 	run_ddl(psprintf("%s USAGE ON SEQUENCE %s %s %s", verb, sequences(c), to, grantee));
 }
 
+/*
+ * A distributed collection is read and written on its shards as the role
+ * a user mapping names: say which of its servers the grantee has none
+ * for, since the grant alone does not let it in.
+ */
+static void
+note_missing_mappings(ArgoCollection *c, FunctionCallInfo fcinfo)
+{
+	char	   *role = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	bool		to_public = pg_strcasecmp(role, "public") == 0;
+	char	   *missing = shards_missing_mappings(c, to_public ? InvalidOid : get_role_oid(role, false));
+
+	if (missing != NULL)
+		ereport(NOTICE,
+				(errmsg("%s has no user mapping for server %s of distributed collection \"%s\"",
+						to_public ? "PUBLIC" : psprintf("role \"%s\"", role), missing, c->name),
+				 errhint("It reads and writes the shards only through one: CREATE USER MAPPING FOR %s SERVER … OPTIONS (user '…', password '…').",
+						 to_public ? "PUBLIC" : quote_identifier(role))));
+}
+
 static Datum
 grant_or_revoke(FunctionCallInfo fcinfo, bool grant)
 {
@@ -121,6 +141,8 @@ grant_or_revoke(FunctionCallInfo fcinfo, bool grant)
 		elog(ERROR, "argo: SPI_connect failed");
 	c = collection_lookup(name, false, AccessShareLock);
 	run_grants(c, access, grantee, grant);
+	if (grant)
+		note_missing_mappings(c, fcinfo);
 	SPI_finish();
 	PG_RETURN_VOID();
 }

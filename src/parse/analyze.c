@@ -997,6 +997,23 @@ check_set_indexes(AnalyzeState *as, ArgoPath *path)
 	}
 }
 
+/* The privileges a statement needs on the tables of its collections. */
+static AclMode
+statement_access(ArgoStmt *stmt)
+{
+	switch (stmt->kind)
+	{
+		case ASTMT_INSERT:
+			return ACL_INSERT;
+		case ASTMT_DELETE:
+			return ACL_SELECT | ACL_DELETE;
+		case ASTMT_UPDATE:
+			return ACL_SELECT | ACL_UPDATE | (stmt->upsert ? ACL_INSERT : 0);
+		default:
+			return ACL_SELECT;
+	}
+}
+
 ArgoQuery *
 argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 {
@@ -1033,11 +1050,14 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 	{
 		ArgoSource *src = lfirst(lc);
 
-		q->colls = lappend(q->colls,
-						   collection_lookup(src->coll,
-											 stmt->kind == ASTMT_INSERT || stmt->upsert,
-											 stmt->kind == ASTMT_SELECT ?
-											 AccessShareLock : RowExclusiveLock));
+		ArgoCollection *c = collection_lookup(src->coll,
+											  stmt->kind == ASTMT_INSERT || stmt->upsert,
+											  stmt->kind == ASTMT_SELECT ?
+											  AccessShareLock : RowExclusiveLock);
+
+		if (c != NULL)
+			collection_check_shard_access(c, statement_access(stmt));
+		q->colls = lappend(q->colls, c);
 	}
 	return q;
 }

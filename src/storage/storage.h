@@ -88,6 +88,10 @@ extern int64 collection_shards_size(const char *name, List *servers);
 extern void shards_explain_failure(ErrorData *e);
 extern void shards_note_collection(ArgoCollection *c);
 
+/* shardaccess.c: a role's privilege and user mappings for a distributed collection */
+extern void collection_check_shard_access(ArgoCollection *c, AclMode mode);
+extern char *shards_missing_mappings(ArgoCollection *c, Oid role);
+
 /* feed.c: the change feed's messages, written with each change */
 #define ARGO_FEED_PREFIX "argo"
 
