@@ -631,6 +631,30 @@ def listing_case(admin, shards, servers):
           "(its shards hold %d)" % (row[1], row[2], on_shards))
 
 
+def admin_functions_case(admin, servers):
+    """argo_keys, argo_analyze, argo_check and argo_repair on a distributed
+    collection answer as on a local copy of the same objects (read
+    through the coordinator, every shard's rows merged)."""
+    docs = [{"i": i, "s": "v%d" % (i % 7), "t": [i, {"u": i % 3 == 0}]} for i in range(300)]
+    admin.execute("SELECT argo_create_distributed_collection('dadm', %s)", (servers,))
+    admin.execute("SELECT argo_create_collection('ladm')")
+    got = {}
+    for coll in ("dadm", "ladm"):
+        q(admin, "INSERT INTO %s OBJECTS $1" % coll, docs)
+        got[coll] = (
+            admin.execute("SELECT path, types, objects FROM argo_keys(%s, sample => NULL) ORDER BY path",
+                          (coll,)).fetchall(),
+            admin.execute("SELECT keys, objects FROM argo_analyze(%s, sample => NULL)", (coll,)).fetchall(),
+            admin.execute("SELECT count(*) FROM argo_check(%s)", (coll,)).fetchone()[0],
+            admin.execute("SELECT argo_repair(%s)", (coll,)).fetchone()[0])
+    admin.execute("SELECT argo_drop_collection('dadm')")
+    admin.execute("SELECT argo_drop_collection('ladm')")
+    d, lo = got["dadm"], got["ladm"]
+    check(d[0] == lo[0] and len(d[0]) == 5 and d[1] == lo[1] and d[2] == 0 and d[3] == 0,
+          "argo_keys (%d paths), argo_analyze (%s), argo_check (%d problems) and argo_repair (%d written) "
+          "on a distributed collection agree with a local copy" % (len(d[0]), d[1], d[2], d[3]))
+
+
 def main():
     root = tempfile.mkdtemp(prefix="argo_shards_")
     shards = [Cluster("argo_shard%d" % i, root) for i in (1, 2, 3)]
@@ -661,6 +685,7 @@ def main():
         committing_case(admin, shards, servers)
         listing_case(admin, shards, servers)
         privileges_case(admin, servers)
+        admin_functions_case(admin, servers)
         home_case(admin, shards, servers)
         drop_case(admin, shards)
         bench_case(servers)

@@ -240,10 +240,16 @@ argo_repair(PG_FUNCTION_ARGS)
 	collection_check_lock_privileges(name, ACL_SELECT);
 	/* as a writer would lock, and stronger: no object changes meanwhile */
 	c = collection_lookup(name, false, ShareRowExclusiveLock);
-	check_readable(c);
 	dir = argo_open_table(c, "obj");
 	argo_check_privilege(dir, ACL_UPDATE);
 	table_close(dir, NoLock);
+	/* read and written through SQL only: it keeps no maps or documents */
+	if (collection_is_distributed(c))
+	{
+		SPI_finish();
+		PG_RETURN_INT64(0);
+	}
+	check_readable(c);
 	total = argo_repair_maps(c) + repair_docs(c);
 	SPI_finish();
 	PG_RETURN_INT64(total);
