@@ -304,11 +304,12 @@ objlock_take_distributed(ArgoCollection *c, ArgoPred *where)
 
 /*
  * objlock_recheck for a WHERE the lookup answers from C (point): the ids
- * it finds under a new snapshot, kept where they were locked.  A hot
+ * it finds under a new snapshot, kept where they were locked; false when
+ * SQL must answer instead.  A hot
  * object's writers each recheck while holding its lock, so this is the
  * lock's hold time: one index descent instead of an SQL statement.
  */
-static void
+static bool
 recheck_point(ArgoCollection *c, ArgoPred *point, LockedObjects *lo)
 {
 	Snapshot	snap;
@@ -322,7 +323,7 @@ recheck_point(ArgoCollection *c, ArgoPred *point, LockedObjects *lo)
 	now = lookup_ids(c, point, snap, &n);
 	UnregisterSnapshot(snap);
 	if (now == NULL)
-		elog(ERROR, "argo: could not look up locked objects again");
+		return false;			/* SQL must answer after all */
 	/* both in id order */
 	for (int j = 0; j < lo->n; j++)
 	{
@@ -332,6 +333,7 @@ recheck_point(ArgoCollection *c, ArgoPred *point, LockedObjects *lo)
 			lo->ids[kept++] = lo->ids[j];
 	}
 	lo->n = kept;
+	return true;
 }
 
 /*
@@ -349,11 +351,8 @@ objlock_recheck(ArgoCollection *c, ArgoPred *where, ArgoPred *point, LockedObjec
 
 	if (where == NULL || !lo->changed || lo->n == 0 || IsolationUsesXactSnapshot())
 		return;
-	if (point != NULL)
-	{
-		recheck_point(c, point, lo);
+	if (point != NULL && recheck_point(c, point, lo))
 		return;
-	}
 	buf = sqlbuf_create();
 	appendStringInfoString(&buf->sql, "SELECT DISTINCT objid FROM (");
 	pred_emit_objids(buf, c, where);
