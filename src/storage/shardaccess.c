@@ -13,8 +13,6 @@
 #include "postgres.h"
 
 #include "catalog/pg_class.h"
-#include "catalog/pg_foreign_table.h"
-#include "catalog/pg_inherits.h"
 #include "foreign/foreign.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -30,22 +28,10 @@ static List *
 server_oids(ArgoCollection *c)
 {
 	Oid			dir = argo_table_relid(c, "obj");
-	List	   *servers = NIL;
-	ListCell   *lc;
 
 	if (get_rel_relkind(dir) != RELKIND_PARTITIONED_TABLE)
 		return NIL;
-	foreach(lc, find_inheritance_children(dir, NoLock))
-	{
-		HeapTuple	tup = SearchSysCache1(FOREIGNTABLEREL, ObjectIdGetDatum(lfirst_oid(lc)));
-
-		if (!HeapTupleIsValid(tup))
-			continue;
-		servers = list_append_unique_oid(servers,
-										 ((Form_pg_foreign_table) GETSTRUCT(tup))->ftserver);
-		ReleaseSysCache(tup);
-	}
-	return servers;
+	return directory_server_oids(dir);
 }
 
 /* Whether role has a user mapping for server, its own or PUBLIC's. */

@@ -545,6 +545,26 @@ shards_note_collection(ArgoCollection *c)
 		noted[nnoted++] = dir;
 }
 
+/* The servers of a partitioned directory's partitions, by OID, each once. */
+List *
+directory_server_oids(Oid dir)
+{
+	List	   *servers = NIL;
+	ListCell   *lc;
+
+	foreach(lc, find_inheritance_children(dir, NoLock))
+	{
+		HeapTuple	tup = SearchSysCache1(FOREIGNTABLEREL, ObjectIdGetDatum(lfirst_oid(lc)));
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		servers = list_append_unique_oid(servers,
+										 ((Form_pg_foreign_table) GETSTRUCT(tup))->ftserver);
+		ReleaseSysCache(tup);
+	}
+	return servers;
+}
+
 /* The servers of the noted collections' partitions, each once. */
 static List *
 noted_servers(void)
@@ -554,20 +574,7 @@ noted_servers(void)
 	if (noted_lxid != MyProc->lxid)
 		return NIL;
 	for (int i = 0; i < nnoted; i++)
-	{
-		ListCell   *lc;
-
-		foreach(lc, find_inheritance_children(noted[i], NoLock))
-		{
-			HeapTuple	tup = SearchSysCache1(FOREIGNTABLEREL, ObjectIdGetDatum(lfirst_oid(lc)));
-
-			if (!HeapTupleIsValid(tup))
-				continue;
-			servers = list_append_unique_oid(servers,
-											 ((Form_pg_foreign_table) GETSTRUCT(tup))->ftserver);
-			ReleaseSysCache(tup);
-		}
-	}
+		servers = list_concat_unique_oid(servers, directory_server_oids(noted[i]));
 	return servers;
 }
 

@@ -87,6 +87,7 @@ extern void collection_check_shards_answer(const char *name, List *servers);
 extern int64 collection_shards_size(const char *name, List *servers);
 extern void shards_explain_failure(ErrorData *e);
 extern void shards_note_collection(ArgoCollection *c);
+extern List *directory_server_oids(Oid dir);
 
 /* shardaccess.c: a role's privilege and user mappings for a distributed collection */
 extern void collection_check_shard_access(ArgoCollection *c, AclMode mode);
