@@ -410,6 +410,18 @@ argo_changes(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+/* Run one of PostgreSQL's slot functions (sql) on the slot; what it does, for its error. */
+static void
+run_slot_function(const char *sql, int nargs, Oid *types, Datum *values,
+				  const char *what, const char *slot)
+{
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	if (SPI_execute_with_args(sql, nargs, types, values, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "argo: could not %s slot \"%s\"", what, slot);
+	SPI_finish();
+}
+
 /*
  * argo_changes_ack(slot name, token text) RETURNS void: the consumer has
  * kept every event up to the token; the slot may let go of transactions
@@ -431,12 +443,8 @@ argo_changes_ack(PG_FUNCTION_ARGS)
 		PG_RETURN_VOID();
 	values[0] = DirectFunctionCall1(namein, CStringGetDatum(slot));
 	values[1] = LSNGetDatum(lsn);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
-	if (SPI_execute_with_args("SELECT FROM pg_catalog.pg_replication_slot_advance($1, $2)",
-							  2, types, values, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not advance slot \"%s\"", slot);
-	SPI_finish();
+	run_slot_function("SELECT FROM pg_catalog.pg_replication_slot_advance($1, $2)",
+					  2, types, values, "advance", slot);
 	PG_RETURN_VOID();
 }
 
@@ -453,11 +461,7 @@ argo_feed_slot(PG_FUNCTION_ARGS)
 	Datum		values[1];
 
 	values[0] = DirectFunctionCall1(namein, CStringGetDatum(slot));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
-	if (SPI_execute_with_args("SELECT FROM pg_catalog.pg_create_logical_replication_slot($1, 'argo')",
-							  1, types, values, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not make slot \"%s\"", slot);
-	SPI_finish();
+	run_slot_function("SELECT FROM pg_catalog.pg_create_logical_replication_slot($1, 'argo')",
+					  1, types, values, "make", slot);
 	PG_RETURN_VOID();
 }
