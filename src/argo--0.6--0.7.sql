@@ -227,3 +227,17 @@ SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION @extschema@.argo_feed(text, boolean, boolean, boolean) IS
 'Switch a collection''s change feed on or off (its owner only); with full_document, update events carry the whole object; with before_change, update and delete events carry the object before';
+
+-- A shard's part of a SELECT on a distributed collection, called by the
+-- coordinator on postgres_fdw's connection (src/exec/shardpart.c): the
+-- results of the statement on this server's collection of the name, each
+-- with its object id, for the coordinator to merge.
+CREATE FUNCTION argo_shard_rows(query text, params jsonb, keys_through integer, row_limit bigint)
+RETURNS TABLE (objid bigint, doc jsonb)
+AS 'MODULE_PATHNAME', 'argo_shard_rows'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION argo_shard_rows(text, jsonb, integer, bigint) IS
+'A shard''s part of a SELECT of a distributed collection: its results with their object ids, its first row_limit (< 0: all); one row of NULLs if this shard''s key dictionary lacks key keys_through';

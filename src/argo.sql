@@ -140,6 +140,20 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
 COMMENT ON FUNCTION argo_sort_key(jsonb, jsonb) IS
 'ORDER BY''s key from a document: the value at the path (a jsonb array of keys and positions) as text that sorts in the "C" collation as Argo orders values (numbers, strings, booleans), else NULL';
 
+-- A shard's part of a SELECT on a distributed collection, called by the
+-- coordinator on postgres_fdw's connection (src/exec/shardpart.c): the
+-- results of the statement on this server's collection of the name, each
+-- with its object id, for the coordinator to merge.
+CREATE FUNCTION argo_shard_rows(query text, params jsonb, keys_through integer, row_limit bigint)
+RETURNS TABLE (objid bigint, doc jsonb)
+AS 'MODULE_PATHNAME', 'argo_shard_rows'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION argo_shard_rows(text, jsonb, integer, bigint) IS
+'A shard''s part of a SELECT of a distributed collection: its results with their object ids, its first row_limit (< 0: all); one row of NULLs if this shard''s key dictionary lacks key keys_through';
+
 CREATE FUNCTION argo_keys(collection text, sample bigint DEFAULT 10000)
 RETURNS TABLE (path text, types text[], objects bigint, is_unique boolean, exact boolean)
 AS 'MODULE_PATHNAME', 'argo_keys'

@@ -5,7 +5,11 @@ Starts three throwaway clusters on loopback ports (initdb and pg_ctl, as
 the postgres user), installs Argo on each, defines them on the suite's
 server as postgres_fdw servers, and checks that a collection spread over
 them behaves as one on a single server: every statement kind gives the
-same results as on a local collection of the same documents; every
+same results as on a local collection of the same documents; the
+SELECTs the shards run themselves are merged in one server's order
+(ORDER BY across types, LIMIT/OFFSET, DISTINCT, empty shards); every
+shard's dictionary is the coordinator's, and one that is behind is not
+asked; a shard failing or cancelled while it runs its part; every
 object lives whole on one shard; NoBench and the AQL cases at 10k give
 the same results distributed as locally; concurrent writers of one
 object lose no update; the OLTP write scripts leave the same documents;
@@ -154,7 +158,13 @@ def statements_case(admin, servers):
     count = admin.execute("SELECT argo_count('ddis'), argo_count('dloc')").fetchone()
     check(keys > 0 and count[0] == count[1] + 2, "argo_keys (%d paths) and argo_count (%s)" % (keys, count))
     plan = "\n".join(r[0] for r in admin.execute("SELECT * FROM argo_explain('SELECT * FROM ddis WHERE age > 30')"))
-    check("Foreign Scan" in plan and "Remote SQL" in plan, "argo_explain shows each shard's scan and the SQL it runs")
+    parts = sum(('-- shard "%s" runs' % s) in plan for s in servers)
+    check("run by the shards, merged" in plan and parts == len(servers) and "--   -- strategy:" in plan,
+          "argo_explain shows the merge and what each of the %d shards runs, with its own plan" % parts)
+    plan = "\n".join(r[0] for r in admin.execute(
+        "SELECT * FROM argo_explain('SELECT grp, COUNT(*) FROM ddis GROUP BY grp')"))
+    check("Foreign Scan" in plan and "Remote SQL" in plan,
+          "argo_explain of a statement the shards do not run shows each shard's scan and the SQL it runs")
     state, err = outcome(lambda: admin.execute("SELECT argo_unique('ddis', 'name')"))
     check(state == "0A000", "argo_unique on a distributed collection: 0A000 (%s %s)" % (state, err))
     problems = admin.execute("SELECT * FROM argo_check('ddis')").fetchall()
@@ -493,15 +503,21 @@ def committing_case(admin, shards, servers):
     holder = connect()
     holder.execute("BEGIN")
     keyid = holder.execute("INSERT INTO argo_data.dkeys_keys (keystr) VALUES ('late') RETURNING keyid").fetchone()[0]
+    # as a writer does: the key's copy and the rows committed together on each shard
     for s in shards:
         with s.connect() as c:
+            c.execute("INSERT INTO argo_data.dkeys_keys (keyid, keystr) VALUES (%s, 'late')", (keyid,))
             c.execute("INSERT INTO argo_data.dkeys_num (objid, keyid, valnum) "
                       "SELECT objid, %s, 7 FROM argo_data.dkeys_obj", (keyid,))
+    # run by the shards, with their copies of the key: no wait
+    direct = q(admin, "SELECT * FROM dkeys")
     result = {}
 
     def reader():
         c = connect()
-        result["state"], err = outcome(lambda: result.setdefault("rows", q(c, "SELECT * FROM dkeys")))
+        # a join's parts are rebuilt here, through the coordinator's dictionary
+        result["state"], err = outcome(lambda: result.setdefault(
+            "rows", q(c, "SELECT * FROM dkeys AS a INNER JOIN dkeys AS b ON (a.n = b.n)")))
         result["error"] = str(err).splitlines()[0] if err else ""
         c.close()
 
@@ -513,9 +529,131 @@ def committing_case(admin, shards, servers):
     holder.close()
     t.join()
     admin.execute("SELECT argo_drop_collection('dkeys')")
-    check(waited and result["state"] == "ok" and result.get("rows") == [{"n": 1, "late": 7}],
-          "a reader meeting a key id whose writer is committing waits for it, then reads the key "
-          "(waited: %s, %s %s)" % (waited, result["state"], result.get("rows") or result["error"]))
+    check(direct == [{"n": 1, "late": 7}] and waited and result["state"] == "ok" and
+          result.get("rows") == [{"a": {"n": 1, "late": 7}, "b": {"n": 1, "late": 7}}],
+          "a key whose writer is committing: the shards read it from their copies (%s); a reader "
+          "through the coordinator's dictionary waits for the writer, then reads it (waited: %s, %s %s)"
+          % (direct, waited, result["state"], result.get("rows") or result["error"]))
+
+
+# values of every type at "v" (and none), so the merge orders across types as one server does
+MERGE_DOCS = [{"i": i, "g": i % 4, "v": [i % 9, "s%d" % (i % 5), i % 2 == 0, None, {"o": 1}][i % 5]}
+              for i in range(60)] + [{"i": 100}, {"i": 101, "v": -2.5}, {"i": 102, "v": "S"}]
+
+MERGE_STATEMENTS = [
+    "SELECT * FROM @C",
+    "SELECT * FROM @C ORDER BY v",
+    "SELECT * FROM @C ORDER BY v DESC",
+    "SELECT * FROM @C ORDER BY v LIMIT 7",
+    "SELECT * FROM @C ORDER BY v DESC LIMIT 5 OFFSET 11",
+    "SELECT * FROM @C ORDER BY g DESC, v, i DESC LIMIT 10 OFFSET 3",
+    "SELECT i, v FROM @C WHERE g = 1 ORDER BY v DESC, i",
+    "SELECT * FROM @C LIMIT 4 OFFSET 9",
+    "SELECT * FROM @C OFFSET 58",
+    "SELECT * FROM @C LIMIT 0",
+    "SELECT ID() FROM @C WHERE g = 2 LIMIT 6",
+    "SELECT *, ID() AS id FROM @C ORDER BY ID() DESC LIMIT 5",
+    "SELECT DISTINCT g FROM @C",
+    "SELECT DISTINCT v FROM @C ORDER BY v",
+    "SELECT DISTINCT g FROM @C ORDER BY g DESC LIMIT 2 OFFSET 1",
+    "SELECT v AS w FROM @C WHERE i < 10",
+    "SELECT * FROM @C WHERE ID() = 7",
+    "SELECT * FROM @C WHERE i > 1000",
+]
+
+
+def merge_case(admin, servers):
+    """Every statement the shards run is merged into what one server
+    gives, in its order: by ORDER BY values across types, then id; OFFSET
+    and LIMIT counted after the merge; DISTINCT over all shards; and with
+    shards that hold nothing."""
+    admin.execute("SELECT argo_create_distributed_collection('dmerge', %s)", (servers,))
+    admin.execute("SELECT argo_create_collection('lmerge')")
+    for name in ("dmerge", "lmerge"):
+        q(admin, "INSERT INTO %s OBJECTS $1" % name, MERGE_DOCS)
+    bad, local_run = [], []
+    for text in MERGE_STATEMENTS:
+        plan = admin.execute("SELECT * FROM argo_explain(%s)", (text.replace("@C", "dmerge"),)).fetchall()
+        if not any("run by the shards" in r[0] for r in plan):
+            local_run.append(text)
+        if q(admin, text.replace("@C", "dmerge")) != q(admin, text.replace("@C", "lmerge")):
+            bad.append(text)
+    check(not bad and not local_run,
+          "%d statements run by the shards and merged give what one server gives, in its order (%s)"
+          % (len(MERGE_STATEMENTS), "; ".join(bad + ["not run by the shards: " + t for t in local_run])
+             or "all equal"))
+    # one object: two shards hold nothing
+    for name in ("dmerge", "lmerge"):
+        q(admin, "DELETE FROM %s WHERE i != 5" % name)
+    bad = [t for t in MERGE_STATEMENTS
+           if q(admin, t.replace("@C", "dmerge")) != q(admin, t.replace("@C", "lmerge"))]
+    check(not bad, "with empty shards too (%s)" % ("; ".join(bad) or "all equal"))
+    admin.execute("SELECT argo_drop_collection('dmerge')")
+    admin.execute("SELECT argo_drop_collection('lmerge')")
+
+
+def dictionary_case(admin, shards, servers):
+    """New keys are copied to every shard's dictionary with the write; a
+    shard whose copy is behind is not asked to run a statement (it would
+    quietly match nothing) until argo_repair copies the dictionary."""
+    admin.execute("SELECT argo_create_distributed_collection('ddict', %s)", (servers,))
+    q(admin, "INSERT INTO ddict OBJECT {\"a\": 1}, {\"b\": {\"c\": 2}}, {\"a\": 3}")
+    coord = sorted(admin.execute("SELECT keyid, keystr FROM argo_data.ddict_keys").fetchall())
+    copies = []
+    for s in shards:
+        with s.connect() as c:
+            copies.append(sorted(c.execute("SELECT keyid, keystr FROM argo_data.ddict_keys").fetchall()))
+    # as a collection made before 0.7 has it: the shard's copy empty
+    with shards[2].connect() as c:
+        c.execute("DELETE FROM argo_data.ddict_keys")
+    rows = q(admin, "SELECT a FROM ddict WHERE a > 0")
+    plan = [r[0] for r in admin.execute("SELECT * FROM argo_explain('SELECT a FROM ddict WHERE a > 0')")]
+    repaired = admin.execute("SELECT argo_repair('ddict')").fetchone()[0]
+    again = q(admin, "SELECT a FROM ddict WHERE a > 0")
+    admin.execute("SELECT argo_drop_collection('ddict')")
+    check(all(cp == coord for cp in copies) and rows == [{"a": 1}, {"a": 3}] and
+          any("Foreign Scan" in line for line in plan) and repaired == len(coord) and again == rows,
+          "every shard's dictionary is the coordinator's (%d keys); one behind: read through the foreign "
+          "tables (%s), argo_repair copies %s key(s), then the same %s" % (len(coord), rows, repaired, again))
+
+
+def pushed_failure_case(admin, shards, servers):
+    """A shard that fails while it runs its part: the statement fails
+    naming it, a cancel reaches the shards, and the next statement runs."""
+    admin.execute("SELECT argo_create_distributed_collection('dfail', %s)", (servers,))
+    q(admin, "INSERT INTO dfail OBJECTS $1", [{"i": i} for i in range(30)])
+    victim = shards[0]
+    locker = victim.connect()
+    locker.execute("BEGIN")
+    locker.execute("LOCK TABLE argo_data.dfail_obj IN ACCESS EXCLUSIVE MODE")
+    c = connect()
+    c.execute("SET statement_timeout = '1500ms'")
+    state, _ = outcome(lambda: q(c, "SELECT * FROM dfail WHERE i >= 0"))
+    c.execute("RESET statement_timeout")
+    with victim.connect() as v:
+        waiting = v.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                            "AND query LIKE '%argo_shard_rows%'").fetchone()[0]
+
+    def kill_soon():
+        time.sleep(1.0)
+        with victim.connect() as v:
+            v.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                      "WHERE query LIKE '%argo_shard_rows%' AND pid != pg_backend_pid()")
+
+    t = threading.Thread(target=kill_soon)
+    t.start()
+    killed, err = outcome(lambda: q(c, "SELECT * FROM dfail WHERE i >= 0"))
+    t.join()
+    locker.execute("ROLLBACK")
+    locker.close()
+    after = q(c, "SELECT ID() FROM dfail WHERE i >= 0")
+    c.close()
+    admin.execute("SELECT argo_drop_collection('dfail')")
+    check(state == "57014" and waiting == 0 and killed not in (None, "ok") and
+          victim.name in str(err) and len(after) == 30,
+          "a pushed-down statement: a timeout cancels it on the shards (%s, %d left waiting there); a shard "
+          "failing while it runs its part: %s, naming it; then the next statement runs (%d objects)"
+          % (state, waiting, killed, len(after)))
 
 
 def home_case(admin, shards, servers):
@@ -683,6 +821,9 @@ def main():
         create_failures_case(admin, shards, servers)
         drop_failures_case(admin, shards, servers)
         committing_case(admin, shards, servers)
+        merge_case(admin, servers)
+        dictionary_case(admin, shards, servers)
+        pushed_failure_case(admin, shards, servers)
         listing_case(admin, shards, servers)
         privileges_case(admin, servers)
         admin_functions_case(admin, servers)

@@ -24,6 +24,9 @@ typedef struct RRow
 
 extern Jsonb *jsonb_write_object(RRow *rows, int nrows, int64 objid);
 
+/* sortkey.c: ORDER BY's key of the value at a path of a document */
+extern bool argo_doc_sort_key(Jsonb *doc, Jsonb *path, StringInfo key);
+
 /* Receives each rebuilt object; returns false to stop. */
 typedef void (*rebuild_emit) (void *arg, int64 objid, Jsonb *obj);
 

@@ -23,8 +23,10 @@
 #include "utils/numeric.h"
 
 #include "common/common.h"
+#include "doc/doc.h"
 
 PG_FUNCTION_INFO_V1(argo_sort_key);
+
 
 /* The step's array position, or -1 for one no array has. */
 static int32
@@ -97,25 +99,38 @@ append_sortable_double(StringInfo out, double d)
 Datum
 argo_sort_key(PG_FUNCTION_ARGS)
 {
-	JsonbValue	v;
 	StringInfoData key;
 
-	if (!path_value(PG_GETARG_JSONB_P(0), PG_GETARG_JSONB_P(1), &v))
-		PG_RETURN_NULL();
 	initStringInfo(&key);
+	if (!argo_doc_sort_key(PG_GETARG_JSONB_P(0), PG_GETARG_JSONB_P(1), &key))
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(key.data, key.len));
+}
+
+/*
+ * argo_sort_key's key, appended to key; false (nothing appended) where
+ * it is NULL.  Keys compare as bytes (the "C" collation), shorter first.
+ */
+bool
+argo_doc_sort_key(Jsonb *doc, Jsonb *path, StringInfo key)
+{
+	JsonbValue	v;
+
+	if (!path_value(doc, path, &v))
+		return false;
 	if (v.type == jbvNumeric)
 	{
-		appendStringInfoChar(&key, '1');
-		append_sortable_double(&key, argo_number_from_numeric(v.val.numeric, NULL));
+		appendStringInfoChar(key, '1');
+		append_sortable_double(key, argo_number_from_numeric(v.val.numeric, NULL));
 	}
 	else if (v.type == jbvString)
 	{
-		appendStringInfoChar(&key, '2');
-		appendBinaryStringInfo(&key, v.val.string.val, v.val.string.len);
+		appendStringInfoChar(key, '2');
+		appendBinaryStringInfo(key, v.val.string.val, v.val.string.len);
 	}
 	else if (v.type == jbvBool)
-		appendStringInfoString(&key, v.val.boolean ? "31" : "30");
+		appendStringInfoString(key, v.val.boolean ? "31" : "30");
 	else
-		PG_RETURN_NULL();
-	PG_RETURN_TEXT_P(cstring_to_text_with_len(key.data, key.len));
+		return false;
+	return true;
 }

@@ -18,7 +18,7 @@
 
 #include "exec/exec.h"
 
-/* A row of sqlgen_all_objects: its object to the EmitTarget arg. */
+/* A row of sqlgen_all_objects (object, objid): its object to the EmitTarget arg. */
 void
 allobjects_take(void *arg, Datum *values, bool *nulls)
 {
@@ -26,7 +26,10 @@ allobjects_take(void *arg, Datum *values, bool *nulls)
 
 	/* an object is NULL only if its directory row was not visible: never */
 	if (!nulls[0])
+	{
+		argo_emitted_objid = DatumGetInt64(values[1]);
 		e->emit(e->arg, DatumGetJsonbP(values[0]));
+	}
 }
 
 /* A SELECT * of every object, with or without ORDER BY. */

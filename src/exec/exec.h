@@ -40,7 +40,8 @@ typedef enum ArgoStrategy
 	ARGO_PLAN_FETCH,			/* objects picked by SQL; rows from the heap */
 	ARGO_PLAN_DELETE,
 	ARGO_PLAN_UPDATE,
-	ARGO_PLAN_UPSERT
+	ARGO_PLAN_UPSERT,
+	ARGO_PLAN_SHARDS			/* each shard runs it (shardpart.c), merged here */
 } ArgoStrategy;
 
 typedef struct ArgoPlan
@@ -56,10 +57,12 @@ typedef struct ArgoPlan
 } ArgoPlan;
 
 extern ArgoPlan *argo_plan(ArgoQuery *q);
+extern void argo_plan_local_select(ArgoPlan *p);
 extern void argo_plan_close(ArgoPlan *p);
 extern const char *argo_plan_name(ArgoPlan *p);
 
 /* execute.c: one statement, run or explained */
+extern int64 argo_emitted_objid;
 extern void argo_execute(const char *query, Jsonb **params, int nparams,
 						 result_emit emit, void *arg);
 extern void argo_run_plan(ArgoPlan *p, result_emit emit, void *arg);
@@ -109,6 +112,14 @@ extern bool argo_cursor_rewind(ArgoCursor *c);
 extern bool argo_is_write(const char *query);
 extern const char *argo_cursor_describe(ArgoCursor *c);
 extern List *argo_explain_query(const char *query, Jsonb **params, int nparams);
+
+/* shardpart.c, shardread.c: a shard's part of a SELECT; the coordinator's merge */
+extern bool argo_execute_part(const char *query, Jsonb **params, int nparams,
+							  int32 keys_through, int64 row_limit,
+							  result_emit emit, void *arg);
+extern bool shardread_applies(ArgoQuery *q);
+extern bool shardread_run(ArgoQuery *q, result_emit emit, void *arg);
+extern List *shardread_explain(ArgoQuery *q);
 
 /* shape.c: renamed paths and ids in a SELECT's objects */
 extern Rebuilder *select_rebuilder(ArgoQuery *q, int source, rebuild_emit emit, void *arg);

@@ -23,11 +23,20 @@
 
 #include "exec/exec.h"
 
+/*
+ * The object id of the result being emitted: a shard's part of a
+ * statement (shardpart.c) hands it on beside the result, for the
+ * coordinator to merge in id order.  Set wherever a SELECT of one
+ * collection emits, read only by the receiver of that emit.
+ */
+int64		argo_emitted_objid = 0;
+
 static void
 emit_object(void *arg, int64 objid, Jsonb *obj)
 {
 	EmitTarget *t = arg;
 
+	argo_emitted_objid = objid;
 	t->emit(t->arg, obj);
 }
 
@@ -54,6 +63,7 @@ emit_id(void *arg, Datum *values, bool *nulls)
 {
 	IdsTarget  *t = arg;
 
+	argo_emitted_objid = DatumGetInt64(values[0]);
 	t->emit(t->arg, argo_count_result(t->name, DatumGetInt64(values[0])));
 }
 
@@ -214,6 +224,13 @@ run_select(ArgoPlan *p, result_emit emit, void *arg)
 			break;
 		case ARGO_PLAN_BATCHES:
 			argo_fetch_in_batches(q, sqlgen_select_ids(q), emit_object, &target);
+			return;
+		case ARGO_PLAN_SHARDS:
+			if (shardread_run(q, emit, arg))
+				return;
+			/* a shard could not: read its tables instead */
+			argo_plan_local_select(p);
+			run_select(p, emit, arg);
 			return;
 		default:
 			break;
@@ -669,6 +686,21 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 			explain_write_end(p, out, cxt);
 			return objlock_sql(linitial(q->colls), s->where, p->point,
 							   p->strategy != ARGO_PLAN_DELETE);
+		case ARGO_PLAN_SHARDS:
+			{
+				List	   *lines = shardread_explain(q);
+				ListCell   *lc;
+
+				if (lines == NIL)
+				{
+					*out = add_line(*out, cxt, "-- a shard cannot run it (another version of Argo, or its copy of the dictionary is behind: argo_repair copies it): the shards' tables are read through their foreign tables");
+					argo_plan_local_select(p);
+					return explain_strategy(p, out, cxt);
+				}
+				foreach(lc, lines)
+					*out = add_line(*out, cxt, lfirst(lc));
+				return NULL;
+			}
 		case ARGO_PLAN_INSERT:
 			break;
 	}

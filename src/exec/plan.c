@@ -77,8 +77,9 @@ plan_lookup(ArgoPlan *p)
 	return !(s->order_by || s->limit || s->offset) || p->nids <= LOOKUP_SORT_MAX;
 }
 
-static void
-plan_select(ArgoPlan *p)
+/* How a SELECT runs here, reading a distributed collection's shards' tables. */
+void
+argo_plan_local_select(ArgoPlan *p)
 {
 	ArgoQuery  *q = p->q;
 	ArgoStmt   *s = q->stmt;
@@ -114,7 +115,11 @@ argo_plan(ArgoQuery *q)
 	switch (s->kind)
 	{
 		case ASTMT_SELECT:
-			plan_select(p);
+			/* a distributed collection's shards run it where they can */
+			if (shardread_applies(q))
+				p->strategy = ARGO_PLAN_SHARDS;
+			else
+				argo_plan_local_select(p);
 			break;
 		case ASTMT_INSERT:
 			p->strategy = ARGO_PLAN_INSERT;
@@ -161,6 +166,7 @@ argo_plan_name(ArgoPlan *p)
 		[ARGO_PLAN_DELETE] = "delete",
 		[ARGO_PLAN_UPDATE] = "update",
 		[ARGO_PLAN_UPSERT] = "upsert",
+		[ARGO_PLAN_SHARDS] = "run by the shards, merged",
 	};
 
 	return names[p->strategy];

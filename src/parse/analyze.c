@@ -1023,6 +1023,8 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 
 	q->stmt = stmt;
 	q->text = text;
+	q->params = params;
+	q->nparams = nparams;
 	bind_aliases(&as, stmt);
 	foreach(lc, stmt->objects)
 		bind_json(&as, lfirst(lc));

@@ -242,6 +242,8 @@ typedef struct ArgoQuery
 	ArgoStmt   *stmt;
 	List	   *colls;			/* of ArgoCollection *, parallel to stmt->from */
 	const char *text;
+	Jsonb	  **params;			/* as given: a shard is sent text and these */
+	int			nparams;
 } ArgoQuery;
 
 extern Jsonb *literal_to_jsonb(ArgoLiteral *lit);

@@ -69,6 +69,7 @@ extern ValueCols sql_value_join(SqlBuf *buf, ArgoCollection *c,
 								const char *objid_expr, const char *keystr,
 								const char *alias);
 extern void sql_order_keys(StringInfo out, ValueCols *v, bool desc);
+extern Datum sql_path_steps(ArgoPath *path);
 extern void sql_limit_offset(SqlBuf *buf, ArgoStmt *s);
 extern void sql_projection_filter(SqlBuf *buf, ArgoCollection *c,
 								  const char *col, List *targets, int source);

@@ -92,8 +92,8 @@ emit_order_joins(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, StringInfo keys)
 }
 
 /* A path's steps as argo_sort_*'s path: a jsonb array of keys and positions. */
-static Datum
-path_steps(ArgoPath *path)
+Datum
+sql_path_steps(ArgoPath *path)
 {
 	StringInfoData json;
 	ListCell   *lc;
@@ -137,7 +137,7 @@ emit_document_keys(SqlBuf *buf, ArgoStmt *s, const char *object, StringInfo keys
 			appendStringInfo(keys, "o.objid%s, ", dir);
 			continue;
 		}
-		path = sqlbuf_param(buf, JSONBOID, path_steps(ob->path));
+		path = sqlbuf_param(buf, JSONBOID, sql_path_steps(ob->path));
 		appendStringInfo(keys, "%s(%s, $%d) COLLATE pg_catalog.\"C\"%s, ",
 						 argo_function("argo_sort_key"), object, path, dir);
 	}
@@ -215,7 +215,7 @@ sqlgen_all_objects(ArgoQuery *q)
 					  argo_function("argo_object"),
 					  sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)),
 					  docs ? ")" : "");
-	appendStringInfo(&buf->sql, "SELECT %s FROM %s o", object, c->obj_table);
+	appendStringInfo(&buf->sql, "SELECT %s, o.objid FROM %s o", object, c->obj_table);
 	if (docs)
 		emit_document_keys(buf, q->stmt, object, &keys);
 	else
@@ -241,7 +241,7 @@ sqlgen_all_objects_range(ArgoQuery *q, BlockNumber first, BlockNumber end)
 	ItemPointerSet(from, first, FirstOffsetNumber);
 	ItemPointerSet(to, end, FirstOffsetNumber);
 	buf->generic_plan = true;
-	appendStringInfo(&buf->sql, "SELECT %s%s($%d, o.objid)%s FROM %s o"
+	appendStringInfo(&buf->sql, "SELECT %s%s($%d, o.objid)%s, o.objid FROM %s o"
 					 " WHERE o.ctid OPERATOR(pg_catalog.>=) $%d AND o.ctid OPERATOR(pg_catalog.<) $%d",
 					 keeps_docs(c) ? "COALESCE(o.doc, " : "",
 					 argo_function("argo_object"), name,

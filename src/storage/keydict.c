@@ -535,6 +535,13 @@ keydict_get(KeyDict *d, int32 id)
 	return k;
 }
 
+/* Whether the dictionary has a key of this id (no waiting, no error). */
+bool
+keydict_knows(KeyDict *d, int32 id)
+{
+	return cached_id(d, id) != NULL || read_id(d, id) != NULL;
+}
+
 static ArgoKey *
 cached(KeyDict *d, const char *str)
 {
@@ -724,5 +731,14 @@ keydict_assign(ArgoCollection *c, char **keys, int n, int32 *ids)
 		ids[i] = keydict_find(d, keys[i]);
 		if (ids[i] == 0)
 			elog(ERROR, "argo: key \"%s\" was added but cannot be found", keys[i]);
+	}
+	/* a shard runs its part of a statement with its copy of the dictionary */
+	if (collection_is_distributed(c))
+	{
+		int32	   *missing_ids = palloc(sizeof(int32) * nmissing);
+
+		for (int i = 0; i < nmissing; i++)
+			missing_ids[i] = keydict_find(d, missing[i]);
+		shardconn_copy_keys(c, nmissing, missing_ids, missing);
 	}
 }

@@ -89,6 +89,24 @@ extern void shards_explain_failure(ErrorData *e);
 extern void shards_note_collection(ArgoCollection *c);
 extern List *directory_server_oids(Oid dir);
 
+/* shardconn.c: statements sent to shards on postgres_fdw's connections */
+struct pg_conn;
+struct pg_result;
+typedef struct ShardConns
+{
+	int			n;
+	struct pg_conn **conns;		/* per server of the collection */
+	char	  **schemas;		/* Argo's schema there, quoted */
+	char	  **names;			/* the servers' names */
+} ShardConns;
+
+extern bool shardconn_open(ArgoCollection *c, ShardConns *out);
+extern void shardconn_send(struct pg_conn *conn, const char *sql, int nparams,
+						   const char *const *values, bool single_rows);
+extern struct pg_result *shardconn_result(struct pg_conn *conn, const char *sql);
+extern void shardconn_drain(struct pg_conn *conn, const char *sql);
+extern int64 shardconn_copy_keys(ArgoCollection *c, int n, const int32 *ids, char *const *keys);
+
 /* shardaccess.c: a role's privilege and user mappings for a distributed collection */
 extern void collection_check_shard_access(ArgoCollection *c, AclMode mode);
 extern char *shards_missing_mappings(ArgoCollection *c, Oid role);
@@ -128,6 +146,7 @@ typedef struct KeyDict KeyDict;
 
 extern KeyDict *keydict_of(ArgoCollection *c);
 extern const ArgoKey *keydict_get(KeyDict *d, int32 id);
+extern bool keydict_knows(KeyDict *d, int32 id);
 extern int32 keydict_find(KeyDict *d, const char *keystr);
 extern List *keydict_subtree(KeyDict *d, const char *keystr);
 extern List *keydict_in_array(KeyDict *d, const char *keystr);

@@ -1,0 +1,125 @@
+/*
+ * shardrows.c — argo_shard_rows, the function a coordinator calls on a
+ * shard to run the shard's part of a SELECT (exec/shardpart.c).
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/tuplestore.h"
+
+#include "exec/exec.h"
+#include "fn/fn.h"
+
+PG_FUNCTION_INFO_V1(argo_shard_rows);
+
+typedef struct PartOut
+{
+	Tuplestorestate *store;
+	TupleDesc	desc;
+} PartOut;
+
+/* Each result with its object id; NULL withdraws the results so far. */
+static void
+emit_part(void *arg, Jsonb *doc)
+{
+	PartOut    *out = arg;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	if (doc == NULL)
+	{
+		tuplestore_clear(out->store);
+		return;
+	}
+	values[0] = Int64GetDatum(argo_emitted_objid);
+	values[1] = JsonbPGetDatum(doc);
+	tuplestore_putvalues(out->store, out->desc, values, nulls);
+}
+
+/* The elements of a JSON array of parameters. */
+static Jsonb **
+params_of(Jsonb *array, int *n)
+{
+	Jsonb	  **params;
+	int			i = 0;
+
+	if (!JB_ROOT_IS_ARRAY(array) || JB_ROOT_IS_SCALAR(array))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a shard's parameters are a JSON array")));
+	*n = JB_ROOT_COUNT(array);
+	params = palloc(sizeof(Jsonb *) * Max(*n, 1));
+	for (i = 0; i < *n; i++)
+		params[i] = JsonbValueToJsonb(getIthJsonbValueFromContainer(&array->root, i));
+	return params;
+}
+
+typedef struct PartCall
+{
+	char	   *query;
+	Jsonb	  **params;
+	int			nparams;
+	int32		keys_through;
+	int64		row_limit;
+	PartOut    *out;
+} PartCall;
+
+static void
+run_part(void *arg)
+{
+	PartCall   *c = arg;
+	bool		nulls[2] = {true, true};
+	Datum		values[2] = {0, 0};
+
+	/* behind: one row of NULLs, so that the coordinator's transaction goes on */
+	if (!argo_execute_part(c->query, c->params, c->nparams, c->keys_through,
+						   c->row_limit, emit_part, c->out))
+		tuplestore_putvalues(c->out->store, c->out->desc, values, nulls);
+}
+
+/*
+ * argo_shard_rows(query text, params jsonb, keys_through integer,
+ * row_limit bigint) RETURNS TABLE(objid bigint, doc jsonb): the results
+ * of this shard's part of query, each with its object id, in the
+ * statement's order; one row of NULLs if this shard's dictionary lacks
+ * key keys_through.  row_limit < 0: no limit.
+ */
+Datum
+argo_shard_rows(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	PartCall	c;
+	PartOut		out;
+	MemoryContext old;
+
+	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
+		!(rsinfo->allowedModes & SFRM_Materialize))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("set-valued function called in context that cannot accept a set")));
+	c.query = argo_text_arg(fcinfo, 0, "query");
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("a shard's parameters must not be null")));
+	c.params = params_of(PG_GETARG_JSONB_P(1), &c.nparams);
+	c.keys_through = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2);
+	c.row_limit = PG_ARGISNULL(3) ? -1 : PG_GETARG_INT64(3);
+	old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+	out.desc = CreateTemplateTupleDesc(2);
+	TupleDescInitEntry(out.desc, 1, "objid", INT8OID, -1, 0);
+	TupleDescInitEntry(out.desc, 2, "doc", JSONBOID, -1, 0);
+	out.desc = BlessTupleDesc(out.desc);
+	out.store = tuplestore_begin_heap(false, false, work_mem);
+	MemoryContextSwitchTo(old);
+	rsinfo->returnMode = SFRM_Materialize;
+	rsinfo->setResult = out.store;
+	rsinfo->setDesc = out.desc;
+	c.out = &out;
+	argo_with_bounded_errors(run_part, &c, argo_explain_failure);
+	return (Datum) 0;
+}

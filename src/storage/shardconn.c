@@ -1,0 +1,286 @@
+/*
+ * shardconn.c — statements sent to a distributed collection's shards on
+ * postgres_fdw's own connections.
+ *
+ * The coordinator's foreign scans and writes run on the connection
+ * postgres_fdw keeps per server and user mapping, inside the remote
+ * transaction it opened for the caller's (committed or rolled back with
+ * it, savepoints mirrored).  A statement Argo sends to a shard must see
+ * and be part of that same transaction — a read after a write in one
+ * transaction sees the write — so it goes over that connection too:
+ * postgres_fdw's GetConnection, looked up in its library, and libpq's
+ * asynchronous calls, one statement to every shard at once, each result
+ * taken a row at a time.  (dblink's connections are sessions of their
+ * own: they could not see the caller's uncommitted writes.)
+ *
+ * Interrupts are checked while waiting for a shard; an error while a
+ * shard still runs a statement leaves it to postgres_fdw's abort, which
+ * cancels what runs on its connections.
+ */
+#include "postgres.h"
+
+#include "executor/spi.h"
+#include "foreign/foreign.h"
+#include "libpq-fe.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/latch.h"
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+#include "storage/storage.h"
+
+/* postgres_fdw's (connection.c, PostgreSQL 15) */
+typedef struct PgFdwConnState
+{
+	void	   *pendingAreq;	/* an async scan's request in flight */
+} PgFdwConnState;
+typedef PGconn *(*GetConnection_fn) (UserMapping *user, bool will_prep_stmt,
+									 PgFdwConnState **state);
+typedef void (*report_error_fn) (int elevel, PGresult *res, PGconn *conn,
+								 bool clear, const char *sql);
+
+static GetConnection_fn fdw_get_connection = NULL;
+static report_error_fn fdw_report_error = NULL;
+
+/* What a shard server has, asked once per backend. */
+typedef struct ShardServer
+{
+	Oid			server;			/* hash key */
+	bool		current;		/* Argo of this version, with argo_shard_rows */
+	char	   *schema;			/* Argo's schema there, quoted */
+} ShardServer;
+
+static HTAB *servers = NULL;
+
+/* This database's version of Argo, which a shard's must be. */
+static const char *
+argo_extension_version(void)
+{
+	static char *version = NULL;
+
+	if (version == NULL)
+	{
+		if (SPI_execute("SELECT extversion FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) 'argo'",
+						true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "argo: could not read its own version");
+		version = MemoryContextStrdup(TopMemoryContext,
+									  SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+	}
+	return version;
+}
+
+static void
+load_fdw(void)
+{
+	if (fdw_get_connection != NULL)
+		return;
+	fdw_get_connection = (GetConnection_fn)
+		load_external_function("$libdir/postgres_fdw", "GetConnection", true, NULL);
+	fdw_report_error = (report_error_fn)
+		load_external_function("$libdir/postgres_fdw", "pgfdw_report_error", true, NULL);
+}
+
+/*
+ * The connection to server for the current user, in the caller's remote
+ * transaction; NULL if postgres_fdw is reading a scan on it right now
+ * (an async foreign scan of the same statement), which a statement of
+ * ours must not interleave with.
+ */
+static PGconn *
+connection_of(Oid server)
+{
+	UserMapping *um = GetUserMapping(GetUserId(), server);
+	PgFdwConnState *state = NULL;
+	PGconn	   *conn;
+
+	load_fdw();
+	conn = fdw_get_connection(um, false, &state);
+	if (state != NULL && state->pendingAreq != NULL)
+		return NULL;
+	return conn;
+}
+
+/* Wait, checking for interrupts, until conn has a whole result to give. */
+static void
+wait_result(PGconn *conn)
+{
+	while (PQisBusy(conn))
+	{
+		int			rc = WaitLatchOrSocket(MyLatch,
+										   WL_LATCH_SET | WL_SOCKET_READABLE | WL_EXIT_ON_PM_DEATH,
+										   PQsocket(conn), -1L, PG_WAIT_EXTENSION);
+
+		if (rc & WL_LATCH_SET)
+		{
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		}
+		if ((rc & WL_SOCKET_READABLE) && !PQconsumeInput(conn))
+			fdw_report_error(ERROR, NULL, conn, false, "(reading a shard's result)");
+	}
+}
+
+/* The next result of conn's statement sql, or NULL after the last. */
+PGresult *
+shardconn_result(PGconn *conn, const char *sql)
+{
+	PGresult   *res;
+
+	wait_result(conn);
+	res = PQgetResult(conn);
+	if (res != NULL && PQresultStatus(res) != PGRES_SINGLE_TUPLE &&
+		PQresultStatus(res) != PGRES_TUPLES_OK && PQresultStatus(res) != PGRES_COMMAND_OK)
+		fdw_report_error(ERROR, res, conn, true, sql);
+	return res;
+}
+
+/* Read and drop what is left of conn's statement. */
+void
+shardconn_drain(PGconn *conn, const char *sql)
+{
+	PGresult   *res;
+
+	while ((res = shardconn_result(conn, sql)) != NULL)
+		PQclear(res);
+}
+
+/* Send sql with its text parameters; rows then come one at a time. */
+void
+shardconn_send(PGconn *conn, const char *sql, int nparams, const char *const *values,
+			   bool single_rows)
+{
+	if (!PQsendQueryParams(conn, sql, nparams, NULL, values, NULL, NULL, 0))
+		fdw_report_error(ERROR, NULL, conn, false, sql);
+	if (single_rows && !PQsetSingleRowMode(conn))
+		elog(ERROR, "argo: could not read a shard's rows one at a time");
+}
+
+/* What server has: Argo's schema, and whether it is this version. */
+static ShardServer *
+server_of(Oid server, PGconn *conn)
+{
+	static const char *const ask =
+		"SELECT pg_catalog.quote_ident(n.nspname), e.extversion OPERATOR(pg_catalog.=) $1"
+		" FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace"
+		" WHERE e.extname OPERATOR(pg_catalog.=) 'argo'";
+	ShardServer *s;
+	bool		found;
+	const char *version = argo_extension_version();
+	PGresult   *res;
+
+	if (servers == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(ShardServer);
+		servers = hash_create("argo shard servers", 16, &ctl, HASH_ELEM | HASH_BLOBS);
+	}
+	s = hash_search(servers, &server, HASH_FIND, NULL);
+	if (s != NULL)
+		return s;
+	shardconn_send(conn, ask, 1, &version, false);
+	res = shardconn_result(conn, ask);
+	s = hash_search(servers, &server, HASH_ENTER, &found);
+	s->current = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 1), "t") == 0;
+	s->schema = s->current ? MemoryContextStrdup(TopMemoryContext, PQgetvalue(res, 0, 0)) : NULL;
+	PQclear(res);
+	shardconn_drain(conn, ask);
+	return s;
+}
+
+/*
+ * A connection to each of c's servers, each with Argo's schema there;
+ * false (nothing sent) if some shard has another version of Argo or its
+ * connection is busy with a scan: the caller then reads the shards
+ * through its foreign tables instead.
+ */
+bool
+shardconn_open(ArgoCollection *c, ShardConns *out)
+{
+	List	   *oids = directory_server_oids(argo_table_relid(c, "obj"));
+	ListCell   *lc;
+
+	out->n = list_length(oids);
+	out->conns = palloc0(sizeof(PGconn *) * out->n);
+	out->schemas = palloc0(sizeof(char *) * out->n);
+	out->names = palloc0(sizeof(char *) * out->n);
+	foreach(lc, oids)
+	{
+		int			i = foreach_current_index(lc);
+		ShardServer *s;
+
+		out->names[i] = GetForeignServer(lfirst_oid(lc))->servername;
+		if ((out->conns[i] = connection_of(lfirst_oid(lc))) == NULL)
+			return false;
+		s = server_of(lfirst_oid(lc), out->conns[i]);
+		if (!s->current)
+			return false;
+		out->schemas[i] = s->schema;
+	}
+	return true;
+}
+
+/* An array's text form (array_out quotes each element as it must be). */
+static char *
+array_text(Datum *elems, int n, Oid type, int16 len, bool byval, char align)
+{
+	ArrayType  *arr = construct_array(elems, n, type, len, byval, align);
+
+	return OidOutputFunctionCall(F_ARRAY_OUT, PointerGetDatum(arr));
+}
+
+/*
+ * Keys (ids[i], keys[i]) copied into every shard's dictionary, in the
+ * caller's remote transactions (so they commit with the rows that use
+ * them); the number of keys the shards lacked, summed.  A key a shard
+ * has already (by id or by text) is left as it is.
+ */
+int64
+shardconn_copy_keys(ArgoCollection *c, int n, const int32 *ids, char *const *keys)
+{
+	List	   *oids = directory_server_oids(argo_table_relid(c, "obj"));
+	Datum	   *idd = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *keyd = palloc(sizeof(Datum) * Max(n, 1));
+	const char *values[2];
+	char	   *sql;
+	PGconn	  **conns = palloc(sizeof(PGconn *) * list_length(oids));
+	int64		added = 0;
+	ListCell   *lc;
+
+	if (n == 0)
+		return 0;
+	for (int i = 0; i < n; i++)
+	{
+		idd[i] = Int32GetDatum(ids[i]);
+		keyd[i] = CStringGetTextDatum(keys[i]);
+	}
+	values[0] = array_text(idd, n, INT4OID, 4, true, TYPALIGN_INT);
+	values[1] = array_text(keyd, n, TEXTOID, -1, false, TYPALIGN_INT);
+	sql = psprintf("INSERT INTO %s (keyid, keystr) SELECT * FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.int4[]), pg_catalog.unnest($2::pg_catalog.text[]))"
+				   " ON CONFLICT DO NOTHING", c->keys_table);
+	foreach(lc, oids)
+	{
+		int			i = foreach_current_index(lc);
+
+		if ((conns[i] = connection_of(lfirst_oid(lc))) == NULL)
+			elog(ERROR, "argo: a shard's connection is busy with a scan");
+		shardconn_send(conns[i], sql, 2, values, false);
+	}
+	for (int i = 0; i < list_length(oids); i++)
+	{
+		PGresult   *res;
+
+		while ((res = shardconn_result(conns[i], sql)) != NULL)
+		{
+			added += atoll(PQcmdTuples(res));
+			PQclear(res);
+		}
+	}
+	return added;
+}
