@@ -66,6 +66,7 @@ extern int64 argo_emitted_objid;
 extern void argo_execute(const char *query, Jsonb **params, int nparams,
 						 result_emit emit, void *arg);
 extern void argo_run_plan(ArgoPlan *p, result_emit emit, void *arg);
+extern void argo_run_analyzed(ArgoQuery *q, result_emit emit, void *arg);
 extern void argo_explain_failure(ErrorData *e);
 
 typedef void (*row_fn) (void *arg, Datum *values, bool *nulls);

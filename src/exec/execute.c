@@ -511,22 +511,28 @@ argo_execute(const char *query, Jsonb **params, int nparams,
 			 result_emit emit, void *arg)
 {
 	ArgoStmt   *stmt = argo_parse(query);
-	ArgoQuery  *q;
-	ArgoPlan   *p;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
-	q = argo_analyze(stmt, query, params, nparams);
+	argo_run_analyzed(argo_analyze(stmt, query, params, nparams), emit, arg);
+	SPI_finish();
+}
+
+/* Plan and run an analyzed statement (SPI connected). */
+void
+argo_run_analyzed(ArgoQuery *q, result_emit emit, void *arg)
+{
+	ArgoPlan   *p;
+
 	/* DISTINCT filters the results; LIMIT and OFFSET count what it gives */
-	if (stmt->distinct)
+	if (q->stmt->distinct)
 	{
-		arg = distinct_begin(stmt, emit, arg);
+		arg = distinct_begin(q->stmt, emit, arg);
 		emit = distinct_emit;
 	}
 	p = argo_plan(q);
 	argo_run_plan(p, emit, arg);
 	argo_plan_close(p);
-	SPI_finish();
 }
 
 /* Append a copy of line, made in the caller's (non-SPI) context. */

@@ -54,7 +54,6 @@ argo_execute_part(const char *query, Jsonb **params, int nparams,
 {
 	ArgoStmt   *stmt = argo_parse(query);
 	ArgoQuery  *q;
-	ArgoPlan   *p;
 	ArgoCollection *c;
 
 	if (stmt->kind != ASTMT_SELECT || list_length(stmt->from) != 1 || argo_is_aggregate(stmt))
@@ -71,14 +70,7 @@ argo_execute_part(const char *query, Jsonb **params, int nparams,
 		return false;
 	}
 	limit_for_merge(stmt, row_limit);
-	if (stmt->distinct)
-	{
-		arg = distinct_begin(stmt, emit, arg);
-		emit = distinct_emit;
-	}
-	p = argo_plan(q);
-	argo_run_plan(p, emit, arg);
-	argo_plan_close(p);
+	argo_run_analyzed(q, emit, arg);
 	SPI_finish();
 	return true;
 }

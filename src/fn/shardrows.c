@@ -16,28 +16,22 @@
 
 PG_FUNCTION_INFO_V1(argo_shard_rows);
 
-typedef struct PartOut
-{
-	Tuplestorestate *store;
-	TupleDesc	desc;
-} PartOut;
-
 /* Each result with its object id; NULL withdraws the results so far. */
 static void
 emit_part(void *arg, Jsonb *doc)
 {
-	PartOut    *out = arg;
+	ReturnSetInfo *out = arg;
 	Datum		values[2];
 	bool		nulls[2] = {false, false};
 
 	if (doc == NULL)
 	{
-		tuplestore_clear(out->store);
+		tuplestore_clear(out->setResult);
 		return;
 	}
 	values[0] = Int64GetDatum(argo_emitted_objid);
 	values[1] = JsonbPGetDatum(doc);
-	tuplestore_putvalues(out->store, out->desc, values, nulls);
+	tuplestore_putvalues(out->setResult, out->setDesc, values, nulls);
 }
 
 /* The elements of a JSON array of parameters. */
@@ -65,7 +59,7 @@ typedef struct PartCall
 	int			nparams;
 	int32		keys_through;
 	int64		row_limit;
-	PartOut    *out;
+	ReturnSetInfo *out;
 } PartCall;
 
 static void
@@ -78,7 +72,7 @@ run_part(void *arg)
 	/* behind: one row of NULLs, so that the coordinator's transaction goes on */
 	if (!argo_execute_part(c->query, c->params, c->nparams, c->keys_through,
 						   c->row_limit, emit_part, c->out))
-		tuplestore_putvalues(c->out->store, c->out->desc, values, nulls);
+		tuplestore_putvalues(c->out->setResult, c->out->setDesc, values, nulls);
 }
 
 /*
@@ -91,16 +85,8 @@ run_part(void *arg)
 Datum
 argo_shard_rows(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	PartCall	c;
-	PartOut		out;
-	MemoryContext old;
 
-	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
-		!(rsinfo->allowedModes & SFRM_Materialize))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("set-valued function called in context that cannot accept a set")));
 	c.query = argo_text_arg(fcinfo, 0, "query");
 	if (PG_ARGISNULL(1))
 		ereport(ERROR,
@@ -109,17 +95,9 @@ argo_shard_rows(PG_FUNCTION_ARGS)
 	c.params = params_of(PG_GETARG_JSONB_P(1), &c.nparams);
 	c.keys_through = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2);
 	c.row_limit = PG_ARGISNULL(3) ? -1 : PG_GETARG_INT64(3);
-	old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
-	out.desc = CreateTemplateTupleDesc(2);
-	TupleDescInitEntry(out.desc, 1, "objid", INT8OID, -1, 0);
-	TupleDescInitEntry(out.desc, 2, "doc", JSONBOID, -1, 0);
-	out.desc = BlessTupleDesc(out.desc);
-	out.store = tuplestore_begin_heap(false, false, work_mem);
-	MemoryContextSwitchTo(old);
-	rsinfo->returnMode = SFRM_Materialize;
-	rsinfo->setResult = out.store;
-	rsinfo->setDesc = out.desc;
-	c.out = &out;
+	/* the result type as declared: TABLE (objid bigint, doc jsonb) */
+	InitMaterializedSRF(fcinfo, 0);
+	c.out = (ReturnSetInfo *) fcinfo->resultinfo;
 	argo_with_bounded_errors(run_part, &c, argo_explain_failure);
 	return (Datum) 0;
 }
