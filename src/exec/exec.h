@@ -62,7 +62,6 @@ extern void argo_plan_close(ArgoPlan *p);
 extern const char *argo_plan_name(ArgoPlan *p);
 
 /* execute.c: one statement, run or explained */
-extern int64 argo_emitted_objid;
 extern void argo_execute(const char *query, Jsonb **params, int nparams,
 						 result_emit emit, void *arg);
 extern void argo_run_plan(ArgoPlan *p, result_emit emit, void *arg);
@@ -122,7 +121,8 @@ extern bool shardread_applies(ArgoQuery *q);
 extern bool shardread_run(ArgoQuery *q, result_emit emit, void *arg);
 extern List *shardread_explain(ArgoQuery *q);
 
-/* shape.c: renamed paths and ids in a SELECT's objects */
+/* shape.c: renamed paths and ids in a SELECT's objects; the id of the one emitted */
+extern int64 argo_emitted_objid;
 extern Rebuilder *select_rebuilder(ArgoQuery *q, int source, rebuild_emit emit, void *arg);
 
 /* distinct.c: SELECT DISTINCT, with LIMIT and OFFSET after it */

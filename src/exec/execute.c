@@ -23,14 +23,6 @@
 
 #include "exec/exec.h"
 
-/*
- * The object id of the result being emitted: a shard's part of a
- * statement (shardpart.c) hands it on beside the result, for the
- * coordinator to merge in id order.  Set wherever a SELECT of one
- * collection emits, read only by the receiver of that emit.
- */
-int64		argo_emitted_objid = 0;
-
 static void
 emit_object(void *arg, int64 objid, Jsonb *obj)
 {

@@ -102,6 +102,14 @@ projection_places(ArgoCollection *c, List *targets, int source)
 }
 
 /*
+ * The object id of the result being emitted: a shard's part of a
+ * statement (shardpart.c) hands it on beside the result, for the
+ * coordinator to merge in id order.  Set wherever a SELECT of one
+ * collection emits, read only by the receiver of that emit.
+ */
+int64		argo_emitted_objid = 0;
+
+/*
  * A rebuilder for a SELECT's objects of one FROM item: its renames in
  * place and, outside a join, each object's id when ID() is a target.
  */
