@@ -240,4 +240,4 @@ SET search_path = pg_catalog, pg_temp
 SET jit = off;
 
 COMMENT ON FUNCTION argo_shard_rows(text, jsonb, integer, bigint) IS
-'A shard''s part of a SELECT of a distributed collection: its results with their object ids, its first row_limit (< 0: all); one row of NULLs if this shard''s key dictionary lacks key keys_through';
+'A shard''s part of a SELECT of a distributed collection: its results with their object ids, its first row_limit (< 0: all), or an aggregate''s groups with partial aggregates; one row of NULLs if this shard''s key dictionary lacks key keys_through';

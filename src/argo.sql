@@ -152,7 +152,7 @@ SET search_path = pg_catalog, pg_temp
 SET jit = off;
 
 COMMENT ON FUNCTION argo_shard_rows(text, jsonb, integer, bigint) IS
-'A shard''s part of a SELECT of a distributed collection: its results with their object ids, its first row_limit (< 0: all); one row of NULLs if this shard''s key dictionary lacks key keys_through';
+'A shard''s part of a SELECT of a distributed collection: its results with their object ids, its first row_limit (< 0: all), or an aggregate''s groups with partial aggregates; one row of NULLs if this shard''s key dictionary lacks key keys_through';
 
 CREATE FUNCTION argo_keys(collection text, sample bigint DEFAULT 10000)
 RETURNS TABLE (path text, types text[], objects bigint, is_unique boolean, exact boolean)

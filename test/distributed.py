@@ -162,7 +162,7 @@ def statements_case(admin, servers):
     check("run by the shards, merged" in plan and parts == len(servers) and "--   -- strategy:" in plan,
           "argo_explain shows the merge and what each of the %d shards runs, with its own plan" % parts)
     plan = "\n".join(r[0] for r in admin.execute(
-        "SELECT * FROM argo_explain('SELECT grp, COUNT(*) FROM ddis GROUP BY grp')"))
+        "SELECT * FROM argo_explain('SELECT grp, AVG(age) AS a FROM ddis GROUP BY grp')"))
     check("Foreign Scan" in plan and "Remote SQL" in plan,
           "argo_explain of a statement the shards do not run shows each shard's scan and the SQL it runs")
     state, err = outcome(lambda: admin.execute("SELECT argo_unique('ddis', 'name')"))
@@ -537,8 +537,28 @@ def committing_case(admin, shards, servers):
 
 
 # values of every type at "v" (and none), so the merge orders across types as one server does
-MERGE_DOCS = [{"i": i, "g": i % 4, "v": [i % 9, "s%d" % (i % 5), i % 2 == 0, None, {"o": 1}][i % 5]}
+MERGE_DOCS = [dict({"i": i, "g": i % 4, "v": [i % 9, "s%d" % (i % 5), i % 2 == 0, None, {"o": 1}][i % 5]},
+                   **({"arr": [i % 3, "x%d" % (i % 2)]} if i % 7 == 0 else {}))
               for i in range(60)] + [{"i": 100}, {"i": 101, "v": -2.5}, {"i": 102, "v": "S"}]
+
+# (statement, ordered, run by the shards)
+MERGE_AGGREGATES = [
+    ("SELECT COUNT(*) FROM @C", True, True),
+    ("SELECT COUNT(*), COUNT(v) AS cv, SUM(i), MIN(v), MAX(v) FROM @C", True, True),
+    ("SELECT g, COUNT(*) AS n FROM @C GROUP BY g", False, True),
+    ("SELECT v, COUNT(*) AS n FROM @C GROUP BY v", False, True),
+    ("SELECT g, MIN(v) AS lo, MAX(v) AS hi, SUM(v) AS s FROM @C GROUP BY g ORDER BY g DESC", True, True),
+    ("SELECT g, COUNT(*) AS n FROM @C WHERE i > 10 GROUP BY g ORDER BY n DESC LIMIT 2 OFFSET 1", True, True),
+    ("SELECT v FROM @C GROUP BY v ORDER BY v", True, True),
+    ("SELECT g, MAX(v) AS m FROM @C GROUP BY g ORDER BY m, g DESC", True, True),
+    ("SELECT MIN(ID()), MAX(ID()) FROM @C WHERE g = 3", True, True),
+    ("SELECT arr[*], COUNT(*) AS n FROM @C GROUP BY arr[*]", False, True),
+    ("SELECT COUNT(*), SUM(v), MIN(v) FROM @C WHERE i > 1000", True, True),
+    ("SELECT g, COUNT(*) FROM @C WHERE i > 1000 GROUP BY g", True, True),
+    ("SELECT AVG(i) FROM @C", True, False),
+    ("SELECT g, COUNT(*) AS n FROM @C GROUP BY g HAVING COUNT(*) > 14", False, False),
+    ("SELECT COUNT(DISTINCT g) FROM @C", True, False),
+]
 
 MERGE_STATEMENTS = [
     "SELECT * FROM @C",
@@ -582,11 +602,34 @@ def merge_case(admin, servers):
           "%d statements run by the shards and merged give what one server gives, in its order (%s)"
           % (len(MERGE_STATEMENTS), "; ".join(bad + ["not run by the shards: " + t for t in local_run])
              or "all equal"))
+    bad, wrong_way = [], []
+    for text, ordered, by_shards in MERGE_AGGREGATES:
+        plan = admin.execute("SELECT * FROM argo_explain(%s)", (text.replace("@C", "dmerge"),)).fetchall()
+        if any("run by the shards" in r[0] for r in plan) != by_shards:
+            wrong_way.append(text)
+        d, l = q(admin, text.replace("@C", "dmerge")), q(admin, text.replace("@C", "lmerge"))
+        if canon(d, ordered) != canon(l, ordered):
+            bad.append("%s: %s vs %s" % (text, d[:3], l[:3]))
+    check(not bad and not wrong_way,
+          "%d aggregates: counts, sums, MIN and MAX across types combined from the shards' groups, ORDER BY "
+          "and LIMIT after; AVG, HAVING and COUNT(DISTINCT) through the foreign tables (%s)"
+          % (len(MERGE_AGGREGATES), "; ".join(bad + ["ran the wrong way: " + t for t in wrong_way])
+             or "all equal"))
+    # ID() = n: only the shard that holds it is asked
+    plans = [[r[0] for r in admin.execute("SELECT * FROM argo_explain(%s)", (text,))]
+             for text in ("SELECT * FROM dmerge WHERE ID() = 7", "SELECT i FROM dmerge WHERE ID() = 9 AND i > 0")]
+    asked = [sum(line.startswith('-- shard "') for line in p) for p in plans]
+    got = [q(admin, "SELECT i FROM @C WHERE ID() = 7".replace("@C", c)) for c in ("dmerge", "lmerge")]
+    check(asked == [1, 1] and got[0] == got[1] and len(got[0]) == 1,
+          "a read by ID() asks only the shard that holds the object (shards asked: %s; %s)" % (asked, got[0]))
     # one object: two shards hold nothing
     for name in ("dmerge", "lmerge"):
         q(admin, "DELETE FROM %s WHERE i != 5" % name)
     bad = [t for t in MERGE_STATEMENTS
            if q(admin, t.replace("@C", "dmerge")) != q(admin, t.replace("@C", "lmerge"))]
+    bad += [t for t, ordered, _ in MERGE_AGGREGATES
+            if canon(q(admin, t.replace("@C", "dmerge")), ordered) !=
+            canon(q(admin, t.replace("@C", "lmerge")), ordered)]
     check(not bad, "with empty shards too (%s)" % ("; ".join(bad) or "all equal"))
     admin.execute("SELECT argo_drop_collection('dmerge')")
     admin.execute("SELECT argo_drop_collection('lmerge')")

@@ -26,6 +26,8 @@ extern Jsonb *jsonb_write_object(RRow *rows, int nrows, int64 objid);
 
 /* sortkey.c: ORDER BY's key of the value at a path of a document */
 extern bool argo_doc_sort_key(Jsonb *doc, Jsonb *path, StringInfo key);
+extern bool argo_value_sort_key(JsonbValue *v, StringInfo key);
+extern int	argo_sort_key_cmp(StringInfo a, StringInfo b);
 
 /* Receives each rebuilt object; returns false to stop. */
 typedef void (*rebuild_emit) (void *arg, int64 objid, Jsonb *obj);

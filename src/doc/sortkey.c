@@ -116,20 +116,40 @@ argo_doc_sort_key(Jsonb *doc, Jsonb *path, StringInfo key)
 {
 	JsonbValue	v;
 
-	if (!path_value(doc, path, &v))
-		return false;
-	if (v.type == jbvNumeric)
+	return path_value(doc, path, &v) && argo_value_sort_key(&v, key);
+}
+
+/*
+ * Two such keys compared as the "C" collation compares them: bytes,
+ * then length; no key (data NULL) last, as SQL's NULLs are ascending.
+ */
+int
+argo_sort_key_cmp(StringInfo a, StringInfo b)
+{
+	int			c;
+
+	if (a->data == NULL || b->data == NULL)
+		return (a->data == NULL) - (b->data == NULL);
+	c = memcmp(a->data, b->data, Min(a->len, b->len));
+	return c != 0 ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+/* The same key of one value; false (nothing appended) for null, an object or an array. */
+bool
+argo_value_sort_key(JsonbValue *v, StringInfo key)
+{
+	if (v->type == jbvNumeric)
 	{
 		appendStringInfoChar(key, '1');
-		append_sortable_double(key, argo_number_from_numeric(v.val.numeric, NULL));
+		append_sortable_double(key, argo_number_from_numeric(v->val.numeric, NULL));
 	}
-	else if (v.type == jbvString)
+	else if (v->type == jbvString)
 	{
 		appendStringInfoChar(key, '2');
-		appendBinaryStringInfo(key, v.val.string.val, v.val.string.len);
+		appendBinaryStringInfo(key, v->val.string.val, v->val.string.len);
 	}
-	else if (v.type == jbvBool)
-		appendStringInfoString(key, v.val.boolean ? "31" : "30");
+	else if (v->type == jbvBool)
+		appendStringInfoString(key, v->val.boolean ? "31" : "30");
 	else
 		return false;
 	return true;

@@ -117,8 +117,17 @@ extern List *argo_explain_query(const char *query, Jsonb **params, int nparams);
 extern bool argo_execute_part(const char *query, Jsonb **params, int nparams,
 							  int32 keys_through, int64 row_limit,
 							  result_emit emit, void *arg);
+typedef struct ShardRead ShardRead;
+
 extern bool shardread_applies(ArgoQuery *q);
+extern ShardRead *shardread_open(ArgoQuery *q);
+extern Jsonb *shardread_next(ShardRead *r);
+extern void shardread_close(ShardRead *r);
 extern bool shardread_run(ArgoQuery *q, result_emit emit, void *arg);
+extern bool shardagg_applies(ArgoQuery *q);
+extern bool shardagg_run(ArgoQuery *q, result_emit emit, void *arg);
+/* A shard's partial aggregate i is named ARGO_PARTIAL_PREFIX "i" (shardpart.c) */
+#define ARGO_PARTIAL_PREFIX "\001argo"
 extern List *shardread_explain(ArgoQuery *q);
 
 /* shape.c: renamed paths and ids in a SELECT's objects; the id of the one emitted */

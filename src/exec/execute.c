@@ -218,7 +218,8 @@ run_select(ArgoPlan *p, result_emit emit, void *arg)
 			argo_fetch_in_batches(q, sqlgen_select_ids(q), emit_object, &target);
 			return;
 		case ARGO_PLAN_SHARDS:
-			if (shardread_run(q, emit, arg))
+			if (argo_is_aggregate(q->stmt) ? shardagg_run(q, emit, arg) :
+				shardread_run(q, emit, arg))
 				return;
 			/* a shard could not: read its tables instead */
 			argo_plan_local_select(p);

@@ -13,6 +13,12 @@
  * tells a shard whose copy is behind (a collection made before 0.7, or a
  * copy that failed) that it must not answer: a path it does not know
  * would match nothing, a wrong answer given quietly.
+ *
+ * An aggregate's part is its groups with each aggregate as this shard's
+ * partial value, named by its place among the targets (COUNT a count,
+ * SUM a sum, MIN and MAX this shard's extreme), for the coordinator to
+ * combine (shardagg.c); ORDER BY, OFFSET and LIMIT are the combined
+ * groups', so no shard applies them.
  */
 #include "postgres.h"
 
@@ -43,6 +49,27 @@ limit_for_merge(ArgoStmt *s, int64 row_limit)
 	}
 }
 
+/* Each aggregate under the name the coordinator combines it by. */
+static void
+partial_aggregates(ArgoStmt *s)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		if (t->agg == AAGG_AVG || t->agg == AAGG_COUNT_DISTINCT || t->hidden)
+			refuse("its aggregates do not combine");
+		if (t->agg != AAGG_NONE)
+			t->alias = psprintf("%s%d", ARGO_PARTIAL_PREFIX, foreach_current_index(lc));
+	}
+	if (s->having || s->distinct)
+		refuse("its aggregates do not combine");
+	s->order_by = NIL;
+	s->limit = s->offset = NULL;
+}
+
 /*
  * Run query's part here; false, having run nothing, if this shard's
  * dictionary lacks key keys_through.  row_limit < 0: no LIMIT.
@@ -56,7 +83,7 @@ argo_execute_part(const char *query, Jsonb **params, int nparams,
 	ArgoQuery  *q;
 	ArgoCollection *c;
 
-	if (stmt->kind != ASTMT_SELECT || list_length(stmt->from) != 1 || argo_is_aggregate(stmt))
+	if (stmt->kind != ASTMT_SELECT || list_length(stmt->from) != 1)
 		refuse("this is not one");
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
@@ -69,7 +96,10 @@ argo_execute_part(const char *query, Jsonb **params, int nparams,
 		SPI_finish();
 		return false;
 	}
-	limit_for_merge(stmt, row_limit);
+	if (argo_is_aggregate(stmt))
+		partial_aggregates(stmt);
+	else
+		limit_for_merge(stmt, row_limit);
 	argo_run_analyzed(q, emit, arg);
 	SPI_finish();
 	return true;

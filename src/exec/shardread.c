@@ -20,6 +20,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/parallel.h"
 #include "libpq-fe.h"
 #include "miscadmin.h"
@@ -42,7 +44,7 @@ typedef struct ShardStream
 	StringInfoData *keys;		/* per ORDER BY item; data NULL for none */
 } ShardStream;
 
-typedef struct ShardRead
+struct ShardRead
 {
 	ArgoQuery  *q;
 	char	   *sql;
@@ -50,7 +52,9 @@ typedef struct ShardRead
 	ShardStream *streams;
 	Jsonb	  **order_paths;	/* per ORDER BY item; NULL for ID() */
 	ShardStream *reading;		/* for an error's context */
-} ShardRead;
+	ShardStream *last;			/* whose result shardread_next gave last */
+	ErrorContextCallback context;
+};
 
 /* Which shard an error while reading its results came from. */
 static void
@@ -205,18 +209,6 @@ cmp_int64(int64 a, int64 b)
 	return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/* Keys compare as bytes, shorter first; no key (NULL) is last. */
-static int
-cmp_key(StringInfo a, StringInfo b)
-{
-	int			c;
-
-	if (a->data == NULL || b->data == NULL)
-		return (a->data == NULL) - (b->data == NULL);
-	c = memcmp(a->data, b->data, Min(a->len, b->len));
-	return c != 0 ? c : cmp_int64(a->len, b->len);
-}
-
 /* The order one server gives: ORDER BY's keys, then object id. */
 static int
 cmp_streams(ShardRead *r, ShardStream *a, ShardStream *b)
@@ -228,7 +220,7 @@ cmp_streams(ShardRead *r, ShardStream *a, ShardStream *b)
 		ArgoOrder  *ob = lfirst(lc);
 		int			i = foreach_current_index(lc);
 		int			c = r->order_paths[i] == NULL ? cmp_int64(a->objid, b->objid) :
-			cmp_key(&a->keys[i], &b->keys[i]);
+			argo_sort_key_cmp(&a->keys[i], &b->keys[i]);
 
 		if (c != 0)
 			return ob->desc ? -c : c;
@@ -252,6 +244,33 @@ next_stream(ShardRead *r)
 	return best;
 }
 
+/*
+ * The shards a statement needs: WHERE ID() = n (alone, or ANDed with
+ * more) names one object, which one shard holds; else all of them.
+ */
+static bool
+open_shards(ArgoQuery *q, ShardConns *sc)
+{
+	ArgoCollection *c = linitial(q->colls);
+	ArgoPred   *w = q->stmt->where;
+	ListCell   *lc;
+
+	if (w != NULL && w->kind == APRED_AND)
+		foreach(lc, w->args)
+			if (((ArgoPred *) lfirst(lc))->kind == APRED_ID)
+				w = lfirst(lc);
+	if (w != NULL && w->kind == APRED_ID && w->op == ACMP_EQ && w->lits == NIL &&
+		w->lit != NULL && w->lit->type == ALIT_NUMBER && fabs(w->lit->num) < 1e18 &&
+		w->lit->num == floor(w->lit->num))
+	{
+		Oid			server = shardconn_server_of(c, (int64) w->lit->num);
+
+		if (OidIsValid(server))
+			return shardconn_open_servers(list_make1_oid(server), sc);
+	}
+	return shardconn_open(c, sc);
+}
+
 /* Send the statement to every shard; false if one cannot take it. */
 static bool
 send_all(ShardRead *r)
@@ -260,12 +279,12 @@ send_all(ShardRead *r)
 	ShardConns	sc;
 	const char *values[4];
 
-	if (!shardconn_open(c, &sc))
+	if (!open_shards(r->q, &sc))
 		return false;
 	values[0] = r->q->text;
 	values[1] = params_text(r->q->params, r->q->nparams);
 	values[2] = keys_through(c);
-	values[3] = row_limit(r->q->stmt);
+	values[3] = argo_is_aggregate(r->q->stmt) ? "-1" : row_limit(r->q->stmt);
 	r->n = sc.n;
 	r->streams = palloc0(sizeof(ShardStream) * sc.n);
 	for (int i = 0; i < sc.n; i++)
@@ -285,58 +304,97 @@ send_all(ShardRead *r)
 }
 
 /*
- * Run q on the shards, its merged results to emit; false (nothing
- * emitted) where a shard could not run it, for the caller to read the
- * shards' tables instead.
+ * q sent to every shard, each one's first result read; NULL (nothing
+ * left running) where a shard cannot run it, for the caller to read the
+ * shards' tables instead.  Errors while it is open name the shard.
+ */
+ShardRead *
+shardread_open(ArgoQuery *q)
+{
+	ArgoStmt   *s = q->stmt;
+	ShardRead  *r = palloc0(sizeof(ShardRead));
+	bool		behind = false;
+
+	r->q = q;
+	r->order_paths = palloc0(sizeof(Jsonb *) * Max(list_length(s->order_by), 1));
+	for (int i = 0; i < list_length(s->order_by) && !argo_is_aggregate(s); i++)
+	{
+		ArgoOrder  *ob = list_nth(s->order_by, i);
+
+		if (!ob->path->id)
+			r->order_paths[i] = DatumGetJsonbP(sql_path_steps(ob->path));
+	}
+	if (!send_all(r))
+		return NULL;
+	r->context.previous = error_context_stack;
+	r->context.callback = shard_context;
+	r->context.arg = r;
+	error_context_stack = &r->context;
+	for (int i = 0; i < r->n; i++)
+	{
+		advance(r, &r->streams[i]);
+		behind |= r->streams[i].behind;
+	}
+	if (!behind)
+		return r;
+	shardread_close(r);
+	return NULL;
+}
+
+/*
+ * The next result in the order one server gives (of a SELECT that is
+ * not an aggregate); NULL after the last.  It lasts until the next call.
+ */
+Jsonb *
+shardread_next(ShardRead *r)
+{
+	CHECK_FOR_INTERRUPTS();
+	if (r->last != NULL)
+		advance(r, r->last);
+	r->last = next_stream(r);
+	return r->last ? r->last->doc : NULL;
+}
+
+/* Read what the shards have left to send (a LIMIT's rest: at most LIMIT + OFFSET a shard). */
+void
+shardread_close(ShardRead *r)
+{
+	for (int i = 0; i < r->n; i++)
+	{
+		r->reading = &r->streams[i];
+		shardconn_drain(r->streams[i].conn, r->sql);
+	}
+	error_context_stack = r->context.previous;
+}
+
+/*
+ * Run q (not an aggregate) on the shards, its merged results to emit;
+ * false (nothing emitted) where a shard could not run it.
  */
 bool
 shardread_run(ArgoQuery *q, result_emit emit, void *arg)
 {
 	ArgoStmt   *s = q->stmt;
-	ShardRead	r = {q};
-	ShardStream *st;
-	ErrorContextCallback context = {error_context_stack, shard_context, &r};
-	bool		behind = false;
+	ShardRead  *r = shardread_open(q);
+	Jsonb	   *doc;
 	int64		offset = s->offset ? (int64) s->offset->num : 0;
 	int64		limit = s->limit ? (int64) s->limit->num : -1;
 
-	r.order_paths = palloc0(sizeof(Jsonb *) * Max(list_length(s->order_by), 1));
-	for (int i = 0; i < list_length(s->order_by); i++)
-	{
-		ArgoOrder  *ob = list_nth(s->order_by, i);
-
-		if (!ob->path->id)
-			r.order_paths[i] = DatumGetJsonbP(sql_path_steps(ob->path));
-	}
-	if (!send_all(&r))
+	if (r == NULL)
 		return false;
-	error_context_stack = &context;
-	for (int i = 0; i < r.n; i++)
+	while (limit != 0 && (doc = shardread_next(r)) != NULL)
 	{
-		advance(&r, &r.streams[i]);
-		behind |= r.streams[i].behind;
-	}
-	while (limit != 0 && (st = next_stream(&r)) != NULL && !behind)
-	{
-		CHECK_FOR_INTERRUPTS();
 		if (offset > 0)
 			offset--;
 		else
 		{
-			emit(arg, st->doc);
+			emit(arg, doc);
 			if (limit > 0)
 				limit--;
 		}
-		advance(&r, st);
 	}
-	/* what a LIMIT left unread (at most LIMIT + OFFSET a shard) */
-	for (int i = 0; i < r.n; i++)
-	{
-		r.reading = &r.streams[i];
-		shardconn_drain(r.streams[i].conn, r.sql);
-	}
-	error_context_stack = context.previous;
-	return !behind;
+	shardread_close(r);
+	return true;
 }
 
 /* Whether every shard's dictionary has the coordinator's newest key. */
@@ -378,14 +436,18 @@ shardread_explain(ArgoQuery *q)
 	const char *values[2];
 	List	   *lines = NIL;
 
-	if (!shardconn_open(linitial(q->colls), &sc) || !shards_know_keys(linitial(q->colls), &sc))
+	if (!open_shards(q, &sc) || !shards_know_keys(linitial(q->colls), &sc))
 		return NIL;
 	values[0] = q->text;
 	values[1] = params_text(q->params, q->nparams);
-	lines = lappend(lines, psprintf("-- every shard (%d) runs the statement on its own objects at once, on postgres_fdw's connections, and returns %s with their object ids; the coordinator merges them %s%s",
-									sc.n, s->limit ? "its first LIMIT + OFFSET results" : "its results",
-									s->order_by ? "by the ORDER BY values in them, then object id" : "in object id order",
-									s->offset || s->limit ? ", then applies OFFSET and LIMIT" : ""));
+	if (argo_is_aggregate(s))
+		lines = lappend(lines, psprintf("-- each shard it needs (%d) runs the statement on its own objects at once, on postgres_fdw's connections, and returns its groups with partial aggregates; the coordinator adds up equal groups (counts and sums added, the extreme of MIN and MAX)%s",
+										sc.n, s->order_by || s->offset || s->limit ? ", then applies ORDER BY, OFFSET and LIMIT" : ""));
+	else
+		lines = lappend(lines, psprintf("-- each shard it needs (%d) runs the statement on its own objects at once, on postgres_fdw's connections, and returns %s with their object ids; the coordinator merges them %s%s",
+										sc.n, s->limit ? "its first LIMIT + OFFSET results" : "its results",
+										s->order_by ? "by the ORDER BY values in them, then object id" : "in object id order",
+										s->offset || s->limit ? ", then applies OFFSET and LIMIT" : ""));
 	for (int i = 0; i < sc.n; i++)
 		shardconn_send(sc.conns[i], psprintf(ask, sc.schemas[i]), 2, values, false);
 	for (int i = 0; i < sc.n; i++)

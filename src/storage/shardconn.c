@@ -20,7 +20,12 @@
 #include "postgres.h"
 
 #include "executor/spi.h"
+#include "access/table.h"
 #include "foreign/foreign.h"
+#include "partitioning/partbounds.h"
+#include "partitioning/partdesc.h"
+#include "utils/partcache.h"
+#include "utils/rel.h"
 #include "libpq-fe.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -203,7 +208,34 @@ server_of(Oid server, PGconn *conn)
 bool
 shardconn_open(ArgoCollection *c, ShardConns *out)
 {
-	List	   *oids = directory_server_oids(argo_table_relid(c, "obj"));
+	return shardconn_open_servers(directory_server_oids(argo_table_relid(c, "obj")), out);
+}
+
+/*
+ * The server of the shard that holds object id: the partition of the
+ * directory its hash falls in, as PostgreSQL's routing finds it.
+ */
+Oid
+shardconn_server_of(ArgoCollection *c, int64 id)
+{
+	Relation	dir = argo_open_table(c, "obj");
+	PartitionKey key = RelationGetPartitionKey(dir);
+	PartitionDesc pd = RelationGetPartitionDesc(dir, true);
+	Datum		value = Int64GetDatum(id);
+	bool		isnull = false;
+	uint64		hash = compute_partition_hash_value(key->partnatts, key->partsupfunc,
+													key->partcollation, &value, &isnull);
+	int			part = pd->boundinfo->indexes[hash % pd->boundinfo->nindexes];
+	Oid			server = part < 0 ? InvalidOid : GetForeignTable(pd->oids[part])->serverid;
+
+	table_close(dir, NoLock);
+	return server;
+}
+
+/* Connections to these servers, as shardconn_open makes them. */
+bool
+shardconn_open_servers(List *oids, ShardConns *out)
+{
 	ListCell   *lc;
 
 	out->n = list_length(oids);

@@ -101,6 +101,8 @@ typedef struct ShardConns
 } ShardConns;
 
 extern bool shardconn_open(ArgoCollection *c, ShardConns *out);
+extern bool shardconn_open_servers(List *oids, ShardConns *out);
+extern Oid	shardconn_server_of(ArgoCollection *c, int64 id);
 extern void shardconn_send(struct pg_conn *conn, const char *sql, int nparams,
 						   const char *const *values, bool single_rows);
 extern struct pg_result *shardconn_result(struct pg_conn *conn, const char *sql);

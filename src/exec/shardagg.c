@@ -1,0 +1,383 @@
+/*
+ * shardagg.c — an aggregate of a distributed collection computed by its
+ * shards and combined here.
+ *
+ * Each shard groups its own objects and gives every group with its
+ * partial aggregates (shardpart.c); the coordinator adds up the groups
+ * that are equal (the same group values, a missing one included): counts
+ * and sums added, MIN and MAX the extreme of the shards' extremes in the
+ * cross-type order (numbers, strings, booleans: the byte order of
+ * argo_doc_sort_key's keys).  Then ORDER BY, with ties in the groups'
+ * own order as on one server, OFFSET and LIMIT.  AVG (whose partial would
+ * need a count of numbers), COUNT(DISTINCT), HAVING and DISTINCT read
+ * the shards' tables through the foreign tables, as before.
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "common/hashfn.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+
+#include "exec/exec.h"
+
+/* One aggregate of one group, as combined so far. */
+typedef struct Partial
+{
+	bool		any;			/* some shard had a value */
+	int64		count;
+	double		sum;
+	JsonbValue	extreme;		/* MIN, MAX: the value */
+	StringInfoData key;			/* and its sort key */
+} Partial;
+
+typedef struct AggGroup
+{
+	Jsonb	   *values;			/* the group's values, as results hold them */
+	Partial    *partials;		/* per target */
+	Jsonb	   *result;
+	StringInfoData *keys;		/* per ORDER BY item, then per group path */
+} AggGroup;
+
+typedef struct Combine
+{
+	ArgoQuery  *q;
+	HTAB	   *hashes;			/* hash of values -> List of AggGroup * */
+	List	   *groups;
+	MemoryContext cxt;
+} Combine;
+
+typedef struct HashEntry
+{
+	uint32		hash;
+	List	   *groups;
+} HashEntry;
+
+/* Statements whose aggregates combine (shardpart.c refuses the others). */
+bool
+shardagg_applies(ArgoQuery *q)
+{
+	ArgoStmt   *s = q->stmt;
+	ListCell   *lc;
+
+	if (s->kind != ASTMT_SELECT || list_length(q->colls) != 1 || !argo_is_aggregate(s) ||
+		s->having || s->distinct || IsParallelWorker() ||
+		!collection_is_distributed(linitial(q->colls)))
+		return false;
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		if (t->agg == AAGG_AVG || t->agg == AAGG_COUNT_DISTINCT || t->hidden)
+			return false;
+	}
+	return true;
+}
+
+static bool
+is_partial_name(JsonbValue *k)
+{
+	int			len = strlen(ARGO_PARTIAL_PREFIX);
+
+	return k->val.string.len > len && memcmp(k->val.string.val, ARGO_PARTIAL_PREFIX, len) == 0;
+}
+
+/* A shard's result without its partials: the group's values. */
+static Jsonb *
+group_values(Jsonb *doc)
+{
+	JsonbIterator *it = JsonbIteratorInit(&doc->root);
+	JsonbParseState *st = NULL;
+	JsonbValue	k,
+				v;
+	JsonbIteratorToken tok;
+	JsonbValue *res = NULL;
+
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		if (tok != WJB_KEY)
+		{
+			res = pushJsonbValue(&st, tok, tok == WJB_BEGIN_OBJECT || tok == WJB_END_OBJECT ? NULL : &k);
+			continue;
+		}
+		tok = JsonbIteratorNext(&it, &v, true);
+		if (is_partial_name(&k))
+			continue;
+		pushJsonbValue(&st, WJB_KEY, &k);
+		pushJsonbValue(&st, WJB_VALUE, &v);
+	}
+	return JsonbValueToJsonb(res);
+}
+
+/* The group equal to values, made if new. */
+static AggGroup *
+group_of(Combine *c, Jsonb *values)
+{
+	uint32		h = DatumGetUInt32(DirectFunctionCall1(jsonb_hash, JsonbPGetDatum(values)));
+	bool		found;
+	HashEntry  *e = hash_search(c->hashes, &h, HASH_ENTER, &found);
+	ListCell   *lc;
+	AggGroup	   *g;
+	MemoryContext old;
+
+	if (!found)
+		e->groups = NIL;
+	foreach(lc, e->groups)
+		if (compareJsonbContainers(&((AggGroup *) lfirst(lc))->values->root, &values->root) == 0)
+			return lfirst(lc);
+	old = MemoryContextSwitchTo(c->cxt);
+	g = palloc0(sizeof(AggGroup));
+	g->values = memcpy(palloc(VARSIZE(values)), values, VARSIZE(values));
+	g->partials = palloc0(sizeof(Partial) * list_length(c->q->stmt->targets));
+	e->groups = lappend(e->groups, g);
+	c->groups = lappend(c->groups, g);
+	MemoryContextSwitchTo(old);
+	return g;
+}
+
+static double
+number_of(JsonbValue *v)
+{
+	return argo_number_from_numeric(v->val.numeric, NULL);
+}
+
+/* One shard's partial value v of target t, added to p. */
+static void
+combine(Combine *c, ArgoTarget *t, Partial *p, JsonbValue *v)
+{
+	StringInfoData key;
+	int			cmp;
+
+	if (v == NULL || v->type == jbvNull)
+		return;
+	switch (t->agg)
+	{
+		case AAGG_COUNT_STAR:
+		case AAGG_COUNT:
+			p->count += (int64) number_of(v);
+			break;
+		case AAGG_SUM:
+			p->sum += number_of(v);
+			break;
+		case AAGG_MIN:
+		case AAGG_MAX:
+			initStringInfo(&key);
+			(void) argo_value_sort_key(v, &key);
+			cmp = p->any ? argo_sort_key_cmp(&key, &p->key) : 0;
+			if (!p->any || (t->agg == AAGG_MIN ? cmp < 0 : cmp > 0))
+			{
+				MemoryContext old = MemoryContextSwitchTo(c->cxt);
+
+				p->extreme = *v;
+				if (v->type == jbvString)
+					p->extreme.val.string.val = pnstrdup(v->val.string.val, v->val.string.len);
+				else if (v->type == jbvNumeric)
+					p->extreme.val.numeric = DatumGetNumericCopy(NumericGetDatum(v->val.numeric));
+				p->key.data = NULL;
+				initStringInfo(&p->key);
+				appendBinaryStringInfo(&p->key, key.data, key.len);
+				MemoryContextSwitchTo(old);
+			}
+			break;
+		default:
+			elog(ERROR, "argo: a shard's aggregate that does not combine");
+	}
+	p->any = true;
+}
+
+/* One shard's group: its partials added to the group's. */
+static void
+add_shard_group(Combine *c, Jsonb *doc)
+{
+	AggGroup	   *g = group_of(c, group_values(doc));
+	ListCell   *lc;
+
+	foreach(lc, c->q->stmt->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+		int			i = foreach_current_index(lc);
+		JsonbValue	name;
+
+		if (t->agg == AAGG_NONE)
+			continue;
+		name.type = jbvString;
+		name.val.string.val = psprintf("%s%d", ARGO_PARTIAL_PREFIX, i);
+		name.val.string.len = strlen(name.val.string.val);
+		combine(c, t, &g->partials[i],
+				findJsonbValueFromContainer(&doc->root, JB_FOBJECT, &name));
+	}
+}
+
+/* A combined aggregate as the result holds it; null where no shard had a value. */
+static JsonbValue
+final_value(ArgoTarget *t, Partial *p)
+{
+	JsonbValue	v;
+
+	v.type = jbvNumeric;
+	if (t->agg == AAGG_COUNT_STAR || t->agg == AAGG_COUNT)
+		v.val.numeric = argo_number_to_numeric((double) p->count);
+	else if (!p->any)
+		v.type = jbvNull;
+	else if (t->agg == AAGG_SUM)
+		v.val.numeric = argo_number_to_numeric(p->sum);
+	else
+		v = p->extreme;
+	return v;
+}
+
+/* The group's result: its values, then each aggregate under its name. */
+static Jsonb *
+group_result(Combine *c, AggGroup *g)
+{
+	JsonbIterator *it = JsonbIteratorInit(&g->values->root);
+	JsonbParseState *st = NULL;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	ListCell   *lc;
+
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_END_OBJECT)
+		pushJsonbValue(&st, tok, tok == WJB_BEGIN_OBJECT ? NULL : &v);
+	foreach(lc, c->q->stmt->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+		JsonbValue	k,
+					val;
+
+		if (t->agg == AAGG_NONE)
+			continue;
+		k.type = jbvString;
+		k.val.string.val = t->alias;
+		k.val.string.len = strlen(t->alias);
+		val = final_value(t, &g->partials[foreach_current_index(lc)]);
+		pushJsonbValue(&st, WJB_KEY, &k);
+		pushJsonbValue(&st, WJB_VALUE, &val);
+	}
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+/* The sort key at path in doc into key (data NULL for none). */
+static void
+path_key(Jsonb *doc, ArgoPath *path, StringInfo key)
+{
+	initStringInfo(key);
+	if (!argo_doc_sort_key(doc, DatumGetJsonbP(sql_path_steps(path)), key))
+		key->data = NULL;
+}
+
+static int
+target_index(ArgoStmt *s, ArgoTarget *t)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->targets)
+		if (lfirst(lc) == t)
+			return foreach_current_index(lc);
+	elog(ERROR, "argo: an aggregate ordered by that is not a target");
+	return -1;
+}
+
+/* ORDER BY's keys, then the group paths' (ties in the groups' own order). */
+static void
+group_keys(Combine *c, AggGroup *g)
+{
+	ArgoStmt   *s = c->q->stmt;
+	int			n = list_length(s->order_by);
+	ListCell   *lc;
+
+	g->keys = palloc0(sizeof(StringInfoData) * Max(n + list_length(s->group_by), 1));
+	foreach(lc, s->order_by)
+	{
+		ArgoOrder  *o = lfirst(lc);
+		StringInfo	key = &g->keys[foreach_current_index(lc)];
+
+		if (o->agg == NULL)
+			path_key(g->result, o->path, key);
+		else
+		{
+			JsonbValue	v = final_value(o->agg, &g->partials[target_index(s, o->agg)]);
+
+			initStringInfo(key);
+			if (!argo_value_sort_key(&v, key))
+				key->data = NULL;
+		}
+	}
+	foreach(lc, s->group_by)
+		path_key(g->result, lfirst(lc), &g->keys[n + foreach_current_index(lc)]);
+}
+
+static ArgoStmt *sorting;
+
+static int
+cmp_groups(const ListCell *a, const ListCell *b)
+{
+	AggGroup	   *ga = lfirst(a);
+	AggGroup	   *gb = lfirst(b);
+	int			n = list_length(sorting->order_by);
+
+	for (int i = 0; i < n + list_length(sorting->group_by); i++)
+	{
+		int			c = argo_sort_key_cmp(&ga->keys[i], &gb->keys[i]);
+
+		if (c != 0)
+			return i < n && ((ArgoOrder *) list_nth(sorting->order_by, i))->desc ? -c : c;
+	}
+	return 0;
+}
+
+/*
+ * Run q's aggregates on the shards and combine them, the results to
+ * emit; false (nothing emitted) where a shard could not run it.
+ */
+bool
+shardagg_run(ArgoQuery *q, result_emit emit, void *arg)
+{
+	ArgoStmt   *s = q->stmt;
+	ShardRead  *r = shardread_open(q);
+	Combine		c = {q};
+	HASHCTL		ctl;
+	Jsonb	   *doc;
+	ListCell   *lc;
+	int64		offset = s->offset ? (int64) s->offset->num : 0;
+	int64		limit = s->limit ? (int64) s->limit->num : -1;
+
+	if (r == NULL)
+		return false;
+	c.cxt = CurrentMemoryContext;
+	ctl.keysize = sizeof(uint32);
+	ctl.entrysize = sizeof(HashEntry);
+	ctl.hcxt = CurrentMemoryContext;
+	c.hashes = hash_create("argo shard groups", 256, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	while ((doc = shardread_next(r)) != NULL)
+		add_shard_group(&c, doc);
+	shardread_close(r);
+	foreach(lc, c.groups)
+	{
+		AggGroup	   *g = lfirst(lc);
+
+		g->result = group_result(&c, g);
+		if (s->order_by)
+			group_keys(&c, g);
+	}
+	if (s->order_by)
+	{
+		sorting = s;
+		list_sort(c.groups, cmp_groups);
+	}
+	foreach(lc, c.groups)
+	{
+		if (limit == 0)
+			break;
+		if (offset > 0)
+		{
+			offset--;
+			continue;
+		}
+		emit(arg, ((AggGroup *) lfirst(lc))->result);
+		if (limit > 0)
+			limit--;
+	}
+	return true;
+}
