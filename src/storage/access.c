@@ -173,17 +173,33 @@ argo_only_own_triggers(Relation rel)
  * no row-level security, and INSERT granted (else SQL's INSERT raises
  * what it must).
  */
-bool
-argo_insertable_directly(Relation rel, int natts)
+static bool
+insertable_as(Relation rel, int natts, char relkind)
 {
 	TupleConstr *constr = RelationGetDescr(rel)->constr;
 
-	return rel->rd_rel->relkind == RELKIND_RELATION &&
+	return rel->rd_rel->relkind == relkind &&
 		live_columns(RelationGetDescr(rel)) == natts &&
 		argo_only_own_triggers(rel) &&
 		(constr == NULL || !constr->has_generated_stored) &&
 		!argo_rls_applies(rel) &&
 		pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_INSERT) == ACLCHECK_OK;
+}
+
+bool
+argo_insertable_directly(Relation rel, int natts)
+{
+	return insertable_as(rel, natts, RELKIND_RELATION);
+}
+
+/*
+ * The same of a distributed collection's partitioned table, whose rows
+ * may then be sent to its shards' tables as they are (shardconn.c).
+ */
+bool
+argo_insertable_to_shards(Relation rel, int natts)
+{
+	return insertable_as(rel, natts, RELKIND_PARTITIONED_TABLE);
 }
 
 /*

@@ -404,6 +404,21 @@ build_array(Datum *elems, bool *nulls, int n, Oid type)
 											  typlen, typbyval, typalign));
 }
 
+/* Whether a distributed collection's table takes its rows to its shards straight. */
+static bool
+to_shards(ArgoCollection *c, const char *suffix, int natts)
+{
+	Relation	rel;
+	bool		ok;
+
+	if (!collection_is_distributed(c))
+		return false;
+	rel = argo_open_table(c, suffix);
+	ok = argo_insertable_to_shards(rel, natts);
+	table_close(rel, NoLock);
+	return ok;
+}
+
 /*
  * Write rows to the collection's table (by suffix; table, its quoted
  * name), directly if allowed, else with INSERT … unnest.  True when
@@ -421,6 +436,12 @@ write_rows(ArgoCollection *c, const char *suffix, const char *table, int natts,
 		return true;
 	if (argo_bulk_insert(argo_table_relid(c, suffix), natts, rows))
 		return true;
+	/* each shard's rows straight to it, not routed row by row */
+	if (to_shards(c, suffix, natts))
+	{
+		shardconn_write_rows(c, table, rows, types);
+		return false;
+	}
 	buf = sqlbuf_create();
 	initStringInfo(&cols);
 	for (int i = 0; i < rows->ncols; i++)

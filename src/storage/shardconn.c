@@ -35,6 +35,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "storage/storage.h"
@@ -315,4 +316,82 @@ shardconn_copy_keys(ArgoCollection *c, int n, const int32 *ids, char *const *key
 		}
 	}
 	return added;
+}
+
+/*
+ * Rows for one of a distributed collection's tables (table: its quoted
+ * name, the same on every shard), each sent to the shard its object
+ * lives on, one INSERT per shard, all shards at once, in the caller's
+ * remote transactions.  Column 0 is objid.  Instead of the partitioned
+ * table's routing through postgres_fdw's batched INSERT … VALUES.
+ */
+void
+shardconn_write_rows(ArgoCollection *c, const char *table, const ArgoRows *rows,
+					 const Oid *types)
+{
+	Relation	dir = argo_open_table(c, "obj");
+	PartitionKey key = RelationGetPartitionKey(dir);
+	PartitionDesc pd = RelationGetPartitionDesc(dir, true);
+	int			nparts = pd->nparts;
+	int		   *part = palloc(sizeof(int) * Max(rows->n, 1));
+	int		   *count = palloc0(sizeof(int) * nparts);
+	PGconn	  **conns = palloc0(sizeof(PGconn *) * nparts);
+	StringInfoData sql;
+
+	for (int i = 0; i < rows->n; i++)
+	{
+		bool		isnull = false;
+		uint64		hash = compute_partition_hash_value(key->partnatts, key->partsupfunc,
+														key->partcollation,
+														&rows->cols[0][i], &isnull);
+
+		part[i] = pd->boundinfo->indexes[hash % pd->boundinfo->nindexes];
+		if (part[i] < 0)
+			elog(ERROR, "argo: object " INT64_FORMAT " has no shard", DatumGetInt64(rows->cols[0][i]));
+		count[part[i]]++;
+	}
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "INSERT INTO %s (", table);
+	for (int k = 0; k < rows->ncols; k++)
+		appendStringInfo(&sql, "%s%s", k ? ", " : "", rows->names[k]);
+	appendStringInfoString(&sql, ") SELECT * FROM ROWS FROM (");
+	for (int k = 0; k < rows->ncols; k++)
+		appendStringInfo(&sql, "%spg_catalog.unnest($%d::%s)", k ? ", " : "", k + 1,
+						 format_type_be_qualified(get_array_type(types[k])));
+	appendStringInfoChar(&sql, ')');
+	for (int p = 0; p < nparts; p++)
+	{
+		const char **values;
+
+		if (count[p] == 0)
+			continue;
+		values = palloc(sizeof(char *) * rows->ncols);
+		for (int k = 0; k < rows->ncols; k++)
+		{
+			Datum	   *elems = palloc(sizeof(Datum) * count[p]);
+			bool	   *nulls = palloc(sizeof(bool) * count[p]);
+			int			n = 0;
+			int16		len;
+			bool		byval;
+			char		align;
+
+			for (int i = 0; i < rows->n; i++)
+				if (part[i] == p)
+				{
+					elems[n] = rows->cols[k][i];
+					nulls[n++] = rows->nulls[k] != NULL && rows->nulls[k][i];
+				}
+			get_typlenbyvalalign(types[k], &len, &byval, &align);
+			values[k] = OidOutputFunctionCall(F_ARRAY_OUT, PointerGetDatum(
+				construct_md_array(elems, nulls, 1, &n, (int[]) {1}, types[k], len, byval, align)));
+		}
+		conns[p] = connection_of(GetForeignTable(pd->oids[p])->serverid);
+		if (conns[p] == NULL)
+			elog(ERROR, "argo: a shard's connection is busy with a scan");
+		shardconn_send(conns[p], sql.data, rows->ncols, values, false);
+	}
+	for (int p = 0; p < nparts; p++)
+		if (conns[p] != NULL)
+			shardconn_drain(conns[p], sql.data);
+	table_close(dir, NoLock);
 }

@@ -108,6 +108,9 @@ extern void shardconn_send(struct pg_conn *conn, const char *sql, int nparams,
 extern struct pg_result *shardconn_result(struct pg_conn *conn, const char *sql);
 extern void shardconn_drain(struct pg_conn *conn, const char *sql);
 extern int64 shardconn_copy_keys(ArgoCollection *c, int n, const int32 *ids, char *const *keys);
+struct ArgoRows;
+extern void shardconn_write_rows(ArgoCollection *c, const char *table,
+								 const struct ArgoRows *rows, const Oid *types);
 
 /* shardaccess.c: a role's privilege and user mappings for a distributed collection */
 extern void collection_check_shard_access(ArgoCollection *c, AclMode mode);
@@ -201,6 +204,7 @@ typedef struct ArgoRows
 } ArgoRows;
 
 extern bool argo_bulk_insert(Oid relid, int natts, const ArgoRows *rows);
+extern bool argo_insertable_to_shards(Relation rel, int natts);
 
 /* rowmap.c: where an object's rows lie, kept in its directory row */
 #define ROWMAP_MAX_TABLES 3
