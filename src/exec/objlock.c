@@ -275,6 +275,7 @@ objlock_take_distributed(ArgoCollection *c, ArgoPred *where)
 
 	refuse_rls(c);
 	collection_check_home(c);
+	shardsession_note_write();
 	CommandCounterIncrement();
 	snap = RegisterSnapshot(GetTransactionSnapshot());
 	ids = ids_by_sql(c, where, snap, &n);

@@ -413,6 +413,7 @@ to_shards(ArgoCollection *c, const char *suffix, int natts)
 
 	if (!collection_is_distributed(c))
 		return false;
+	shardsession_note_write();
 	rel = argo_open_table(c, suffix);
 	ok = argo_insertable_to_shards(rel, natts);
 	table_close(rel, NoLock);

@@ -92,6 +92,17 @@ load_fdw(void)
 }
 
 /*
+ * A shard's error raised as postgres_fdw words it (the remote message,
+ * SQLSTATE and context), whichever connection it came on.
+ */
+static void
+report_error(PGresult *res, PGconn *conn, bool clear, const char *sql)
+{
+	load_fdw();
+	fdw_report_error(ERROR, res, conn, clear, sql);
+}
+
+/*
  * The connection to server for the current user, in the caller's remote
  * transaction; NULL if postgres_fdw is reading a scan on it right now
  * (an async foreign scan of the same statement), which a statement of
@@ -127,7 +138,7 @@ wait_result(PGconn *conn)
 			CHECK_FOR_INTERRUPTS();
 		}
 		if ((rc & WL_SOCKET_READABLE) && !PQconsumeInput(conn))
-			fdw_report_error(ERROR, NULL, conn, false, "(reading a shard's result)");
+			report_error(NULL, conn, false, "(reading a shard's result)");
 	}
 }
 
@@ -141,7 +152,7 @@ shardconn_result(PGconn *conn, const char *sql)
 	res = PQgetResult(conn);
 	if (res != NULL && PQresultStatus(res) != PGRES_SINGLE_TUPLE &&
 		PQresultStatus(res) != PGRES_TUPLES_OK && PQresultStatus(res) != PGRES_COMMAND_OK)
-		fdw_report_error(ERROR, res, conn, true, sql);
+		report_error(res, conn, true, sql);
 	return res;
 }
 
@@ -161,7 +172,7 @@ shardconn_send(PGconn *conn, const char *sql, int nparams, const char *const *va
 			   bool single_rows)
 {
 	if (!PQsendQueryParams(conn, sql, nparams, NULL, values, NULL, NULL, 0))
-		fdw_report_error(ERROR, NULL, conn, false, sql);
+		report_error(NULL, conn, false, sql);
 	if (single_rows && !PQsetSingleRowMode(conn))
 		elog(ERROR, "argo: could not read a shard's rows one at a time");
 }
@@ -249,7 +260,10 @@ shardconn_open_servers(List *oids, ShardConns *out)
 		ShardServer *s;
 
 		out->names[i] = GetForeignServer(lfirst_oid(lc))->servername;
-		if ((out->conns[i] = connection_of(lfirst_oid(lc))) == NULL)
+		/* a read that is its own transaction needs no remote transaction */
+		out->conns[i] = shardsession_usable() ? shardsession_get(lfirst_oid(lc)) :
+			connection_of(lfirst_oid(lc));
+		if (out->conns[i] == NULL)
 			return false;
 		s = server_of(lfirst_oid(lc), out->conns[i]);
 		if (!s->current)
@@ -288,6 +302,7 @@ shardconn_copy_keys(ArgoCollection *c, int n, const int32 *ids, char *const *key
 
 	if (n == 0)
 		return 0;
+	shardsession_note_write();
 	for (int i = 0; i < n; i++)
 	{
 		idd[i] = Int32GetDatum(ids[i]);

@@ -103,6 +103,11 @@ typedef struct ShardConns
 extern bool shardconn_open(ArgoCollection *c, ShardConns *out);
 extern bool shardconn_open_servers(List *oids, ShardConns *out);
 extern Oid	shardconn_server_of(ArgoCollection *c, int64 id);
+
+/* shardsession.c: Argo's own connections, for a read that is its own transaction */
+extern void shardsession_note_write(void);
+extern bool shardsession_usable(void);
+extern struct pg_conn *shardsession_get(Oid server);
 extern void shardconn_send(struct pg_conn *conn, const char *sql, int nparams,
 						   const char *const *values, bool single_rows);
 extern struct pg_result *shardconn_result(struct pg_conn *conn, const char *sql);
