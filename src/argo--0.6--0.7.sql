@@ -241,3 +241,16 @@ SET jit = off;
 
 COMMENT ON FUNCTION argo_shard_rows(text, jsonb, integer, bigint) IS
 'A shard''s part of a SELECT of a distributed collection: its results with their object ids, its first row_limit (< 0: all), or an aggregate''s groups with partial aggregates; one row of NULLs if this shard''s key dictionary lacks key keys_through';
+
+-- New objects of a distributed collection, sent whole by the coordinator
+-- with the ids it drew (src/storage/shardconn.c): written here as a local
+-- insert writes them.
+CREATE FUNCTION argo_shard_insert(collection text, ids bigint[], docs jsonb[])
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'argo_shard_insert'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION argo_shard_insert(text, bigint[], jsonb[]) IS
+'A shard''s part of an insert into a distributed collection: the objects with the ids the coordinator drew, every key already in this shard''s copy of the dictionary; the number written';

@@ -7,6 +7,8 @@
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "executor/spi.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/tuplestore.h"
@@ -15,6 +17,7 @@
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_shard_rows);
+PG_FUNCTION_INFO_V1(argo_shard_insert);
 
 /* Each result with its object id; NULL withdraws the results so far. */
 static void
@@ -100,4 +103,60 @@ argo_shard_rows(PG_FUNCTION_ARGS)
 	c.out = (ReturnSetInfo *) fcinfo->resultinfo;
 	argo_with_bounded_errors(run_part, &c, argo_explain_failure);
 	return (Datum) 0;
+}
+
+/*
+ * argo_shard_insert(collection text, ids bigint[], docs jsonb[]) RETURNS
+ * bigint: objects a coordinator sends whole, written here with the ids
+ * it drew, as a local insert writes them (rows from C, row maps, sorted
+ * index entries); every key must be in this shard's copy of the
+ * dictionary already.  The number written.
+ */
+Datum
+argo_shard_insert(PG_FUNCTION_ARGS)
+{
+	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
+	Datum	   *ids;
+	Datum	   *docs;
+	bool	   *nulls;
+	int			nids;
+	int			ndocs;
+	ArgoCollection *c;
+	RowBatch   *b;
+
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("a shard's objects and their ids must not be null")));
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), INT8OID, 8, true, TYPALIGN_DOUBLE, &ids, &nulls, &nids);
+	for (int i = 0; i < nids; i++)
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("a shard's object ids must not be null")));
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(2), JSONBOID, -1, false, TYPALIGN_INT, &docs, &nulls, &ndocs);
+	if (ndocs != nids)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a shard is sent %d objects and %d ids", ndocs, nids)));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	c = collection_lookup(name, false, RowExclusiveLock);
+	if (collection_is_distributed(c))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("collection \"%s\" is distributed here too", name)));
+	b = rowbatch_create(c, true);
+	rowbatch_fix_keys(b);
+	for (int i = 0; i < nids; i++)
+	{
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("a shard's objects must not be null")));
+		rowbatch_add_object(b, DatumGetInt64(ids[i]), DatumGetJsonbP(docs[i]));
+	}
+	rowbatch_flush(b);
+	SPI_finish();
+	PG_RETURN_INT64(nids);
 }

@@ -193,6 +193,33 @@ argo_insertable_directly(Relation rel, int natts)
 }
 
 /*
+ * Whether a distributed collection's new objects may go to its shards
+ * whole, each shard writing their rows: no table of the coordinator has
+ * row-level security or a trigger but Argo's own, and the role may
+ * insert into each (else the rows go through the partitioned tables,
+ * where SQL raises what it must).
+ */
+bool
+argo_shards_take_objects(ArgoCollection *c)
+{
+	static const char *const argo3[] = {"obj", "str", "num", "bool", NULL};
+	static const char *const argo1[] = {"obj", "data", NULL};
+	const char *const *suffixes = c->format == ARGO_FORMAT_ARGO1 ? argo1 : argo3;
+	bool		ok = true;
+
+	for (int i = 0; ok && suffixes[i] != NULL; i++)
+	{
+		Relation	rel = argo_open_table(c, suffixes[i]);
+
+		ok = rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE &&
+			argo_only_own_triggers(rel) && !argo_rls_applies(rel) &&
+			pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_INSERT) == ACLCHECK_OK;
+		table_close(rel, NoLock);
+	}
+	return ok;
+}
+
+/*
  * The same of a distributed collection's partitioned table, whose rows
  * may then be sent to its shards' tables as they are (shardconn.c).
  */

@@ -75,6 +75,10 @@ struct RowBatch
 	/* kept documents (docs.c): the new objects as Argo gives them back */
 	bool		docs;
 	Datum	   *docs_kept;		/* by position in objids */
+	/* a distributed collection's new objects, sent whole to their shards */
+	bool		shard_docs;
+	Jsonb	  **sent_docs;		/* by position in objids */
+	bool		fixed_keys;		/* a shard's: its keys all copied already */
 	StringInfoData path;
 };
 
@@ -94,6 +98,7 @@ batch_reset(RowBatch *b)
 	b->nobjids = 0;
 	b->feed_docs = MemoryContextAlloc(b->cxt, sizeof(Jsonb *) * b->maxobjids);
 	b->docs_kept = MemoryContextAlloc(b->cxt, sizeof(Datum) * b->maxobjids);
+	b->sent_docs = MemoryContextAlloc(b->cxt, sizeof(Jsonb *) * b->maxobjids);
 }
 
 /*
@@ -115,12 +120,21 @@ rowbatch_create(ArgoCollection *coll, bool directory)
 
 		b->docs = docs_column(dir) > 0;
 		table_close(dir, NoLock);
+		/* its shards write their own rows (and maps), from the objects */
+		b->shard_docs = b->feed == FEED_OFF && !b->docs && collection_is_distributed(coll);
 	}
 	b->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo row batch",
 								   ALLOCSET_DEFAULT_SIZES);
 	batch_reset(b);
 	initStringInfo(&b->path);
 	return b;
+}
+
+/* A shard's batch: every key it meets was copied from the coordinator already. */
+void
+rowbatch_fix_keys(RowBatch *b)
+{
+	b->fixed_keys = true;
 }
 
 int
@@ -207,6 +221,12 @@ add_objid(RowBatch *b, int64 objid, Jsonb *obj)
 		b->objids = repalloc(b->objids, sizeof(Datum) * b->maxobjids);
 		b->feed_docs = repalloc(b->feed_docs, sizeof(Jsonb *) * b->maxobjids);
 		b->docs_kept = repalloc(b->docs_kept, sizeof(Datum) * b->maxobjids);
+		b->sent_docs = repalloc(b->sent_docs, sizeof(Jsonb *) * b->maxobjids);
+	}
+	if (b->shard_docs)
+	{
+		b->sent_docs[b->nobjids] = MemoryContextAlloc(b->cxt, VARSIZE(obj));
+		memcpy(b->sent_docs[b->nobjids], obj, VARSIZE(obj));
 	}
 	if (b->feed != FEED_OFF)
 	{
@@ -680,7 +700,18 @@ flush(RowBatch *b, RowLog *log)
 	int			ntables = b->coll->format == ARGO_FORMAT_ARGO1 ? 1 : NCOLS;
 	bool		direct = true;
 
-	keydict_assign(b->coll, b->keys, b->nkeys, keyids);
+	if (b->fixed_keys)
+		keydict_assign_existing(b->coll, b->keys, b->nkeys, keyids);
+	else
+		keydict_assign(b->coll, b->keys, b->nkeys, keyids);
+	/* the keys copied to the shards (keydict_assign): now the objects */
+	if (b->shard_docs &&
+		shardconn_insert_objects(b->coll, b->objids, b->sent_docs, b->nobjids))
+	{
+		MemoryContextSwitchTo(old);
+		batch_reset(b);
+		return false;
+	}
 	if (b->coll->format == ARGO_FORMAT_ARGO1)
 		flush_argo1(b, keyids, w, wkeys);
 	else

@@ -706,6 +706,26 @@ insert_missing(ArgoCollection *c, char **missing, int n)
 }
 
 /*
+ * The ids of keys[0..n) a shard's dictionary must have: its copy of the
+ * coordinator's, written before the objects were sent.  A key it lacks
+ * would get an id of the shard's own, which the coordinator's is not.
+ */
+void
+keydict_assign_existing(ArgoCollection *c, char **keys, int n, int32 *ids)
+{
+	KeyDict    *d = keydict_of(c);
+
+	for (int i = 0; i < n; i++)
+		if ((ids[i] = keydict_find(d, keys[i])) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("key \"%s\" is not in this shard's copy of the dictionary of \"%s\"",
+							keys[i], c->name),
+					 errhint("argo_repair('%s') on the coordinator copies the dictionary to its shards.",
+							 c->name)));
+}
+
+/*
  * The ids of the distinct keys[0..n), adding the ones the dictionary
  * lacks.  Not to be called while an SPI statement is running (it may run
  * one).

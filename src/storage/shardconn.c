@@ -63,6 +63,8 @@ typedef struct ShardServer
 
 static HTAB *servers = NULL;
 
+static int	partition_of(PartitionKey key, PartitionDesc pd, Datum id);
+
 /* This database's version of Argo, which a shard's must be. */
 static const char *
 argo_extension_version(void)
@@ -231,14 +233,9 @@ Oid
 shardconn_server_of(ArgoCollection *c, int64 id)
 {
 	Relation	dir = argo_open_table(c, "obj");
-	PartitionKey key = RelationGetPartitionKey(dir);
 	PartitionDesc pd = RelationGetPartitionDesc(dir, true);
-	Datum		value = Int64GetDatum(id);
-	bool		isnull = false;
-	uint64		hash = compute_partition_hash_value(key->partnatts, key->partsupfunc,
-													key->partcollation, &value, &isnull);
-	int			part = pd->boundinfo->indexes[hash % pd->boundinfo->nindexes];
-	Oid			server = part < 0 ? InvalidOid : GetForeignTable(pd->oids[part])->serverid;
+	Oid			server = GetForeignTable(pd->oids[partition_of(RelationGetPartitionKey(dir), pd,
+															   Int64GetDatum(id))])->serverid;
 
 	table_close(dir, NoLock);
 	return server;
@@ -254,11 +251,13 @@ shardconn_open_servers(List *oids, ShardConns *out)
 	out->conns = palloc0(sizeof(PGconn *) * out->n);
 	out->schemas = palloc0(sizeof(char *) * out->n);
 	out->names = palloc0(sizeof(char *) * out->n);
+	out->servers = palloc0(sizeof(Oid) * out->n);
 	foreach(lc, oids)
 	{
 		int			i = foreach_current_index(lc);
 		ShardServer *s;
 
+		out->servers[i] = lfirst_oid(lc);
 		out->names[i] = GetForeignServer(lfirst_oid(lc))->servername;
 		/* a read that is its own transaction needs no remote transaction */
 		out->conns[i] = shardsession_usable() ? shardsession_get(lfirst_oid(lc)) :
@@ -354,17 +353,7 @@ shardconn_write_rows(ArgoCollection *c, const char *table, const ArgoRows *rows,
 	StringInfoData sql;
 
 	for (int i = 0; i < rows->n; i++)
-	{
-		bool		isnull = false;
-		uint64		hash = compute_partition_hash_value(key->partnatts, key->partsupfunc,
-														key->partcollation,
-														&rows->cols[0][i], &isnull);
-
-		part[i] = pd->boundinfo->indexes[hash % pd->boundinfo->nindexes];
-		if (part[i] < 0)
-			elog(ERROR, "argo: object " INT64_FORMAT " has no shard", DatumGetInt64(rows->cols[0][i]));
-		count[part[i]]++;
-	}
+		count[part[i] = partition_of(key, pd, rows->cols[0][i])]++;
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "INSERT INTO %s (", table);
 	for (int k = 0; k < rows->ncols; k++)
@@ -409,4 +398,76 @@ shardconn_write_rows(ArgoCollection *c, const char *table, const ArgoRows *rows,
 		if (conns[p] != NULL)
 			shardconn_drain(conns[p], sql.data);
 	table_close(dir, NoLock);
+}
+
+/* The partition of the directory object id hashes to. */
+static int
+partition_of(PartitionKey key, PartitionDesc pd, Datum id)
+{
+	bool		isnull = false;
+	uint64		hash = compute_partition_hash_value(key->partnatts, key->partsupfunc,
+													key->partcollation, &id, &isnull);
+	int			part = pd->boundinfo->indexes[hash % pd->boundinfo->nindexes];
+
+	if (part < 0)
+		elog(ERROR, "argo: object " INT64_FORMAT " has no shard", DatumGetInt64(id));
+	return part;
+}
+
+/*
+ * New objects sent whole to the shards they hash to, one statement per
+ * shard, all at once, in the caller's remote transactions: each shard
+ * writes their rows (and row maps) as a local insert does, with the ids
+ * given and its copy of the dictionary, which keydict_assign has just
+ * brought up to date.  False, having sent nothing, where the shards
+ * cannot take them (argo_shards_take_objects, another version of Argo).
+ */
+bool
+shardconn_insert_objects(ArgoCollection *c, const Datum *objids, Jsonb **docs, int n)
+{
+	Relation	dir;
+	PartitionKey key;
+	PartitionDesc pd;
+	ShardConns	sc;
+	int		   *part = palloc(sizeof(int) * Max(n, 1));
+	char	   *sql;
+
+	if (n == 0 || !argo_shards_take_objects(c))
+		return n == 0;
+	shardsession_note_write();
+	if (!shardconn_open(c, &sc))
+		return false;
+	dir = argo_open_table(c, "obj");
+	key = RelationGetPartitionKey(dir);
+	pd = RelationGetPartitionDesc(dir, true);
+	for (int i = 0; i < n; i++)
+		part[i] = partition_of(key, pd, objids[i]);
+	for (int k = 0; k < sc.n; k++)
+	{
+		Datum	   *ids = palloc(sizeof(Datum) * n);
+		Datum	   *objs = palloc(sizeof(Datum) * n);
+		const char *values[3];
+		int			m = 0;
+
+		for (int i = 0; i < n; i++)
+			if (GetForeignTable(pd->oids[part[i]])->serverid == sc.servers[k])
+			{
+				ids[m] = objids[i];
+				objs[m++] = JsonbPGetDatum(docs[i]);
+			}
+		sc.conns[k] = m == 0 ? NULL : sc.conns[k];
+		if (m == 0)
+			continue;
+		values[0] = c->name;
+		values[1] = array_text(ids, m, INT8OID, 8, true, TYPALIGN_DOUBLE);
+		values[2] = array_text(objs, m, JSONBOID, -1, false, TYPALIGN_INT);
+		sql = psprintf("SELECT %s.argo_shard_insert($1, $2::pg_catalog.int8[], $3::pg_catalog.jsonb[])",
+					   sc.schemas[k]);
+		shardconn_send(sc.conns[k], sql, 3, values, false);
+	}
+	for (int k = 0; k < sc.n; k++)
+		if (sc.conns[k] != NULL)
+			shardconn_drain(sc.conns[k], "SELECT argo_shard_insert(...)");
+	table_close(dir, NoLock);
+	return true;
 }

@@ -98,6 +98,7 @@ typedef struct ShardConns
 	struct pg_conn **conns;		/* per server of the collection */
 	char	  **schemas;		/* Argo's schema there, quoted */
 	char	  **names;			/* the servers' names */
+	Oid		   *servers;
 } ShardConns;
 
 extern bool shardconn_open(ArgoCollection *c, ShardConns *out);
@@ -116,6 +117,7 @@ extern int64 shardconn_copy_keys(ArgoCollection *c, int n, const int32 *ids, cha
 struct ArgoRows;
 extern void shardconn_write_rows(ArgoCollection *c, const char *table,
 								 const struct ArgoRows *rows, const Oid *types);
+extern bool shardconn_insert_objects(ArgoCollection *c, const Datum *objids, Jsonb **docs, int n);
 
 /* shardaccess.c: a role's privilege and user mappings for a distributed collection */
 extern void collection_check_shard_access(ArgoCollection *c, AclMode mode);
@@ -165,6 +167,7 @@ extern List *keydict_match(KeyDict *d, const char *prefix, const KeySeg *pattern
 						   int nsegs, bool subtree);
 extern Datum keydict_id_array(List *keys);
 extern void keydict_assign(ArgoCollection *c, char **keys, int n, int32 *ids);
+extern void keydict_assign_existing(ArgoCollection *c, char **keys, int n, int32 *ids);
 extern const char *keydict_cached_keystr(const char *coll, int32 id);
 
 /* unique.c: unique keys, kept by partial unique indexes */
@@ -177,6 +180,7 @@ extern void unique_explain_violation(ErrorData *e);
 typedef struct RowBatch RowBatch;
 
 extern RowBatch *rowbatch_create(ArgoCollection *coll, bool directory);
+extern void rowbatch_fix_keys(RowBatch *b);
 extern void rowbatch_add_object(RowBatch *batch, int64 objid, Jsonb *obj);
 extern int	rowbatch_objects(RowBatch *batch);
 extern void rowbatch_flush(RowBatch *batch);
@@ -210,6 +214,7 @@ typedef struct ArgoRows
 
 extern bool argo_bulk_insert(Oid relid, int natts, const ArgoRows *rows);
 extern bool argo_insertable_to_shards(Relation rel, int natts);
+extern bool argo_shards_take_objects(ArgoCollection *c);
 
 /* rowmap.c: where an object's rows lie, kept in its directory row */
 #define ROWMAP_MAX_TABLES 3
