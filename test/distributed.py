@@ -162,7 +162,7 @@ def statements_case(admin, servers):
     check("run by the shards, merged" in plan and parts == len(servers) and "--   -- strategy:" in plan,
           "argo_explain shows the merge and what each of the %d shards runs, with its own plan" % parts)
     plan = "\n".join(r[0] for r in admin.execute(
-        "SELECT * FROM argo_explain('SELECT grp, AVG(age) AS a FROM ddis GROUP BY grp')"))
+        "SELECT * FROM argo_explain('SELECT grp, COUNT(*) AS n FROM ddis GROUP BY grp HAVING COUNT(*) > 1')"))
     check("Foreign Scan" in plan and "Remote SQL" in plan,
           "argo_explain of a statement the shards do not run shows each shard's scan and the SQL it runs")
     state, err = outcome(lambda: admin.execute("SELECT argo_unique('ddis', 'name')"))
@@ -564,7 +564,11 @@ MERGE_AGGREGATES = [
     ("SELECT arr[*], COUNT(*) AS n FROM @C GROUP BY arr[*]", False, True),
     ("SELECT COUNT(*), SUM(v), MIN(v) FROM @C WHERE i > 1000", True, True),
     ("SELECT g, COUNT(*) FROM @C WHERE i > 1000 GROUP BY g", True, True),
-    ("SELECT AVG(i) FROM @C", True, False),
+    ("SELECT AVG(i) FROM @C", True, True),
+    ("SELECT AVG(arr[*]) AS a, AVG(v) AS b FROM @C WHERE g < 3", True, True),
+    ("SELECT g, AVG(i) AS a, AVG(v) AS av FROM @C GROUP BY g ORDER BY a DESC", True, True),
+    ("SELECT arr[*], AVG(arr[*]) AS a FROM @C GROUP BY arr[*]", False, True),
+    ("SELECT AVG(v) FROM @C WHERE i > 1000", True, True),
     ("SELECT g, COUNT(*) AS n FROM @C GROUP BY g HAVING COUNT(*) > 14", False, False),
     ("SELECT COUNT(DISTINCT g) FROM @C", True, False),
 ]
@@ -620,8 +624,8 @@ def merge_case(admin, servers):
         if canon(d, ordered) != canon(l, ordered):
             bad.append("%s: %s vs %s" % (text, d[:3], l[:3]))
     check(not bad and not wrong_way,
-          "%d aggregates: counts, sums, MIN and MAX across types combined from the shards' groups, ORDER BY "
-          "and LIMIT after; AVG, HAVING and COUNT(DISTINCT) through the foreign tables (%s)"
+          "%d aggregates: counts, sums, averages, MIN and MAX across types combined from the shards' groups, "
+          "ORDER BY and LIMIT after; HAVING and COUNT(DISTINCT) through the foreign tables (%s)"
           % (len(MERGE_AGGREGATES), "; ".join(bad + ["ran the wrong way: " + t for t in wrong_way])
              or "all equal"))
     # ID() = n: only the shard that holds it is asked

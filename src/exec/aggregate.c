@@ -109,6 +109,8 @@ wild_target(AggGen *g, ArgoTarget *t, const char *a)
 		return one_col(psprintf("pg_catalog.sum(%s.s)", a));
 	if (t->agg == AAGG_AVG)
 		return one_col(psprintf("pg_catalog.sum(%s.s) OPERATOR(pg_catalog./) pg_catalog.sum(%s.n)::pg_catalog.float8", a, a));
+	if (t->agg == AAGG_COUNT_NUMBERS)
+		return one_col(psprintf("coalesce(pg_catalog.sum(%s.n), 0)::bigint", a));
 	if (t->agg == AAGG_MIN)
 	{
 		tc.col[0] = psprintf("pg_catalog.min(%s.mn)", a);
@@ -208,6 +210,8 @@ emit_target(AggGen *g, ArgoTarget *t, int i)
 		return one_col(psprintf("pg_catalog.sum(%s)", v.num));
 	if (t->agg == AAGG_AVG)
 		return one_col(psprintf("pg_catalog.avg(%s)", v.num));
+	if (t->agg == AAGG_COUNT_NUMBERS)
+		return one_col(psprintf("pg_catalog.count(%s)", v.num));
 	tc.col[0] = psprintf("pg_catalog.%s(%s)", t->agg == AAGG_MIN ? "min" : "max", v.num);
 	tc.col[1] = psprintf("pg_catalog.%s(%s)", t->agg == AAGG_MIN ? "min" : "max", v.str);
 	tc.col[2] = psprintf("pg_catalog.%s(%s)", t->agg == AAGG_MIN ? "bool_and" : "bool_or", v.boolean);

@@ -7,10 +7,11 @@
  * that are equal (the same group values, a missing one included): counts
  * and sums added, MIN and MAX the extreme of the shards' extremes in the
  * cross-type order (numbers, strings, booleans: the byte order of
- * argo_doc_sort_key's keys).  Then ORDER BY, with ties in the groups'
- * own order as on one server, OFFSET and LIMIT.  AVG (whose partial would
- * need a count of numbers), COUNT(DISTINCT), HAVING and DISTINCT read
- * the shards' tables through the foreign tables, as before.
+ * argo_doc_sort_key's keys), AVG the sum of the shards' sums over the
+ * sum of their counts of numbers.  Then ORDER BY, with ties in the
+ * groups' own order as on one server, OFFSET and LIMIT.  COUNT(DISTINCT),
+ * HAVING and DISTINCT read the shards' tables through the foreign
+ * tables, as before.
  */
 #include "postgres.h"
 
@@ -70,7 +71,7 @@ shardagg_applies(ArgoQuery *q)
 	{
 		ArgoTarget *t = lfirst(lc);
 
-		if (t->agg == AAGG_AVG || t->agg == AAGG_COUNT_DISTINCT || t->hidden)
+		if (t->agg == AAGG_COUNT_DISTINCT || t->hidden)
 			return false;
 	}
 	return true;
@@ -119,7 +120,7 @@ group_of(Combine *c, Jsonb *values)
 	bool		found;
 	HashEntry  *e = hash_search(c->hashes, &h, HASH_ENTER, &found);
 	ListCell   *lc;
-	AggGroup	   *g;
+	AggGroup   *g;
 	MemoryContext old;
 
 	if (!found)
@@ -187,26 +188,47 @@ combine(Combine *c, ArgoTarget *t, Partial *p, JsonbValue *v)
 	p->any = true;
 }
 
+/* A shard's partial by its name (shardpart.c), or NULL. */
+static JsonbValue *
+partial_named(Jsonb *doc, int i, const char *suffix)
+{
+	JsonbValue	name;
+
+	name.type = jbvString;
+	name.val.string.val = psprintf("%s%d%s", ARGO_PARTIAL_PREFIX, i, suffix);
+	name.val.string.len = strlen(name.val.string.val);
+	return findJsonbValueFromContainer(&doc->root, JB_FOBJECT, &name);
+}
+
 /* One shard's group: its partials added to the group's. */
 static void
 add_shard_group(Combine *c, Jsonb *doc)
 {
-	AggGroup	   *g = group_of(c, group_values(doc));
+	AggGroup   *g = group_of(c, group_values(doc));
 	ListCell   *lc;
 
 	foreach(lc, c->q->stmt->targets)
 	{
 		ArgoTarget *t = lfirst(lc);
 		int			i = foreach_current_index(lc);
-		JsonbValue	name;
+		Partial    *p = &g->partials[i];
+		JsonbValue *v;
 
 		if (t->agg == AAGG_NONE)
 			continue;
-		name.type = jbvString;
-		name.val.string.val = psprintf("%s%d", ARGO_PARTIAL_PREFIX, i);
-		name.val.string.len = strlen(name.val.string.val);
-		combine(c, t, &g->partials[i],
-				findJsonbValueFromContainer(&doc->root, JB_FOBJECT, &name));
+		if (t->agg != AAGG_AVG)
+		{
+			combine(c, t, p, partial_named(doc, i, ""));
+			continue;
+		}
+		/* AVG: the shard's sum and its count of numbers */
+		if ((v = partial_named(doc, i, "n")) != NULL && v->type == jbvNumeric)
+			p->count += (int64) number_of(v);
+		if ((v = partial_named(doc, i, "")) != NULL && v->type == jbvNumeric)
+		{
+			p->sum += number_of(v);
+			p->any = true;
+		}
 	}
 }
 
@@ -223,6 +245,8 @@ final_value(ArgoTarget *t, Partial *p)
 		v.type = jbvNull;
 	else if (t->agg == AAGG_SUM)
 		v.val.numeric = argo_number_to_numeric(p->sum);
+	else if (t->agg == AAGG_AVG)
+		v.val.numeric = argo_number_to_numeric(p->sum / (double) Max(p->count, 1));
 	else
 		v = p->extreme;
 	return v;
@@ -313,8 +337,8 @@ static ArgoStmt *sorting;
 static int
 cmp_groups(const ListCell *a, const ListCell *b)
 {
-	AggGroup	   *ga = lfirst(a);
-	AggGroup	   *gb = lfirst(b);
+	AggGroup   *ga = lfirst(a);
+	AggGroup   *gb = lfirst(b);
 	int			n = list_length(sorting->order_by);
 
 	for (int i = 0; i < n + list_length(sorting->group_by); i++)
@@ -355,7 +379,7 @@ shardagg_run(ArgoQuery *q, result_emit emit, void *arg)
 	shardread_close(r);
 	foreach(lc, c.groups)
 	{
-		AggGroup	   *g = lfirst(lc);
+		AggGroup   *g = lfirst(lc);
 
 		g->result = group_result(&c, g);
 		if (s->order_by)

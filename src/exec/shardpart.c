@@ -53,17 +53,31 @@ limit_for_merge(ArgoStmt *s, int64 row_limit)
 static void
 partial_aggregates(ArgoStmt *s)
 {
+	List	   *counts = NIL;
 	ListCell   *lc;
 
 	foreach(lc, s->targets)
 	{
 		ArgoTarget *t = lfirst(lc);
+		int			i = foreach_current_index(lc);
 
-		if (t->agg == AAGG_AVG || t->agg == AAGG_COUNT_DISTINCT || t->hidden)
+		if (t->agg == AAGG_COUNT_DISTINCT || t->hidden)
 			refuse("its aggregates do not combine");
 		if (t->agg != AAGG_NONE)
-			t->alias = psprintf("%s%d", ARGO_PARTIAL_PREFIX, foreach_current_index(lc));
+			t->alias = psprintf("%s%d", ARGO_PARTIAL_PREFIX, i);
+		/* AVG: its sum, and how many numbers it had (ARGO_PARTIAL_PREFIX "i" "n") */
+		if (t->agg == AAGG_AVG)
+		{
+			ArgoTarget *n = palloc(sizeof(ArgoTarget));
+
+			*n = *t;
+			n->agg = AAGG_COUNT_NUMBERS;
+			n->alias = psprintf("%s%dn", ARGO_PARTIAL_PREFIX, i);
+			counts = lappend(counts, n);
+			t->agg = AAGG_SUM;
+		}
 	}
+	s->targets = list_concat(s->targets, counts);
 	if (s->having || s->distinct)
 		refuse("its aggregates do not combine");
 	s->order_by = NIL;

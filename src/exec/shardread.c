@@ -441,7 +441,7 @@ shardread_explain(ArgoQuery *q)
 	values[0] = q->text;
 	values[1] = params_text(q->params, q->nparams);
 	if (argo_is_aggregate(s))
-		lines = lappend(lines, psprintf("-- each shard it needs (%d) runs the statement on its own objects at once, on postgres_fdw's connections, and returns its groups with partial aggregates; the coordinator adds up equal groups (counts and sums added, the extreme of MIN and MAX)%s",
+		lines = lappend(lines, psprintf("-- each shard it needs (%d) runs the statement on its own objects at once, on postgres_fdw's connections, and returns its groups with partial aggregates; the coordinator adds up equal groups (counts and sums added, the extreme of MIN and MAX, AVG as sum over count)%s",
 										sc.n, s->order_by || s->offset || s->limit ? ", then applies ORDER BY, OFFSET and LIMIT" : ""));
 	else
 		lines = lappend(lines, psprintf("-- each shard it needs (%d) runs the statement on its own objects at once, on postgres_fdw's connections, and returns %s with their object ids; the coordinator merges them %s%s",

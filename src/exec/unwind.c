@@ -197,6 +197,7 @@ target_columns(StringInfo sql, StringInfo nulls, ArgoTarget *t, int j)
 	for (int i = 0; i < lengthof(parts); i++)
 	{
 		if ((t->agg == AAGG_SUM && i != 0) || (t->agg == AAGG_AVG && i > 1) ||
+			(t->agg == AAGG_COUNT_NUMBERS && i != 1) ||
 			(t->agg == AAGG_MIN && (i < 2 || i > 4)) || (t->agg == AAGG_MAX && i < 5))
 			continue;
 		filtered(sql, parts[i][0], parts[i][1], ROLE_TARGET(j), psprintf("a%d%s", j, parts[i][2]));
@@ -207,6 +208,8 @@ target_columns(StringInfo sql, StringInfo nulls, ArgoTarget *t, int j)
 		tc.col[0] = psprintf("pg_catalog.sum(%ss)", a);
 	else if (t->agg == AAGG_AVG)
 		tc.col[0] = psprintf("pg_catalog.sum(%ss) OPERATOR(pg_catalog./) pg_catalog.sum(%sn)::pg_catalog.float8", a, a);
+	else if (t->agg == AAGG_COUNT_NUMBERS)
+		tc.col[0] = psprintf("coalesce(pg_catalog.sum(%sn), 0)::bigint", a);
 	else
 	{
 		bool		min = t->agg == AAGG_MIN;

@@ -126,7 +126,8 @@ typedef enum ArgoAggKind
 	AAGG_AVG,
 	AAGG_MIN,
 	AAGG_MAX,
-	AAGG_COUNT_DISTINCT
+	AAGG_COUNT_DISTINCT,
+	AAGG_COUNT_NUMBERS			/* not in Argo/SQL: a shard's count of AVG's numbers */
 } ArgoAggKind;
 
 /* A SELECT target: a path, or an aggregate over one. */

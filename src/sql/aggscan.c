@@ -95,9 +95,11 @@ emit_target(SqlBuf *buf, ArgoCollection *c, ArgoTarget *t)
 			return;
 		case AAGG_SUM:
 		case AAGG_AVG:
+		case AAGG_COUNT_NUMBERS:
 			typed(c, 0, &table, &col);
 			appendStringInfo(sql, ", (SELECT %s(valnum) FROM %s WHERE keyid %s)",
-							 t->agg == AAGG_SUM ? "pg_catalog.sum" : "pg_catalog.avg", table,
+							 t->agg == AAGG_SUM ? "pg_catalog.sum" :
+							 t->agg == AAGG_AVG ? "pg_catalog.avg" : "pg_catalog.count", table,
 							 keys_operand(buf, c, t->path));
 			return;
 		case AAGG_MIN:
