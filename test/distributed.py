@@ -666,11 +666,20 @@ def dictionary_case(admin, shards, servers):
     plan = [r[0] for r in admin.execute("SELECT * FROM argo_explain('SELECT a FROM ddict WHERE a > 0')")]
     repaired = admin.execute("SELECT argo_repair('ddict')").fetchone()[0]
     again = q(admin, "SELECT a FROM ddict WHERE a > 0")
+    # emptied again: a writer's first insert copies the whole dictionary first
+    with shards[2].connect() as c:
+        c.execute("DELETE FROM argo_data.ddict_keys")
+    writer = connect()
+    state, err = outcome(lambda: q(writer, "INSERT INTO ddict OBJECTS $1", [{"a": i, "b": {"c": i}} for i in range(4, 10)]))
+    writer.close()
+    after = q(admin, "SELECT a FROM ddict WHERE a > 5")
     admin.execute("SELECT argo_drop_collection('ddict')")
     check(all(cp == coord for cp in copies) and rows == [{"a": 1}, {"a": 3}] and
-          any("Foreign Scan" in line for line in plan) and repaired == len(coord) and again == rows,
+          any("Foreign Scan" in line for line in plan) and repaired == len(coord) and again == rows and
+          state == "ok" and after == [{"a": 6}, {"a": 7}, {"a": 8}, {"a": 9}],
           "every shard's dictionary is the coordinator's (%d keys); one behind: read through the foreign "
-          "tables (%s), argo_repair copies %s key(s), then the same %s" % (len(coord), rows, repaired, again))
+          "tables (%s), argo_repair copies %s key(s), then the same %s; emptied, a writer's first insert "
+          "copies it (%s %s, %s)" % (len(coord), rows, repaired, again, state, err or "", after))
 
 
 def pushed_failure_case(admin, shards, servers):

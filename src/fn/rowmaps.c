@@ -226,35 +226,6 @@ repair_docs(ArgoCollection *c)
  * again where it is not what the object's rows call for; returns how
  * many were written.  Writers of the collection wait meanwhile.
  */
-/*
- * Every key of a distributed collection's dictionary copied to the shards
- * that lack it (a collection made before 0.7, or a copy that failed):
- * until then its shards do not run its statements (exec/shardpart.c).
- * The number of keys the shards lacked, summed.
- */
-static int64
-copy_dictionary(ArgoCollection *c)
-{
-	int			n;
-	int32	   *ids;
-	char	  **keys;
-
-	if (SPI_execute(psprintf("SELECT keyid, keystr FROM %s ORDER BY keyid", c->keys_table),
-					true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not read the dictionary of \"%s\"", c->name);
-	n = (int) SPI_processed;
-	ids = palloc(sizeof(int32) * Max(n, 1));
-	keys = palloc(sizeof(char *) * Max(n, 1));
-	for (int i = 0; i < n; i++)
-	{
-		bool		isnull;
-
-		ids[i] = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
-		keys[i] = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
-	}
-	return shardconn_copy_keys(c, n, ids, keys);
-}
-
 Datum
 argo_repair(PG_FUNCTION_ARGS)
 {
@@ -275,7 +246,7 @@ argo_repair(PG_FUNCTION_ARGS)
 	/* no maps or documents here: the shards' copies of the dictionary */
 	if (collection_is_distributed(c))
 	{
-		total = copy_dictionary(c);
+		total = shardconn_copy_dictionary(c);
 		SPI_finish();
 		PG_RETURN_INT64(total);
 	}

@@ -21,6 +21,8 @@
 
 #include "executor/spi.h"
 #include "access/table.h"
+#include "access/transam.h"
+#include "access/xact.h"
 #include "foreign/foreign.h"
 #include "partitioning/partbounds.h"
 #include "partitioning/partdesc.h"
@@ -64,6 +66,7 @@ typedef struct ShardServer
 static HTAB *servers = NULL;
 
 static int	partition_of(PartitionKey key, PartitionDesc pd, Datum id);
+static void dictionary_whole(ArgoCollection *c);
 
 /* This database's version of Argo, which a shard's must be. */
 static const char *
@@ -437,6 +440,7 @@ shardconn_insert_objects(ArgoCollection *c, const Datum *objids, Jsonb **docs, i
 	shardsession_note_write();
 	if (!shardconn_open(c, &sc))
 		return false;
+	dictionary_whole(c);
 	dir = argo_open_table(c, "obj");
 	key = RelationGetPartitionKey(dir);
 	pd = RelationGetPartitionDesc(dir, true);
@@ -470,4 +474,62 @@ shardconn_insert_objects(ArgoCollection *c, const Datum *objids, Jsonb **docs, i
 			shardconn_drain(sc.conns[k], "SELECT argo_shard_insert(...)");
 	table_close(dir, NoLock);
 	return true;
+}
+
+/*
+ * Every key of a distributed collection's dictionary copied to the
+ * shards that lack it (a collection made before 0.7, or a copy that
+ * failed): until then its shards neither run its statements nor take
+ * its objects.  The number of keys the shards lacked, summed.
+ */
+int64
+shardconn_copy_dictionary(ArgoCollection *c)
+{
+	int			n;
+	int32	   *ids;
+	char	  **keys;
+
+	if (SPI_execute(psprintf("SELECT keyid, keystr FROM %s ORDER BY keyid", c->keys_table),
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "argo: could not read the dictionary of \"%s\"", c->name);
+	n = (int) SPI_processed;
+	ids = palloc(sizeof(int32) * Max(n, 1));
+	keys = palloc(sizeof(char *) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		ids[i] = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		keys[i] = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+	}
+	return shardconn_copy_keys(c, n, ids, keys);
+}
+
+/*
+ * Before a backend first sends c's objects to its shards: their copies of
+ * the dictionary made whole, so that a collection made before 0.7 takes
+ * inserts without argo_repair.  Once per backend and collection, again
+ * if the transaction that copied did not commit.
+ */
+static void
+dictionary_whole(ArgoCollection *c)
+{
+	static HTAB *copied = NULL;
+	Oid			dir = argo_table_relid(c, "obj");
+	TransactionId *xid;
+	bool		found;
+
+	if (copied == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(Oid) + sizeof(TransactionId);
+		copied = hash_create("argo shard dictionaries", 16, &ctl, HASH_ELEM | HASH_BLOBS);
+	}
+	xid = (TransactionId *) ((char *) hash_search(copied, &dir, HASH_ENTER, &found) + sizeof(Oid));
+	if (found && (TransactionIdIsCurrentTransactionId(*xid) || TransactionIdDidCommit(*xid)))
+		return;
+	(void) shardconn_copy_dictionary(c);
+	*xid = GetTopTransactionId();
 }

@@ -118,6 +118,7 @@ struct ArgoRows;
 extern void shardconn_write_rows(ArgoCollection *c, const char *table,
 								 const struct ArgoRows *rows, const Oid *types);
 extern bool shardconn_insert_objects(ArgoCollection *c, const Datum *objids, Jsonb **docs, int n);
+extern int64 shardconn_copy_dictionary(ArgoCollection *c);
 
 /* shardaccess.c: a role's privilege and user mappings for a distributed collection */
 extern void collection_check_shard_access(ArgoCollection *c, AclMode mode);
