@@ -9,14 +9,17 @@
  * cross-type order (numbers, strings, booleans: the byte order of
  * argo_doc_sort_key's keys), AVG the sum of the shards' sums over the
  * sum of their counts of numbers.  Then ORDER BY, with ties in the
- * groups' own order as on one server, OFFSET and LIMIT.  COUNT(DISTINCT),
- * HAVING and DISTINCT read the shards' tables through the foreign
- * tables, as before.
+ * groups' own order as on one server, OFFSET and LIMIT; HAVING keeps the
+ * groups it is true for (three-valued, as SQL compares there), the
+ * aggregates only it names left out of the results.  COUNT(DISTINCT)
+ * and DISTINCT read the shards' tables through the foreign tables, as
+ * before.
  */
 #include "postgres.h"
 
 #include "access/parallel.h"
 #include "common/hashfn.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/jsonb.h"
@@ -64,14 +67,14 @@ shardagg_applies(ArgoQuery *q)
 	ListCell   *lc;
 
 	if (s->kind != ASTMT_SELECT || list_length(q->colls) != 1 || !argo_is_aggregate(s) ||
-		s->having || s->distinct || IsParallelWorker() ||
+		s->distinct || IsParallelWorker() ||
 		!collection_is_distributed(linitial(q->colls)))
 		return false;
 	foreach(lc, s->targets)
 	{
 		ArgoTarget *t = lfirst(lc);
 
-		if (t->agg == AAGG_COUNT_DISTINCT || t->hidden)
+		if (t->agg == AAGG_COUNT_DISTINCT)
 			return false;
 	}
 	return true;
@@ -270,7 +273,7 @@ group_result(Combine *c, AggGroup *g)
 		JsonbValue	k,
 					val;
 
-		if (t->agg == AAGG_NONE)
+		if (t->agg == AAGG_NONE || t->hidden)
 			continue;
 		k.type = jbvString;
 		k.val.string.val = t->alias;
@@ -280,6 +283,87 @@ group_result(Combine *c, AggGroup *g)
 		pushJsonbValue(&st, WJB_VALUE, &val);
 	}
 	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+static int	target_index(ArgoStmt *s, ArgoTarget *t);
+
+/*
+ * One HAVING comparison, as SQL makes it (aggregate.c): the aggregate's
+ * value of the literal's type against the literal; unknown (-1) where
+ * the aggregate has no value of that type.
+ */
+static int
+having_leaf(Combine *c, AggGroup *g, ArgoPred *p)
+{
+	JsonbValue	v = final_value(p->agg, &g->partials[target_index(c->q->stmt, p->agg)]);
+	ArgoLiteral *lit = p->lit;
+	int			cmp;
+
+	if (lit->type == ALIT_NUMBER && v.type == jbvNumeric)
+	{
+		double		d = argo_number_from_numeric(v.val.numeric, NULL);
+
+		cmp = d < lit->num ? -1 : d > lit->num ? 1 : 0;
+	}
+	else if (lit->type == ALIT_STRING && v.type == jbvString)
+	{
+		int			len = strlen(lit->str);
+
+		cmp = memcmp(v.val.string.val, lit->str, Min(v.val.string.len, len));
+		if (cmp == 0)
+			cmp = (v.val.string.len > len) - (v.val.string.len < len);
+	}
+	else if (lit->type == ALIT_BOOL && v.type == jbvBool)
+		cmp = (int) v.val.boolean - (int) lit->b;
+	else
+		return -1;
+	switch (p->op)
+	{
+		case ACMP_EQ:
+			return cmp == 0;
+		case ACMP_NE:
+			return cmp != 0;
+		case ACMP_LT:
+			return cmp < 0;
+		case ACMP_LE:
+			return cmp <= 0;
+		case ACMP_GT:
+			return cmp > 0;
+		case ACMP_GE:
+			return cmp >= 0;
+	}
+	return -1;
+}
+
+/* HAVING in three-valued logic: 1 true, 0 false, -1 unknown. */
+static int
+having(Combine *c, AggGroup *g, ArgoPred *p)
+{
+	ListCell   *lc;
+	int			r;
+
+	check_stack_depth();
+	switch (p->kind)
+	{
+		case APRED_AND:
+		case APRED_OR:
+			r = p->kind == APRED_AND ? 1 : 0;
+			foreach(lc, p->args)
+			{
+				int			a = having(c, g, lfirst(lc));
+
+				if (p->kind == APRED_AND)
+					r = (a == 0 || r == 0) ? 0 : (a < 0 || r < 0) ? -1 : 1;
+				else
+					r = (a == 1 || r == 1) ? 1 : (a < 0 || r < 0) ? -1 : 0;
+			}
+			return r;
+		case APRED_NOT:
+			r = having(c, g, p->left);
+			return r < 0 ? -1 : !r;
+		default:
+			return having_leaf(c, g, p);
+	}
 }
 
 /* The sort key at path in doc into key (data NULL for none). */
@@ -377,6 +461,16 @@ shardagg_run(ArgoQuery *q, result_emit emit, void *arg)
 	while ((doc = shardread_next(r)) != NULL)
 		add_shard_group(&c, doc);
 	shardread_close(r);
+	/* HAVING keeps the groups for which it is true */
+	if (s->having)
+	{
+		List	   *kept = NIL;
+
+		foreach(lc, c.groups)
+			if (having(&c, lfirst(lc), s->having) == 1)
+				kept = lappend(kept, lfirst(lc));
+		c.groups = kept;
+	}
 	foreach(lc, c.groups)
 	{
 		AggGroup   *g = lfirst(lc);

@@ -17,8 +17,9 @@
  * An aggregate's part is its groups with each aggregate as this shard's
  * partial value, named by its place among the targets (COUNT a count,
  * SUM a sum, MIN and MAX this shard's extreme), for the coordinator to
- * combine (shardagg.c); ORDER BY, OFFSET and LIMIT are the combined
- * groups', so no shard applies them.
+ * combine (shardagg.c), an aggregate only HAVING names among them;
+ * HAVING, ORDER BY, OFFSET and LIMIT are the combined groups', so no
+ * shard applies them.
  */
 #include "postgres.h"
 
@@ -61,10 +62,12 @@ partial_aggregates(ArgoStmt *s)
 		ArgoTarget *t = lfirst(lc);
 		int			i = foreach_current_index(lc);
 
-		if (t->agg == AAGG_COUNT_DISTINCT || t->hidden)
+		if (t->agg == AAGG_COUNT_DISTINCT)
 			refuse("its aggregates do not combine");
 		if (t->agg != AAGG_NONE)
 			t->alias = psprintf("%s%d", ARGO_PARTIAL_PREFIX, i);
+		/* HAVING's own aggregates are the coordinator's to compare */
+		t->hidden = false;
 		/* AVG: its sum, and how many numbers it had (ARGO_PARTIAL_PREFIX "i" "n") */
 		if (t->agg == AAGG_AVG)
 		{
@@ -78,8 +81,9 @@ partial_aggregates(ArgoStmt *s)
 		}
 	}
 	s->targets = list_concat(s->targets, counts);
-	if (s->having || s->distinct)
+	if (s->distinct)
 		refuse("its aggregates do not combine");
+	s->having = NULL;
 	s->order_by = NIL;
 	s->limit = s->offset = NULL;
 }
