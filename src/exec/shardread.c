@@ -5,18 +5,21 @@
  * Every shard runs Argo on its own part of the collection: it finds,
  * rebuilds, projects and orders its objects and sends each result with
  * its object id (shardpart.c).  The coordinator sends the statement to
- * all shards at once, on postgres_fdw's connections inside the caller's
- * remote transactions (shardconn.c), and merges their results as they
- * come, a row at a time: by object id, or by the ORDER BY keys and then
- * id, which is the order one server would give.  OFFSET and LIMIT count
- * the merged results; each shard returns at most LIMIT + OFFSET.
+ * the shards it needs at once (one for WHERE ID() = n), on postgres_fdw's
+ * connections inside the caller's remote transactions, or on Argo's own
+ * for a SELECT that is its own transaction (shardconn.c,
+ * shardsession.c), and merges their results as they come, a row at a
+ * time: by object id, or by the ORDER BY keys and then id, which is the
+ * order one server would give.  OFFSET and LIMIT count the merged
+ * results; each shard returns at most LIMIT + OFFSET.  An aggregate's
+ * groups are read the same way and combined in shardagg.c.
  *
  * The merge takes ORDER BY keys from the results themselves, so a
  * statement is sent to the shards only where each ordering path lies in
  * what a result holds (SELECT *, or a path listed as a target without
- * AS); others, aggregates and joins read the shards' tables through
- * their foreign tables, as before.  So does a statement when a shard's
- * Argo is of another version or its copy of the dictionary is behind.
+ * AS); others and joins read the shards' tables through their foreign
+ * tables, as before.  So does a statement when a shard's Argo is of
+ * another version or its copy of the dictionary is behind.
  */
 #include "postgres.h"
 
