@@ -136,3 +136,31 @@ SELECT * FROM argo_query('SELECT 1', '1'::jsonb);
 \set VERBOSITY terse
 RESET search_path;
 DROP SCHEMA nohint;
+-- a shard's functions, called with what no coordinator sends
+SELECT argo_create_collection('shardpart', 'argo3');
+SELECT * FROM argo_shard_rows(NULL, '[]', 0, -1);
+\echo :SQLSTATE
+SELECT * FROM argo_shard_rows('SELECT * FROM shardpart', NULL, 0, -1);
+\echo :SQLSTATE
+SELECT * FROM argo_shard_rows('SELECT * FROM shardpart', '{"a": 1}', 0, -1);
+\echo :SQLSTATE
+SELECT * FROM argo_shard_rows('INSERT INTO shardpart OBJECT {"a": 1}', '[]', 0, -1);
+\echo :SQLSTATE
+SELECT * FROM argo_shard_rows('SELECT COUNT(DISTINCT a) FROM shardpart', '[]', 0, -1);
+\echo :SQLSTATE
+-- a dictionary behind the coordinator's newest key: one row of NULLs, nothing run
+SELECT * FROM argo_shard_rows('SELECT * FROM shardpart', '[]', 999, -1);
+SELECT argo_shard_insert('shardpart', NULL, '{}');
+\echo :SQLSTATE
+SELECT argo_shard_insert('shardpart', '{1,2}', ARRAY['{"a": 1}'::jsonb]);
+\echo :SQLSTATE
+SELECT argo_shard_insert('shardpart', '{1}', ARRAY['[1]'::jsonb]);
+\echo :SQLSTATE
+SELECT argo_shard_insert('shardpart', '{1}', ARRAY[NULL::jsonb]);
+\echo :SQLSTATE
+SELECT argo_shard_insert('shardpart', '{1}', ARRAY['{"zz": 1}'::jsonb]);
+\echo :SQLSTATE
+SELECT argo_shard_insert('no_such_collection', '{1}', ARRAY['{"a": 1}'::jsonb]);
+\echo :SQLSTATE
+SELECT count(*) AS objects, (SELECT count(*) FROM argo_data.shardpart_keys) AS keys FROM argo_data.shardpart_obj;
+SELECT argo_drop_collection('shardpart');
