@@ -163,4 +163,23 @@ SELECT argo_shard_insert('shardpart', '{1}', ARRAY['{"zz": 1}'::jsonb]);
 SELECT argo_shard_insert('no_such_collection', '{1}', ARRAY['{"a": 1}'::jsonb]);
 \echo :SQLSTATE
 SELECT count(*) AS objects, (SELECT count(*) FROM argo_data.shardpart_keys) AS keys FROM argo_data.shardpart_obj;
+-- a join's source: its own conjuncts, each condition's value under a name of its own, the first item's ids
+SELECT * FROM argo_query('INSERT INTO shardpart OBJECTS $1', '[{"a": 1, "b": "x"}, {"a": 2}, {"c": 3}]');
+SELECT doc OPERATOR(pg_catalog.-) E'\u0001jid' AS doc, doc ? E'\u0001jid' AS with_id
+  FROM argo_shard_join_part('SELECT p.b, q.a FROM shardpart AS p LEFT JOIN shardpart AS q ON (p.a = q.a) WHERE p.a < 2 OR p.c = 3', '[]', 0, 0, NULL);
+SELECT doc FROM argo_shard_join_part('SELECT * FROM shardpart AS p JOIN shardpart AS q ON (p.a = q.a)', '[]', 0, 1, '[2, "x"]');
+SELECT doc FROM argo_shard_join_part('SELECT p.b FROM shardpart AS p JOIN shardpart AS q ON (p.a = q.a) WHERE q.a > $1', '[0]', 0, 1, '[1, 2]');
+SELECT * FROM argo_shard_join_part('SELECT * FROM shardpart', '[]', 0, 0, NULL);
+\echo :SQLSTATE
+SELECT * FROM argo_shard_join_part('SELECT * FROM shardpart AS p JOIN shardpart AS q ON (p.a = q.a)', '[]', 0, 2, NULL);
+\echo :SQLSTATE
+SELECT * FROM argo_shard_join_part('SELECT * FROM shardpart AS p JOIN shardpart AS q ON (p.a = q.a)', '[]', 0, 0, '[1]');
+\echo :SQLSTATE
+SELECT * FROM argo_shard_join_part('SELECT * FROM shardpart AS p JOIN shardpart AS q ON (p.a = q.a)', '[]', 0, NULL, NULL);
+\echo :SQLSTATE
+SELECT * FROM argo_shard_join_part('SELECT * FROM shardpart AS p JOIN shardpart AS q ON (p.a = q.a)', '[]', 0, 1, '{"a": 1}');
+\echo :SQLSTATE
+SELECT * FROM argo_shard_join_part('SELECT COUNT(*) FROM shardpart AS p JOIN shardpart AS q ON (p.a = q.a)', '[]', 0, 1, NULL);
+\echo :SQLSTATE
+SELECT * FROM argo_shard_join_part('SELECT * FROM shardpart AS p JOIN shardpart AS q ON (p.a = q.a)', '[]', 999, 1, NULL);
 SELECT argo_drop_collection('shardpart');

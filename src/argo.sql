@@ -154,6 +154,19 @@ SET jit = off;
 COMMENT ON FUNCTION argo_shard_rows(text, jsonb, integer, bigint) IS
 'A shard''s part of a SELECT of a distributed collection: its results with their object ids, its first row_limit (< 0: all), or an aggregate''s groups with partial aggregates; one row of NULLs if this shard''s key dictionary lacks key keys_through';
 
+-- A join's source pulled by the coordinator (src/exec/shardjoin.c): the
+-- objects of one FROM item of the join on this server that the WHERE
+-- conjuncts naming only it keep, with their join conditions' values.
+CREATE FUNCTION argo_shard_join_part(query text, params jsonb, keys_through integer, source integer, keyvals jsonb)
+RETURNS TABLE (objid bigint, doc jsonb)
+AS 'MODULE_PATHNAME', 'argo_shard_join_part'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION argo_shard_join_part(text, jsonb, integer, integer, jsonb) IS
+'A shard''s part of a join of distributed collections: the objects of FROM item source (0 first) that its own WHERE conjuncts keep, whole or as its targets plus each join condition''s value, in object id order; keyvals (a JSON array or NULL) keeps those whose join condition''s value is among them; one row of NULLs if this shard''s key dictionary lacks key keys_through';
+
 -- New objects of a distributed collection, sent whole by the coordinator
 -- with the ids it drew (src/storage/shardconn.c): written here as a local
 -- insert writes them.

@@ -597,6 +597,30 @@ MERGE_STATEMENTS = [
     "SELECT * FROM @C WHERE i > 1000",
 ]
 
+# a second collection to join with: keys of every type, 1 and 1.0, 0 and -0.0, none
+JOIN_PARTNERS = [{"k": 1, "w": "one"}, {"k": 1.0, "w": "one again"}, {"k": "s1", "w": "str"},
+                 {"k": True, "w": "t"}, {"k": False}, {"k": None, "w": "null"}, {"k": {"o": 1}, "w": "obj"},
+                 {"w": "no key"}, {"k": "x1", "w": "arr"}, {"k": -0.0, "w": "zero"}, {"k": 4},
+                 {"k": 1, "w": "one thrice"}]
+
+# (statement, run by the shards): @C the merge collection, @D the partners
+MERGE_JOINS = [
+    ("SELECT * FROM @C AS a JOIN @D AS b ON (a.v = b.k)", True),
+    ("SELECT a.i, b.w FROM @C AS a LEFT JOIN @D AS b ON (a.v = b.k) WHERE a.i < 30", True),
+    ("SELECT b.w, a.i FROM @D AS b JOIN @C AS a ON (b.k = a.v) WHERE a.g = 2", True),
+    ("SELECT a.i FROM @C AS a JOIN @C AS b ON (a.g = b.i) WHERE b.i < 3 LIMIT 7 OFFSET 2", True),
+    ("SELECT * FROM @C AS a JOIN @C AS b ON (a.i = b.g) JOIN @D AS c ON (b.v = c.k)", True),
+    ("SELECT a.i, c.w FROM @C AS a LEFT JOIN @C AS b ON (a.i = b.v) LEFT JOIN @D AS c ON (b.v = c.k)", True),
+    ("SELECT a.arr, b.w FROM @C AS a LEFT JOIN @D AS b ON (a.arr[1] = b.k) WHERE a.g = 0", True),
+    ("SELECT * FROM @C AS a JOIN @D AS b ON (a.v = b.k) WHERE a.i > 1000", True),
+    ("SELECT a.i FROM @C AS a LEFT JOIN @D AS b ON (a.v = b.k) WHERE a.i > 50 OR a.g = 1 LIMIT 0", True),
+    # judged per tuple, or not by the shards: the foreign tables, the same answers
+    ("SELECT a.i, b.w FROM @C AS a LEFT JOIN @D AS b ON (a.v = b.k) WHERE b.w IS NULL", False),
+    ("SELECT a.i FROM @C AS a JOIN @D AS b ON (a.v = b.k) WHERE a.i < 20 OR b.w = 'str'", False),
+    ("SELECT a.i, b.w FROM @C AS a JOIN @D AS b ON (a.v = b.k) ORDER BY b.w, a.i", False),
+    ("SELECT COUNT(*) FROM @C AS a JOIN @D AS b ON (a.v = b.k)", False),
+]
+
 
 def merge_case(admin, servers):
     """Every statement the shards run is merged into what one server
@@ -631,6 +655,16 @@ def merge_case(admin, servers):
           "HAVING, ORDER BY and LIMIT after; COUNT(DISTINCT) through the foreign tables (%s)"
           % (len(MERGE_AGGREGATES), "; ".join(bad + ["ran the wrong way: " + t for t in wrong_way])
              or "all equal"))
+    admin.execute("SELECT argo_create_distributed_collection('dpartner', %s)", (servers,))
+    admin.execute("SELECT argo_create_collection('lpartner')")
+    for name in ("dpartner", "lpartner"):
+        q(admin, "INSERT INTO %s OBJECTS $1" % name, JOIN_PARTNERS)
+    bad, wrong_way, rows = join_mismatches(admin)
+    check(not bad and not wrong_way and rows > 100,
+          "%d joins of distributed collections: each FROM item pulled from its shards and joined here "
+          "(across types, LEFT, three items, LIMIT/OFFSET, nothing on the left) give what one server gives, "
+          "in its order, %d tuples; the rest through the foreign tables (%s)"
+          % (len(MERGE_JOINS), rows, "; ".join(bad + ["ran the wrong way: " + t for t in wrong_way]) or "all equal"))
     # ID() = n: only the shard that holds it is asked
     plans = [[r[0] for r in admin.execute("SELECT * FROM argo_explain(%s)", (text,))]
              for text in ("SELECT * FROM dmerge WHERE ID() = 7", "SELECT i FROM dmerge WHERE ID() = 9 AND i > 0")]
@@ -646,9 +680,26 @@ def merge_case(admin, servers):
     bad += [t for t, ordered, _ in MERGE_AGGREGATES
             if canon(q(admin, t.replace("@C", "dmerge")), ordered) !=
             canon(q(admin, t.replace("@C", "lmerge")), ordered)]
+    bad += join_mismatches(admin)[0]
     check(not bad, "with empty shards too (%s)" % ("; ".join(bad) or "all equal"))
-    admin.execute("SELECT argo_drop_collection('dmerge')")
-    admin.execute("SELECT argo_drop_collection('lmerge')")
+    for name in ("dmerge", "lmerge", "dpartner", "lpartner"):
+        admin.execute("SELECT argo_drop_collection(%s)", (name,))
+
+
+def join_mismatches(admin):
+    """MERGE_JOINS on the distributed and the local collections: the ones
+    whose answers differ, the ones that ran the wrong way, tuples seen."""
+    bad, wrong_way, rows = [], [], 0
+    for text, by_shards in MERGE_JOINS:
+        dist = text.replace("@C", "dmerge").replace("@D", "dpartner")
+        plan = admin.execute("SELECT * FROM argo_explain(%s)", (dist,)).fetchall()
+        if any("run by the shards" in r[0] for r in plan) != by_shards:
+            wrong_way.append(text)
+        d, l = q(admin, dist), q(admin, text.replace("@C", "lmerge").replace("@D", "lpartner"))
+        rows += len(l)
+        if d != l:
+            bad.append("%s: %s vs %s" % (text, d[:3], l[:3]))
+    return bad, wrong_way, rows
 
 
 def dictionary_case(admin, shards, servers):

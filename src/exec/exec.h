@@ -117,10 +117,17 @@ extern List *argo_explain_query(const char *query, Jsonb **params, int nparams);
 extern bool argo_execute_part(const char *query, Jsonb **params, int nparams,
 							  int32 keys_through, int64 row_limit,
 							  result_emit emit, void *arg);
+extern bool argo_execute_join_part(const char *query, Jsonb **params, int nparams,
+								   int32 keys_through, int source, Jsonb *keyvals,
+								   result_emit emit, void *arg);
+/* A join source's condition value m is named ARGO_JOIN_PREFIX "m" (shardpart.c) */
+#define ARGO_JOIN_PREFIX "\001j"
 typedef struct ShardRead ShardRead;
 
 extern bool shardread_applies(ArgoQuery *q);
 extern ShardRead *shardread_open(ArgoQuery *q);
+extern ShardRead *shardread_open_source(ArgoQuery *q, int source, const char *keyvals);
+extern int64 shardread_objid(ShardRead *r);
 extern Jsonb *shardread_next(ShardRead *r);
 extern void shardread_close(ShardRead *r);
 extern bool shardread_run(ArgoQuery *q, result_emit emit, void *arg);
@@ -165,6 +172,12 @@ extern SqlBuf *unwind_one_pass(ArgoQuery *q, ValueCols *groups, TargetCols *targ
 /* join.c, joinset.c: joins, their parts probed or read set-wise */
 extern bool joins_distributed(ArgoQuery *q);
 extern void run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg);
+extern uint32 join_pred_sources(ArgoPred *p);
+extern bool join_asks_part(ArgoPred *p);
+extern Jsonb *join_tuple_object(ArgoStmt *s, Jsonb **parts, bool *nullpart);
+extern bool shardjoin_applies(ArgoQuery *q);
+extern bool shardjoin_run(ArgoQuery *q, result_emit emit, void *arg);
+extern List *shardjoin_explain(ArgoQuery *q);
 extern SqlBuf *sqlgen_join(ArgoQuery *q);
 extern SqlBuf *sqlgen_join_ids(ArgoQuery *q);
 extern SqlBuf *sqlgen_join_tuples(ArgoQuery *q);

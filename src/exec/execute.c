@@ -219,6 +219,7 @@ run_select(ArgoPlan *p, result_emit emit, void *arg)
 			return;
 		case ARGO_PLAN_SHARDS:
 			if (argo_is_aggregate(q->stmt) ? shardagg_run(q, emit, arg) :
+				list_length(q->stmt->from) > 1 ? shardjoin_run(q, emit, arg) :
 				shardread_run(q, emit, arg))
 				return;
 			/* a shard could not: read its tables instead */
@@ -687,7 +688,8 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 							   p->strategy != ARGO_PLAN_DELETE);
 		case ARGO_PLAN_SHARDS:
 			{
-				List	   *lines = shardread_explain(q);
+				List	   *lines = list_length(s->from) > 1 ? shardjoin_explain(q) :
+					shardread_explain(q);
 				ListCell   *lc;
 
 				if (lines == NIL)

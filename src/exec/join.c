@@ -48,8 +48,8 @@ nullable(JoinCtx *jc, int k)
 }
 
 /* Whether a predicate asks EXISTS alias, which only a tuple can answer. */
-static bool
-asks_part(ArgoPred *p)
+bool
+join_asks_part(ArgoPred *p)
 {
 	ListCell   *lc;
 
@@ -58,9 +58,9 @@ asks_part(ArgoPred *p)
 	if (p->kind == APRED_PART_EXISTS)
 		return true;
 	foreach(lc, p->args)
-		if (asks_part(lfirst(lc)))
+		if (join_asks_part(lfirst(lc)))
 			return true;
-	return asks_part(p->left);
+	return join_asks_part(p->left);
 }
 
 static ArgoCollection *
@@ -70,17 +70,17 @@ coll_of(JoinCtx *jc, int source)
 }
 
 /* The sources a predicate names, as a bitmask (at most 32 joins). */
-static uint32
-pred_sources(ArgoPred *p)
+uint32
+join_pred_sources(ArgoPred *p)
 {
 	uint32		srcs;
 	ListCell   *lc;
 
 	if (p == NULL)
 		return 0;
-	srcs = pred_sources(p->left) | (p->path ? (uint32) 1 << p->path->source : 0);
+	srcs = join_pred_sources(p->left) | (p->path ? (uint32) 1 << p->path->source : 0);
 	foreach(lc, p->args)
-		srcs |= pred_sources(lfirst(lc));
+		srcs |= join_pred_sources(lfirst(lc));
 	return srcs;
 }
 
@@ -100,8 +100,8 @@ split_where(JoinCtx *jc, ArgoPred *p)
 			split_where(jc, lfirst(lc));
 		return;
 	}
-	srcs = pred_sources(p);
-	if ((srcs & (srcs - 1)) == 0 && !asks_part(p) &&
+	srcs = join_pred_sources(p);
+	if ((srcs & (srcs - 1)) == 0 && !join_asks_part(p) &&
 		!nullable(jc, srcs ? pg_rightmost_one_pos32(srcs) : 0))
 	{
 		int			k = srcs ? pg_rightmost_one_pos32(srcs) : 0;
@@ -439,18 +439,19 @@ typedef struct TupleAssembler
 	MemoryContext cxt;
 } TupleAssembler;
 
-static void
-flush_tuple(TupleAssembler *ta)
+/*
+ * A tuple as {"alias": part, …}: a part NULL for a projected part with
+ * none of its paths ({}), nullpart[k] for a LEFT JOIN's part without a
+ * match (null).
+ */
+Jsonb *
+join_tuple_object(ArgoStmt *s, Jsonb **parts, bool *nullpart)
 {
 	JsonbParseState *st = NULL;
 	ListCell   *lc;
-	MemoryContext old;
 
-	if (ta->ord < 0)
-		return;
-	old = MemoryContextSwitchTo(ta->cxt);
 	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-	foreach(lc, ta->stmt->from)
+	foreach(lc, s->from)
 	{
 		ArgoSource *src = lfirst(lc);
 		int			k = foreach_current_index(lc);
@@ -461,26 +462,35 @@ flush_tuple(TupleAssembler *ta)
 		key.val.string.val = (char *) name;
 		key.val.string.len = strlen(name);
 		pushJsonbValue(&st, WJB_KEY, &key);
-		if (ta->nullpart[k])
+		if (nullpart[k])
 		{
-			/* LEFT JOIN, no match */
 			val.type = jbvNull;
 			pushJsonbValue(&st, WJB_VALUE, &val);
 			continue;
 		}
-		if (ta->parts[k] == NULL)
+		if (parts[k] == NULL)
 		{
-			/* a projected part with none of its paths */
 			pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
 			pushJsonbValue(&st, WJB_END_OBJECT, NULL);
 			continue;
 		}
 		val.type = jbvBinary;
-		val.val.binary.data = &ta->parts[k]->root;
-		val.val.binary.len = VARSIZE(ta->parts[k]) - VARHDRSZ;
+		val.val.binary.data = &parts[k]->root;
+		val.val.binary.len = VARSIZE(parts[k]) - VARHDRSZ;
 		pushJsonbValue(&st, WJB_VALUE, &val);
 	}
-	ta->emit(ta->arg, JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL)));
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+static void
+flush_tuple(TupleAssembler *ta)
+{
+	MemoryContext old;
+
+	if (ta->ord < 0)
+		return;
+	old = MemoryContextSwitchTo(ta->cxt);
+	ta->emit(ta->arg, join_tuple_object(ta->stmt, ta->parts, ta->nullpart));
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ta->cxt);
 	memset(ta->parts, 0, sizeof(Jsonb *) * ta->nparts);

@@ -116,7 +116,7 @@ argo_plan(ArgoQuery *q)
 	{
 		case ASTMT_SELECT:
 			/* a distributed collection's shards run it where they can */
-			if (shardread_applies(q) || shardagg_applies(q))
+			if (shardread_applies(q) || shardagg_applies(q) || shardjoin_applies(q))
 				p->strategy = ARGO_PLAN_SHARDS;
 			else
 				argo_plan_local_select(p);

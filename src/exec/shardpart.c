@@ -122,3 +122,204 @@ argo_execute_part(const char *query, Jsonb **params, int nparams,
 	SPI_finish();
 	return true;
 }
+
+/*
+ * A join's source, as the coordinator pulls it (shardjoin.c): the join's
+ * FROM item source alone, with the WHERE conjuncts that name only it.
+ * Its part is its objects whole (SELECT *) or its targets, with the
+ * value of each join condition's path in it as a target of its own,
+ * named ARGO_JOIN_PREFIX and the condition's FROM item; keyvals, where
+ * given, keeps only objects whose own condition's value is among them.
+ * Paths are compared by their first step, the alias, before analysis.
+ */
+
+static const char *
+source_name(ArgoSource *src)
+{
+	return src->alias ? src->alias : src->coll;
+}
+
+static bool
+path_in(ArgoPath *path, const char *name)
+{
+	ArgoStep   *first;
+
+	if (path == NULL || path->id || list_length(path->steps) < 2)
+		return false;
+	first = linitial(path->steps);
+	return !first->is_index && strcmp(first->key, name) == 0;
+}
+
+/* Whether every path of p is of source name (and p names no part, id or aggregate). */
+static bool
+pred_in(ArgoPred *p, const char *name)
+{
+	ListCell   *lc;
+
+	if (p->kind == APRED_ID || p->agg != NULL)
+		return false;
+	if (p->path != NULL && !path_in(p->path, name))
+		return false;
+	foreach(lc, p->args)
+		if (!pred_in(lfirst(lc), name))
+			return false;
+	return p->left == NULL || pred_in(p->left, name);
+}
+
+static ArgoPath *
+path_copy(ArgoPath *path)
+{
+	ArgoPath   *copy = palloc(sizeof(ArgoPath));
+
+	*copy = *path;
+	return copy;
+}
+
+/* WHERE's conjuncts of source name, ANDed (NULL for none). */
+static ArgoPred *
+source_where(ArgoPred *where, const char *name)
+{
+	List	   *conjuncts = where == NULL ? NIL :
+		where->kind == APRED_AND ? where->args : list_make1(where);
+	ArgoPred   *out = NULL;
+	ListCell   *lc;
+
+	foreach(lc, conjuncts)
+		if (pred_in(lfirst(lc), name))
+			out = out ? pred_combine(APRED_AND, out, lfirst(lc)) : lfirst(lc);
+	return out;
+}
+
+/* The path of join condition m that lies in source name, or NULL. */
+static ArgoPath *
+condition_path(ArgoSource *on, const char *name)
+{
+	return path_in(on->on_left, name) ? on->on_left :
+		path_in(on->on_right, name) ? on->on_right : NULL;
+}
+
+/*
+ * The targets of source name, and each join condition's path in it under
+ * its own name.  The first FROM item's objects also carry their ids: a
+ * projection leaves out objects with none of its paths, and a LEFT JOIN
+ * keeps every left object.
+ */
+static List *
+source_targets(ArgoStmt *s, const char *name, bool first)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	if (first)
+	{
+		ArgoTarget *t = palloc0(sizeof(ArgoTarget));
+
+		t->path = palloc0(sizeof(ArgoPath));
+		t->path->id = true;
+		t->path->keystr = "";
+		t->alias = ARGO_JOIN_PREFIX "id";
+		out = lappend(out, t);
+	}
+
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		if (t->agg == AAGG_NONE && path_in(t->path, name))
+			out = lappend(out, t);
+	}
+	for (int m = 1; m < list_length(s->from); m++)
+	{
+		ArgoPath   *path = condition_path(list_nth(s->from, m), name);
+		ArgoTarget *t;
+
+		if (path == NULL)
+			continue;
+		t = palloc0(sizeof(ArgoTarget));
+		t->path = path_copy(path);
+		t->alias = psprintf("%s%d", ARGO_JOIN_PREFIX, m);
+		t->location = path->location;
+		out = lappend(out, t);
+	}
+	return out;
+}
+
+/* keyvals as "path IN $n" on source's own condition's path. */
+static ArgoPred *
+reduction(ArgoSource *src, int paramno)
+{
+	ArgoPred   *in = palloc0(sizeof(ArgoPred));
+	const char *name = source_name(src);
+
+	in->kind = APRED_IN;
+	in->op = ACMP_EQ;
+	in->path = path_copy(path_in(src->on_left, name) ? src->on_left : src->on_right);
+	in->list_param = palloc0(sizeof(ArgoLiteral));
+	in->list_param->paramno = paramno;
+	in->list_param->location = -1;
+	return in;
+}
+
+/* stmt, a join, rewritten as the SELECT of its FROM item source. */
+static void
+source_statement(ArgoStmt *s, int source, bool reduce, int nparams)
+{
+	ArgoSource *src;
+	ArgoSource *alone = palloc0(sizeof(ArgoSource));
+	const char *name;
+
+	if (s->kind != ASTMT_SELECT || list_length(s->from) < 2 || argo_is_aggregate(s) ||
+		source < 0 || source >= list_length(s->from) || (reduce && source == 0))
+		refuse("this is not a source of a join");
+	src = list_nth(s->from, source);
+	name = source_name(src);
+	if (condition_path(src, name) == NULL && source > 0)
+		refuse("its join condition does not name it");
+	if (!s->star)
+		s->targets = source_targets(s, name, source == 0);
+	s->where = source_where(s->where, name);
+	if (reduce)
+		s->where = s->where ? pred_combine(APRED_AND, s->where, reduction(src, nparams)) :
+			reduction(src, nparams);
+	alone->coll = src->coll;
+	alone->alias = (char *) name;
+	alone->location = src->location;
+	s->from = list_make1(alone);
+	s->order_by = NIL;
+	s->limit = s->offset = NULL;
+	s->distinct = false;
+}
+
+/*
+ * Run source's part of the join query here (keyvals: NULL, or the values
+ * its condition's path must have); false, having run nothing, if this
+ * shard's dictionary lacks key keys_through.
+ */
+bool
+argo_execute_join_part(const char *query, Jsonb **params, int nparams,
+					   int32 keys_through, int source, Jsonb *keyvals,
+					   result_emit emit, void *arg)
+{
+	ArgoStmt   *stmt = argo_parse(query);
+	Jsonb	  **all = palloc(sizeof(Jsonb *) * (nparams + 1));
+	ArgoQuery  *q;
+	ArgoCollection *c;
+
+	source_statement(stmt, source, keyvals != NULL, nparams + 1);
+	memcpy(all, params, sizeof(Jsonb *) * nparams);
+	all[nparams] = keyvals;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	q = argo_analyze(stmt, query, all, nparams + (keyvals != NULL));
+	c = linitial(q->colls);
+	if (collection_is_distributed(c))
+		refuse(psprintf("\"%s\" is distributed here too", c->name));
+	if (keys_through > 0 && !keydict_knows(keydict_of(c), keys_through))
+	{
+		SPI_finish();
+		return false;
+	}
+	argo_run_analyzed(q, emit, arg);
+	SPI_finish();
+	return true;
+}

@@ -50,6 +50,8 @@ typedef struct ShardStream
 struct ShardRead
 {
 	ArgoQuery  *q;
+	int			source;			/* a join's FROM item pulled (shardjoin.c), or -1 */
+	const char *keyvals;		/* and the values its condition must have, or NULL */
 	char	   *sql;
 	int			n;
 	ShardStream *streams;
@@ -274,20 +276,24 @@ open_shards(ArgoQuery *q, ShardConns *sc)
 	return shardconn_open(c, sc);
 }
 
+static ShardRead *open_read(ArgoQuery *q, int source, const char *keyvals);
+
 /* Send the statement to every shard; false if one cannot take it. */
 static bool
 send_all(ShardRead *r)
 {
 	ArgoCollection *c = linitial(r->q->colls);
 	ShardConns	sc;
-	const char *values[4];
+	const char *values[5];
 
 	if (!open_shards(r->q, &sc))
 		return false;
 	values[0] = r->q->text;
 	values[1] = params_text(r->q->params, r->q->nparams);
 	values[2] = keys_through(c);
-	values[3] = argo_is_aggregate(r->q->stmt) ? "-1" : row_limit(r->q->stmt);
+	values[3] = r->source >= 0 ? psprintf("%d", r->source) :
+		argo_is_aggregate(r->q->stmt) ? "-1" : row_limit(r->q->stmt);
+	values[4] = r->keyvals;
 	r->n = sc.n;
 	r->streams = palloc0(sizeof(ShardStream) * sc.n);
 	for (int i = 0; i < sc.n; i++)
@@ -299,9 +305,12 @@ send_all(ShardRead *r)
 		st->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo shard result",
 										ALLOCSET_SMALL_SIZES);
 		st->keys = palloc0(sizeof(StringInfoData) * Max(list_length(r->q->stmt->order_by), 1));
-		r->sql = psprintf("SELECT objid, doc FROM %s.argo_shard_rows($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4, $4::pg_catalog.int8)",
-						  sc.schemas[i]);
-		shardconn_send(st->conn, r->sql, 4, values, true);
+		r->sql = r->source >= 0 ?
+			psprintf("SELECT objid, doc FROM %s.argo_shard_join_part($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4, $4::pg_catalog.int4, $5::pg_catalog.jsonb)",
+					 sc.schemas[i]) :
+			psprintf("SELECT objid, doc FROM %s.argo_shard_rows($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4, $4::pg_catalog.int8)",
+					 sc.schemas[i]);
+		shardconn_send(st->conn, r->sql, r->source >= 0 ? 5 : 4, values, true);
 	}
 	return true;
 }
@@ -314,11 +323,39 @@ send_all(ShardRead *r)
 ShardRead *
 shardread_open(ArgoQuery *q)
 {
+	return open_read(q, -1, NULL);
+}
+
+/*
+ * FROM item source of the join q, pulled from its collection's shards
+ * (argo_shard_join_part) in object id order, as shardread_open reads;
+ * keyvals: a JSON array its condition's value must be in, or NULL.
+ */
+ShardRead *
+shardread_open_source(ArgoQuery *q, int source, const char *keyvals)
+{
+	ArgoQuery  *alone = palloc(sizeof(ArgoQuery));
+	ArgoStmt   *s = palloc0(sizeof(ArgoStmt));
+
+	*alone = *q;
+	s->kind = ASTMT_SELECT;
+	s->star = true;
+	s->from = list_make1(list_nth(q->stmt->from, source));
+	alone->stmt = s;
+	alone->colls = list_make1(list_nth(q->colls, source));
+	return open_read(alone, source, keyvals);
+}
+
+static ShardRead *
+open_read(ArgoQuery *q, int source, const char *keyvals)
+{
 	ArgoStmt   *s = q->stmt;
 	ShardRead  *r = palloc0(sizeof(ShardRead));
 	bool		behind = false;
 
 	r->q = q;
+	r->source = source;
+	r->keyvals = keyvals;
 	r->order_paths = palloc0(sizeof(Jsonb *) * Max(list_length(s->order_by), 1));
 	for (int i = 0; i < list_length(s->order_by) && !argo_is_aggregate(s); i++)
 	{
@@ -356,6 +393,13 @@ shardread_next(ShardRead *r)
 		advance(r, r->last);
 	r->last = next_stream(r);
 	return r->last ? r->last->doc : NULL;
+}
+
+/* The object id of the result shardread_next gave last. */
+int64
+shardread_objid(ShardRead *r)
+{
+	return r->last->objid;
 }
 
 /* Read what the shards have left to send (a LIMIT's rest: at most LIMIT + OFFSET a shard). */

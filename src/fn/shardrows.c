@@ -18,6 +18,7 @@
 
 PG_FUNCTION_INFO_V1(argo_shard_rows);
 PG_FUNCTION_INFO_V1(argo_shard_insert);
+PG_FUNCTION_INFO_V1(argo_shard_join_part);
 
 /* Each result with its object id; NULL withdraws the results so far. */
 static void
@@ -62,6 +63,8 @@ typedef struct PartCall
 	int			nparams;
 	int32		keys_through;
 	int64		row_limit;
+	int			source;			/* a join's FROM item, or -1 */
+	Jsonb	   *keyvals;
 	ReturnSetInfo *out;
 } PartCall;
 
@@ -73,8 +76,11 @@ run_part(void *arg)
 	Datum		values[2] = {0, 0};
 
 	/* behind: one row of NULLs, so that the coordinator's transaction goes on */
-	if (!argo_execute_part(c->query, c->params, c->nparams, c->keys_through,
-						   c->row_limit, emit_part, c->out))
+	if (!(c->source < 0 ?
+		  argo_execute_part(c->query, c->params, c->nparams, c->keys_through,
+							c->row_limit, emit_part, c->out) :
+		  argo_execute_join_part(c->query, c->params, c->nparams, c->keys_through,
+								 c->source, c->keyvals, emit_part, c->out)))
 		tuplestore_putvalues(c->out->setResult, c->out->setDesc, values, nulls);
 }
 
@@ -85,24 +91,63 @@ run_part(void *arg)
  * statement's order; one row of NULLs if this shard's dictionary lacks
  * key keys_through.  row_limit < 0: no limit.
  */
+static void
+part_call_args(FunctionCallInfo fcinfo, PartCall *c)
+{
+	c->query = argo_text_arg(fcinfo, 0, "query");
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("a shard's parameters must not be null")));
+	c->params = params_of(PG_GETARG_JSONB_P(1), &c->nparams);
+	c->keys_through = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2);
+	c->row_limit = -1;
+	c->source = -1;
+	c->keyvals = NULL;
+}
+
+/* Run c, its results as the result set declared: TABLE (objid bigint, doc jsonb). */
+static Datum
+part_call_run(FunctionCallInfo fcinfo, PartCall *c)
+{
+	InitMaterializedSRF(fcinfo, 0);
+	c->out = (ReturnSetInfo *) fcinfo->resultinfo;
+	argo_with_bounded_errors(run_part, c, argo_explain_failure);
+	return (Datum) 0;
+}
+
 Datum
 argo_shard_rows(PG_FUNCTION_ARGS)
 {
 	PartCall	c;
 
-	c.query = argo_text_arg(fcinfo, 0, "query");
-	if (PG_ARGISNULL(1))
+	part_call_args(fcinfo, &c);
+	c.row_limit = PG_ARGISNULL(3) ? -1 : PG_GETARG_INT64(3);
+	return part_call_run(fcinfo, &c);
+}
+
+/*
+ * argo_shard_join_part(query text, params jsonb, keys_through integer,
+ * source integer, keyvals jsonb) RETURNS TABLE(objid bigint, doc jsonb):
+ * the objects of FROM item source of the join query on this shard that
+ * its own WHERE conjuncts keep (and, keyvals given, whose join
+ * condition's value is in that array), as the coordinator joins them
+ * (exec/shardjoin.c), in object id order; one row of NULLs if this
+ * shard's dictionary lacks key keys_through.
+ */
+Datum
+argo_shard_join_part(PG_FUNCTION_ARGS)
+{
+	PartCall	c;
+
+	part_call_args(fcinfo, &c);
+	if (PG_ARGISNULL(3))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("a shard's parameters must not be null")));
-	c.params = params_of(PG_GETARG_JSONB_P(1), &c.nparams);
-	c.keys_through = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2);
-	c.row_limit = PG_ARGISNULL(3) ? -1 : PG_GETARG_INT64(3);
-	/* the result type as declared: TABLE (objid bigint, doc jsonb) */
-	InitMaterializedSRF(fcinfo, 0);
-	c.out = (ReturnSetInfo *) fcinfo->resultinfo;
-	argo_with_bounded_errors(run_part, &c, argo_explain_failure);
-	return (Datum) 0;
+				 errmsg("a join's source must not be null")));
+	c.source = PG_GETARG_INT32(3);
+	c.keyvals = PG_ARGISNULL(4) ? NULL : PG_GETARG_JSONB_P(4);
+	return part_call_run(fcinfo, &c);
 }
 
 /*
