@@ -524,9 +524,9 @@ def committing_case(admin, shards, servers):
 
     def reader():
         c = connect()
-        # a join's parts are rebuilt here, through the coordinator's dictionary
+        # a join ordered by a path: its parts are rebuilt here, through the coordinator's dictionary
         result["state"], err = outcome(lambda: result.setdefault(
-            "rows", q(c, "SELECT * FROM dkeys AS a INNER JOIN dkeys AS b ON (a.n = b.n)")))
+            "rows", q(c, "SELECT * FROM dkeys AS a INNER JOIN dkeys AS b ON (a.n = b.n) ORDER BY a.n")))
         result["error"] = str(err).splitlines()[0] if err else ""
         c.close()
 
