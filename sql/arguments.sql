@@ -182,4 +182,16 @@ SELECT * FROM argo_shard_join_part('SELECT * FROM shardpart AS p JOIN shardpart 
 SELECT * FROM argo_shard_join_part('SELECT COUNT(*) FROM shardpart AS p JOIN shardpart AS q ON (p.a = q.a)', '[]', 0, 1, NULL);
 \echo :SQLSTATE
 SELECT * FROM argo_shard_join_part('SELECT * FROM shardpart AS p JOIN shardpart AS q ON (p.a = q.a)', '[]', 999, 1, NULL);
+-- a shard's part of a write: keys only from its copy of the dictionary
+SELECT doc FROM argo_shard_write('UPDATE shardpart SET a += 10 WHERE a = 1 RETURNING ID', '[]', 0);
+SELECT doc FROM argo_shard_write('UPDATE shardpart SET fresh = 1 WHERE a = 2', '[]', 0);
+\echo :SQLSTATE
+SELECT doc FROM argo_shard_write('SELECT * FROM shardpart', '[]', 0);
+\echo :SQLSTATE
+SELECT doc FROM argo_shard_write('UPDATE shardpart SET a = 1 RETURNING *', '[]', 0);
+\echo :SQLSTATE
+SELECT doc FROM argo_shard_write('DELETE FROM shardpart', '[]', 999);
+\echo :SQLSTATE
+SELECT doc FROM argo_shard_write('DELETE FROM shardpart WHERE a > $1', '[5]', 0);
+SELECT * FROM argo_query('SELECT * FROM shardpart');
 SELECT argo_drop_collection('shardpart');

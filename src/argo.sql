@@ -167,6 +167,19 @@ SET jit = off;
 COMMENT ON FUNCTION argo_shard_join_part(text, jsonb, integer, integer, jsonb) IS
 'A shard''s part of a join of distributed collections: the objects of FROM item source (0 first) that its own WHERE conjuncts keep, whole or as its targets plus each join condition''s value, in object id order; keyvals (a JSON array or NULL) keeps those whose join condition''s value is among them; one row of NULLs if this shard''s key dictionary lacks key keys_through';
 
+-- A shard's part of an UPDATE or DELETE of a distributed collection
+-- (src/exec/shardwrite.c), in the coordinator's remote transaction: run
+-- on this server's collection of the name with its copy of the dictionary.
+CREATE FUNCTION argo_shard_write(query text, params jsonb, keys_through integer)
+RETURNS TABLE (objid bigint, doc jsonb)
+AS 'MODULE_PATHNAME', 'argo_shard_write'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION argo_shard_write(text, jsonb, integer) IS
+'A shard''s part of an UPDATE or DELETE of a distributed collection: the statement run on this server''s objects, every key from its copy of the dictionary (an error if it lacks key keys_through); its count, with RETURNING ID its ids';
+
 -- New objects of a distributed collection, sent whole by the coordinator
 -- with the ids it drew (src/storage/shardconn.c): written here as a local
 -- insert writes them.

@@ -702,6 +702,62 @@ def join_mismatches(admin):
     return bad, wrong_way, rows
 
 
+# (statement, run by the shards): each runs on both collections, whose objects must stay equal
+SHARD_WRITES = [
+    ("UPDATE @C SET w = 1 WHERE g = 1", True),
+    ("UPDATE @C SET n.deep = {\"x\": [1, {}, {\"y\": null}], \"e\": []} WHERE i < 5", True),
+    ("UPDATE @C SET i += 1, t.u = 'new' WHERE v = 's1' RETURNING ID", True),
+    ("UPDATE @C UNSET n.deep WHERE i = 2", True),
+    ("UPDATE @C SET c = $1 WHERE ID() = 7", True),
+    ("UPDATE @C SET c = 1 WHERE i > 1000 RETURNING ID", True),
+    ("DELETE FROM @C WHERE g = 3 AND i < 30 RETURNING ID", True),
+    ("DELETE FROM @C WHERE ID() = 9", True),
+    ("DELETE FROM @C WHERE i > 1000", True),
+    # their new keys depend on each object's arrays, or they return objects: the older way
+    ("UPDATE @C SET arr APPEND 5 WHERE g = 0", False),
+    ("UPDATE @C SET arr[0] = 9 WHERE g = 2", False),
+    ("UPDATE @C SET z = 1 WHERE i = 1 RETURNING *", False),
+]
+
+
+def write_case(admin, servers):
+    """UPDATE and DELETE run by the shards: the same objects and results
+    as one server's, new keys (nested, empty containers, a parent left
+    empty) copied first; a rolled-back write leaves nothing."""
+    admin.execute("SELECT argo_create_distributed_collection('dwrite', %s)", (servers,))
+    admin.execute("SELECT argo_create_collection('lwrite')")
+    for name in ("dwrite", "lwrite"):
+        q(admin, "INSERT INTO %s OBJECTS $1" % name, MERGE_DOCS)
+    bad, wrong_way = [], []
+    for text, by_shards in SHARD_WRITES:
+        params = [{"k": 1}] if "$1" in text else []
+        plan = admin.execute("SELECT * FROM argo_explain(%s, VARIADIC %s::jsonb[])",
+                             (text.replace("@C", "dwrite"), [json.dumps(p) for p in params])).fetchall()
+        if any("run by the shards" in r[0] for r in plan) != by_shards:
+            wrong_way.append(text)
+        d = q(admin, text.replace("@C", "dwrite"), *params)
+        l = q(admin, text.replace("@C", "lwrite"), *params)
+        if d != l:
+            bad.append("%s: %s vs %s" % (text, d, l))
+        every = "SELECT *, ID() AS id FROM @C"
+        if q(admin, every.replace("@C", "dwrite")) != q(admin, every.replace("@C", "lwrite")):
+            bad.append("objects differ after " + text)
+    with connect() as c:
+        c.execute("BEGIN")
+        q(c, "UPDATE dwrite SET rolled = 'back' WHERE g = 1")
+        inside = q(c, "SELECT COUNT(*) AS n FROM dwrite WHERE rolled = 'back'")
+        c.execute("ROLLBACK")
+    after = q(admin, "SELECT COUNT(*) AS n FROM dwrite WHERE rolled = 'back'")
+    for name in ("dwrite", "lwrite"):
+        admin.execute("SELECT argo_drop_collection(%s)", (name,))
+    check(not bad and not wrong_way and inside == [{"n": 15}] and after == [{"n": 0}],
+          "%d UPDATEs and DELETEs run by their shards (or the older way where their keys depend on arrays) "
+          "leave what one server leaves and return what it returns; a write read back in its transaction "
+          "(%s), gone after ROLLBACK (%s) (%s)"
+          % (len(SHARD_WRITES), inside, after,
+             "; ".join(bad + ["ran the wrong way: " + t for t in wrong_way]) or "all equal"))
+
+
 def dictionary_case(admin, shards, servers):
     """New keys are copied to every shard's dictionary with the write; a
     shard whose copy is behind is not asked to run a statement (it would
@@ -941,6 +997,7 @@ def main():
         drop_failures_case(admin, shards, servers)
         committing_case(admin, shards, servers)
         merge_case(admin, servers)
+        write_case(admin, servers)
         dictionary_case(admin, shards, servers)
         pushed_failure_case(admin, shards, servers)
         listing_case(admin, shards, servers)

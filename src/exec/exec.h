@@ -58,6 +58,7 @@ typedef struct ArgoPlan
 
 extern ArgoPlan *argo_plan(ArgoQuery *q);
 extern void argo_plan_local_select(ArgoPlan *p);
+extern void argo_plan_local_write(ArgoPlan *p);
 extern void argo_plan_close(ArgoPlan *p);
 extern const char *argo_plan_name(ArgoPlan *p);
 
@@ -120,6 +121,11 @@ extern bool argo_execute_part(const char *query, Jsonb **params, int nparams,
 extern bool argo_execute_join_part(const char *query, Jsonb **params, int nparams,
 								   int32 keys_through, int source, Jsonb *keyvals,
 								   result_emit emit, void *arg);
+extern void argo_execute_write_part(const char *query, Jsonb **params, int nparams,
+									int32 keys_through, result_emit emit, void *arg);
+extern bool shardwrite_applies(ArgoQuery *q);
+extern bool shardwrite_run(ArgoQuery *q, result_emit emit, void *arg);
+extern List *shardwrite_explain(ArgoQuery *q);
 /* A join source's condition value m is named ARGO_JOIN_PREFIX "m" (shardpart.c) */
 #define ARGO_JOIN_PREFIX "\001j"
 typedef struct ShardRead ShardRead;
@@ -128,6 +134,9 @@ extern bool shardread_applies(ArgoQuery *q);
 extern ShardRead *shardread_open(ArgoQuery *q);
 extern ShardRead *shardread_open_source(ArgoQuery *q, int source, const char *keyvals);
 extern int64 shardread_objid(ShardRead *r);
+extern bool shardread_open_shards(ArgoQuery *q, ShardConns *sc);
+extern char *shardread_params_text(Jsonb **params, int nparams);
+extern char *shardread_keys_through(ArgoCollection *c);
 extern Jsonb *shardread_next(ShardRead *r);
 extern void shardread_close(ShardRead *r);
 extern bool shardread_run(ArgoQuery *q, result_emit emit, void *arg);

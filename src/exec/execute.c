@@ -483,6 +483,13 @@ run_delete(ArgoPlan *p, result_emit emit, void *arg)
 void
 argo_run_plan(ArgoPlan *p, result_emit emit, void *arg)
 {
+	if (p->strategy == ARGO_PLAN_SHARDS && p->q->stmt->kind != ASTMT_SELECT)
+	{
+		if (shardwrite_run(p->q, emit, arg))
+			return;
+		/* a shard could not: write through the foreign tables */
+		argo_plan_local_write(p);
+	}
 	switch (p->q->stmt->kind)
 	{
 		case ASTMT_SELECT:
@@ -688,14 +695,17 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 							   p->strategy != ARGO_PLAN_DELETE);
 		case ARGO_PLAN_SHARDS:
 			{
-				List	   *lines = list_length(s->from) > 1 ? shardjoin_explain(q) :
-					shardread_explain(q);
+				List	   *lines = s->kind != ASTMT_SELECT ? shardwrite_explain(q) :
+					list_length(s->from) > 1 ? shardjoin_explain(q) : shardread_explain(q);
 				ListCell   *lc;
 
 				if (lines == NIL)
 				{
 					*out = add_line(*out, cxt, "-- a shard cannot run it (another version of Argo, or its copy of the dictionary is behind: argo_repair copies it): the shards' tables are read through their foreign tables");
-					argo_plan_local_select(p);
+					if (s->kind == ASTMT_SELECT)
+						argo_plan_local_select(p);
+					else
+						argo_plan_local_write(p);
 					return explain_strategy(p, out, cxt);
 				}
 				foreach(lc, lines)

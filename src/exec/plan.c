@@ -104,6 +104,18 @@ argo_plan_local_select(ArgoPlan *p)
 		p->strategy = plan_lookup(p) ? ARGO_PLAN_LOOKUP : ARGO_PLAN_FETCH;
 }
 
+/* How an UPDATE or DELETE runs here (of a distributed collection: through its foreign tables). */
+void
+argo_plan_local_write(ArgoPlan *p)
+{
+	ArgoStmt   *s = p->q->stmt;
+
+	/* a point write finds its objects from C, under the locks' snapshot */
+	p->point = lookup_pred(s->where);
+	p->strategy = s->kind == ASTMT_DELETE ? ARGO_PLAN_DELETE :
+		s->upsert ? ARGO_PLAN_UPSERT : ARGO_PLAN_UPDATE;
+}
+
 /* Choose how q runs; what it opens, argo_plan_close closes. */
 ArgoPlan *
 argo_plan(ArgoQuery *q)
@@ -126,10 +138,10 @@ argo_plan(ArgoQuery *q)
 			break;
 		case ASTMT_DELETE:
 		case ASTMT_UPDATE:
-			/* a point write finds its objects from C, under the locks' snapshot */
-			p->point = lookup_pred(s->where);
-			p->strategy = s->kind == ASTMT_DELETE ? ARGO_PLAN_DELETE :
-				s->upsert ? ARGO_PLAN_UPSERT : ARGO_PLAN_UPDATE;
+			if (shardwrite_applies(q))
+				p->strategy = ARGO_PLAN_SHARDS;
+			else
+				argo_plan_local_write(p);
 			break;
 	}
 	return p;

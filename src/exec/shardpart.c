@@ -323,3 +323,47 @@ argo_execute_join_part(const char *query, Jsonb **params, int nparams,
 	SPI_finish();
 	return true;
 }
+
+/*
+ * Run the UPDATE or DELETE query here, as the coordinator sends it
+ * (shardwrite.c), its count (and ids) to emit: with keys only from this
+ * shard's copy of the dictionary, which the coordinator brought up to
+ * date in the same transaction; a copy behind key keys_through is an
+ * error, for a write may not be taken back once some shard ran it.
+ */
+void
+argo_execute_write_part(const char *query, Jsonb **params, int nparams,
+						int32 keys_through, result_emit emit, void *arg)
+{
+	ArgoStmt   *stmt = argo_parse(query);
+	ArgoQuery  *q;
+	ArgoCollection *c;
+
+	if ((stmt->kind != ASTMT_UPDATE && stmt->kind != ASTMT_DELETE) || stmt->upsert ||
+		stmt->returning == ARET_OBJECTS)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a shard's part of a write is an UPDATE or DELETE of one local collection, returning a count or ids")));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	q = argo_analyze(stmt, query, params, nparams);
+	c = linitial(q->colls);
+	if (collection_is_distributed(c))
+		refuse(psprintf("\"%s\" is distributed here too", c->name));
+	if (keys_through > 0 && !keydict_knows(keydict_of(c), keys_through))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("this shard's copy of the dictionary of \"%s\" lacks key %d", c->name, keys_through),
+				 errhint("argo_repair('%s') on the coordinator copies the dictionary to its shards.", c->name)));
+	PG_TRY();
+	{
+		rowbatch_keys_fixed = true;
+		argo_run_analyzed(q, emit, arg);
+	}
+	PG_FINALLY();
+	{
+		rowbatch_keys_fixed = false;
+	}
+	PG_END_TRY();
+	SPI_finish();
+}

@@ -122,8 +122,8 @@ shardread_applies(ArgoQuery *q)
 }
 
 /* The statement's parameters as one JSON array, for the shards. */
-static char *
-params_text(Jsonb **params, int nparams)
+char *
+shardread_params_text(Jsonb **params, int nparams)
 {
 	StringInfoData out;
 
@@ -140,8 +140,8 @@ params_text(Jsonb **params, int nparams)
 }
 
 /* The coordinator's newest key id: a shard's dictionary must have it. */
-static char *
-keys_through(ArgoCollection *c)
+char *
+shardread_keys_through(ArgoCollection *c)
 {
 	SqlBuf	   *buf = sqlbuf_create();
 
@@ -253,8 +253,8 @@ next_stream(ShardRead *r)
  * The shards a statement needs: WHERE ID() = n (alone, or ANDed with
  * more) names one object, which one shard holds; else all of them.
  */
-static bool
-open_shards(ArgoQuery *q, ShardConns *sc)
+bool
+shardread_open_shards(ArgoQuery *q, ShardConns *sc)
 {
 	ArgoCollection *c = linitial(q->colls);
 	ArgoPred   *w = q->stmt->where;
@@ -286,11 +286,11 @@ send_all(ShardRead *r)
 	ShardConns	sc;
 	const char *values[5];
 
-	if (!open_shards(r->q, &sc))
+	if (!shardread_open_shards(r->q, &sc))
 		return false;
 	values[0] = r->q->text;
-	values[1] = params_text(r->q->params, r->q->nparams);
-	values[2] = keys_through(c);
+	values[1] = shardread_params_text(r->q->params, r->q->nparams);
+	values[2] = shardread_keys_through(c);
 	values[3] = r->source >= 0 ? psprintf("%d", r->source) :
 		argo_is_aggregate(r->q->stmt) ? "-1" : row_limit(r->q->stmt);
 	values[4] = r->keyvals;
@@ -449,7 +449,7 @@ static bool
 shards_know_keys(ArgoCollection *c, ShardConns *sc)
 {
 	char	   *sql = psprintf("SELECT 1 FROM %s WHERE keyid OPERATOR(pg_catalog.=) $1", c->keys_table);
-	const char *newest = keys_through(c);
+	const char *newest = shardread_keys_through(c);
 	bool		all = true;
 
 	if (newest == NULL)
@@ -483,10 +483,10 @@ shardread_explain(ArgoQuery *q)
 	const char *values[2];
 	List	   *lines = NIL;
 
-	if (!open_shards(q, &sc) || !shards_know_keys(linitial(q->colls), &sc))
+	if (!shardread_open_shards(q, &sc) || !shards_know_keys(linitial(q->colls), &sc))
 		return NIL;
 	values[0] = q->text;
-	values[1] = params_text(q->params, q->nparams);
+	values[1] = shardread_params_text(q->params, q->nparams);
 	if (argo_is_aggregate(s))
 		lines = lappend(lines, psprintf("-- each shard it needs (%d) runs the statement on its own objects at once, on postgres_fdw's connections, and returns its groups with partial aggregates; the coordinator adds up equal groups (counts and sums added, the extreme of MIN and MAX, AVG as sum over count)%s",
 										sc.n, s->order_by || s->offset || s->limit ? ", then applies ORDER BY, OFFSET and LIMIT" : ""));

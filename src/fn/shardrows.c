@@ -19,6 +19,7 @@
 PG_FUNCTION_INFO_V1(argo_shard_rows);
 PG_FUNCTION_INFO_V1(argo_shard_insert);
 PG_FUNCTION_INFO_V1(argo_shard_join_part);
+PG_FUNCTION_INFO_V1(argo_shard_write);
 
 /* Each result with its object id; NULL withdraws the results so far. */
 static void
@@ -64,6 +65,7 @@ typedef struct PartCall
 	int32		keys_through;
 	int64		row_limit;
 	int			source;			/* a join's FROM item, or -1 */
+	bool		write;			/* an UPDATE or DELETE */
 	Jsonb	   *keyvals;
 	ReturnSetInfo *out;
 } PartCall;
@@ -75,6 +77,12 @@ run_part(void *arg)
 	bool		nulls[2] = {true, true};
 	Datum		values[2] = {0, 0};
 
+	if (c->write)
+	{
+		argo_execute_write_part(c->query, c->params, c->nparams, c->keys_through,
+								emit_part, c->out);
+		return;
+	}
 	/* behind: one row of NULLs, so that the coordinator's transaction goes on */
 	if (!(c->source < 0 ?
 		  argo_execute_part(c->query, c->params, c->nparams, c->keys_through,
@@ -104,6 +112,7 @@ part_call_args(FunctionCallInfo fcinfo, PartCall *c)
 	c->row_limit = -1;
 	c->source = -1;
 	c->keyvals = NULL;
+	c->write = false;
 }
 
 /* Run c, its results as the result set declared: TABLE (objid bigint, doc jsonb). */
@@ -204,4 +213,21 @@ argo_shard_insert(PG_FUNCTION_ARGS)
 	rowbatch_flush(b);
 	SPI_finish();
 	PG_RETURN_INT64(nids);
+}
+
+/*
+ * argo_shard_write(query text, params jsonb, keys_through integer)
+ * RETURNS TABLE(objid bigint, doc jsonb): this shard's part of an UPDATE
+ * or DELETE of a distributed collection (exec/shardwrite.c), run on its
+ * own objects, every key from its copy of the dictionary; its count
+ * result ({"updated": n}, with RETURNING ID the ids too) as doc.
+ */
+Datum
+argo_shard_write(PG_FUNCTION_ARGS)
+{
+	PartCall	c;
+
+	part_call_args(fcinfo, &c);
+	c.write = true;
+	return part_call_run(fcinfo, &c);
 }

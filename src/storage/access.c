@@ -202,6 +202,16 @@ argo_insertable_directly(Relation rel, int natts)
 bool
 argo_shards_take_objects(ArgoCollection *c)
 {
+	return argo_shards_take_writes(c, ACL_INSERT);
+}
+
+/*
+ * The same for an UPDATE or DELETE the shards run (exec/shardwrite.c):
+ * the role holds mode on each table, as writing them here would need.
+ */
+bool
+argo_shards_take_writes(ArgoCollection *c, AclMode mode)
+{
 	static const char *const argo3[] = {"obj", "str", "num", "bool", NULL};
 	static const char *const argo1[] = {"obj", "data", NULL};
 	const char *const *suffixes = c->format == ARGO_FORMAT_ARGO1 ? argo1 : argo3;
@@ -213,7 +223,7 @@ argo_shards_take_objects(ArgoCollection *c)
 
 		ok = rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE &&
 			argo_only_own_triggers(rel) && !argo_rls_applies(rel) &&
-			pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_INSERT) == ACLCHECK_OK;
+			pg_class_aclmask(RelationGetRelid(rel), GetUserId(), mode, ACLMASK_ALL) == mode;
 		table_close(rel, NoLock);
 	}
 	return ok;

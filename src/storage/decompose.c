@@ -130,6 +130,25 @@ rowbatch_create(ArgoCollection *coll, bool directory)
 	return b;
 }
 
+/* A shard running its part of a write: every batch's keys are in its copy (shardpart.c). */
+bool		rowbatch_keys_fixed = false;
+
+/* The keys obj's rows get, as rowbatch_add_object makes them; nothing is written. */
+char	  **
+rowbatch_object_keys(ArgoCollection *c, Jsonb *obj, int *n)
+{
+	RowBatch   *b = rowbatch_create(c, false);
+	char	  **keys;
+
+	rowbatch_add_object(b, 0, obj);
+	*n = b->nkeys;
+	keys = palloc(sizeof(char *) * Max(b->nkeys, 1));
+	for (int i = 0; i < b->nkeys; i++)
+		keys[i] = pstrdup(b->keys[i]);
+	MemoryContextDelete(b->cxt);
+	return keys;
+}
+
 /* A shard's batch: every key it meets was copied from the coordinator already. */
 void
 rowbatch_fix_keys(RowBatch *b)
@@ -700,7 +719,7 @@ flush(RowBatch *b, RowLog *log)
 	int			ntables = b->coll->format == ARGO_FORMAT_ARGO1 ? 1 : NCOLS;
 	bool		direct = true;
 
-	if (b->fixed_keys)
+	if (b->fixed_keys || rowbatch_keys_fixed)
 		keydict_assign_existing(b->coll, b->keys, b->nkeys, keyids);
 	else
 		keydict_assign(b->coll, b->keys, b->nkeys, keyids);

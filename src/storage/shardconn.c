@@ -66,7 +66,6 @@ typedef struct ShardServer
 static HTAB *servers = NULL;
 
 static int	partition_of(PartitionKey key, PartitionDesc pd, Datum id);
-static void dictionary_whole(ArgoCollection *c);
 
 /* This database's version of Argo, which a shard's must be. */
 static const char *
@@ -440,7 +439,7 @@ shardconn_insert_objects(ArgoCollection *c, const Datum *objids, Jsonb **docs, i
 	shardsession_note_write();
 	if (!shardconn_open(c, &sc))
 		return false;
-	dictionary_whole(c);
+	shardconn_dictionary_whole(c);
 	dir = argo_open_table(c, "obj");
 	key = RelationGetPartitionKey(dir);
 	pd = RelationGetPartitionDesc(dir, true);
@@ -506,13 +505,13 @@ shardconn_copy_dictionary(ArgoCollection *c)
 }
 
 /*
- * Before a backend first sends c's objects to its shards: their copies of
+ * Before a backend first sends c's objects or writes to its shards: their copies of
  * the dictionary made whole, so that a collection made before 0.7 takes
  * inserts without argo_repair.  Once per backend and collection, again
  * if the transaction that copied did not commit.
  */
-static void
-dictionary_whole(ArgoCollection *c)
+void
+shardconn_dictionary_whole(ArgoCollection *c)
 {
 	static HTAB *copied = NULL;
 	Oid			dir = argo_table_relid(c, "obj");

@@ -104,6 +104,7 @@ typedef struct ShardConns
 extern bool shardconn_open(ArgoCollection *c, ShardConns *out);
 extern bool shardconn_open_servers(List *oids, ShardConns *out);
 extern Oid	shardconn_server_of(ArgoCollection *c, int64 id);
+extern void shardconn_dictionary_whole(ArgoCollection *c);
 
 /* shardsession.c: Argo's own connections, for a read that is its own transaction */
 extern void shardsession_note_write(void);
@@ -182,6 +183,8 @@ typedef struct RowBatch RowBatch;
 
 extern RowBatch *rowbatch_create(ArgoCollection *coll, bool directory);
 extern void rowbatch_fix_keys(RowBatch *b);
+extern bool rowbatch_keys_fixed;
+extern char **rowbatch_object_keys(ArgoCollection *c, Jsonb *obj, int *n);
 extern void rowbatch_add_object(RowBatch *batch, int64 objid, Jsonb *obj);
 extern int	rowbatch_objects(RowBatch *batch);
 extern void rowbatch_flush(RowBatch *batch);
@@ -216,6 +219,7 @@ typedef struct ArgoRows
 extern bool argo_bulk_insert(Oid relid, int natts, const ArgoRows *rows);
 extern bool argo_insertable_to_shards(Relation rel, int natts);
 extern bool argo_shards_take_objects(ArgoCollection *c);
+extern bool argo_shards_take_writes(ArgoCollection *c, AclMode mode);
 
 /* rowmap.c: where an object's rows lie, kept in its directory row */
 #define ROWMAP_MAX_TABLES 3

@@ -1,0 +1,282 @@
+/*
+ * shardwrite.c — an UPDATE or DELETE of a distributed collection run by
+ * its shards.
+ *
+ * Through foreign tables a write locks its objects with an UPDATE per
+ * shard, reads their rows back, and deletes and inserts the changed ones
+ * table by table: a dozen round trips, and the objects rebuilt here.
+ * Instead the statement goes whole, with its parameters, to the shards
+ * it needs (one for WHERE ID() = n), all at once, on postgres_fdw's
+ * connections inside the caller's remote transactions, and each runs it
+ * on its own objects with its own Argo (argo_shard_write: the objects
+ * locked, rechecked, rewritten from C as a local write does), taking
+ * every key from its copy of the dictionary.  The keys a SET may add
+ * are added here first, and copied to every shard in the same remote
+ * transactions, so only the changes whose new keys follow from the
+ * statement are sent: p = v and p += n on paths of object keys, and
+ * UNSET p (whose parent may be left an empty object).  APPEND, ADD,
+ * REMOVE and changes at array positions (whose keys depend on each
+ * object's arrays), UPSERT and RETURNING * are written the older way.
+ * The shards' counts, and ids, are added up here.
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "libpq-fe.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+
+#include "exec/exec.h"
+
+/* Whether every step of path is an object key. */
+static bool
+object_keys_only(ArgoPath *path)
+{
+	ListCell   *lc;
+
+	if (path->id || path->wild)
+		return false;
+	foreach(lc, path->steps)
+		if (((ArgoStep *) lfirst(lc))->is_index)
+			return false;
+	return true;
+}
+
+/* An UPDATE or DELETE of a distributed collection its shards can run. */
+bool
+shardwrite_applies(ArgoQuery *q)
+{
+	ArgoStmt   *s = q->stmt;
+	ArgoCollection *c = linitial(q->colls);
+	ListCell   *lc;
+
+	if ((s->kind != ASTMT_UPDATE && s->kind != ASTMT_DELETE) || s->upsert ||
+		s->returning == ARET_OBJECTS || c == NULL || !collection_is_distributed(c) ||
+		IsParallelWorker())
+		return false;
+	foreach(lc, s->sets)
+	{
+		ArgoSetItem *item = lfirst(lc);
+
+		if ((item->kind != ASET_SET && item->kind != ASET_UNSET && item->kind != ASET_INC) ||
+			!object_keys_only(item->path))
+			return false;
+	}
+	return argo_shards_take_writes(c, s->kind == ASTMT_DELETE ? ACL_SELECT | ACL_DELETE :
+								   ACL_SELECT | ACL_INSERT | ACL_UPDATE | ACL_DELETE);
+}
+
+/* {"a": {"b": value}} for path a.b: an object whose rows are value's at the path. */
+static Jsonb *
+value_at_path(ArgoPath *path, Jsonb *value)
+{
+	JsonbParseState *st = NULL;
+	JsonbValue	v = {.type = jbvBinary};
+	ListCell   *lc;
+
+	foreach(lc, path->steps)
+	{
+		JsonbValue	k = {.type = jbvString};
+
+		k.val.string.val = ((ArgoStep *) lfirst(lc))->key;
+		k.val.string.len = strlen(k.val.string.val);
+		pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+		pushJsonbValue(&st, WJB_KEY, &k);
+	}
+	if (JB_ROOT_IS_SCALAR(value))
+		(void) JsonbExtractScalar(&value->root, &v);
+	else
+	{
+		v.val.binary.data = &value->root;
+		v.val.binary.len = VARSIZE(value) - VARHDRSZ;
+	}
+	pushJsonbValue(&st, WJB_VALUE, &v);
+	for (int i = 1; i < list_length(path->steps); i++)
+		pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+static int
+keystr_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/*
+ * The keys the statement's changes may give an object, in the dictionary
+ * and every shard's copy: a SET's value's at its path, an increment's
+ * number, and an UNSET's parent, which may be left an empty object.
+ */
+static void
+assign_keys(ArgoQuery *q)
+{
+	ArgoCollection *c = linitial(q->colls);
+	Jsonb	   *empty = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+	Jsonb	   *zero = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("0")));
+	List	   *keys = NIL;
+	ListCell   *lc;
+	char	  **arr;
+	int			n = 0;
+
+	foreach(lc, q->stmt->sets)
+	{
+		ArgoSetItem *item = lfirst(lc);
+		ArgoPath	parent = *item->path;
+		Jsonb	   *obj = NULL;
+		int			nk;
+		char	  **k;
+
+		if (item->kind == ASET_SET)
+			obj = value_at_path(item->path, item->value->value);
+		else if (item->kind == ASET_INC)
+			obj = value_at_path(item->path, zero);
+		else if (list_length(item->path->steps) > 1)
+		{
+			parent.steps = list_truncate(list_copy(item->path->steps), list_length(item->path->steps) - 1);
+			obj = value_at_path(&parent, empty);
+		}
+		if (obj == NULL)
+			continue;
+		k = rowbatch_object_keys(c, obj, &nk);
+		for (int i = 0; i < nk; i++)
+			keys = lappend(keys, k[i]);
+	}
+	if (keys == NIL)
+		return;
+	arr = palloc(sizeof(char *) * list_length(keys));
+	foreach(lc, keys)
+		arr[foreach_current_index(lc)] = lfirst(lc);
+	qsort(arr, list_length(keys), sizeof(char *), keystr_cmp);
+	for (int i = 0; i < list_length(keys); i++)
+		if (n == 0 || strcmp(arr[n - 1], arr[i]) != 0)
+			arr[n++] = arr[i];
+	keydict_assign(c, arr, n, palloc(sizeof(int32) * n));
+}
+
+/* What the shards said: their counts added, their ids gathered. */
+typedef struct WriteResult
+{
+	const char *what;			/* "updated", "deleted" */
+	int64		total;
+	int64	   *ids;
+	int			nids;
+	int			maxids;
+} WriteResult;
+
+static void
+add_shard_result(WriteResult *w, const char *text)
+{
+	Jsonb	   *doc = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
+	JsonbValue *n = getKeyJsonValueFromContainer(&doc->root, w->what, strlen(w->what), NULL);
+	JsonbValue *ids = getKeyJsonValueFromContainer(&doc->root, "ids", 3, NULL);
+
+	if (n == NULL || n->type != jbvNumeric)
+		elog(ERROR, "argo: a shard's write returned %s", text);
+	w->total += DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(n->val.numeric)));
+	if (ids == NULL || ids->type != jbvBinary || !JsonContainerIsArray(ids->val.binary.data))
+		return;
+	for (uint32 i = 0; i < JsonContainerSize(ids->val.binary.data); i++)
+	{
+		JsonbValue *id = getIthJsonbValueFromContainer(ids->val.binary.data, i);
+
+		if (id == NULL || id->type != jbvNumeric)
+			elog(ERROR, "argo: a shard's write returned %s", text);
+		if (w->nids == w->maxids)
+		{
+			w->maxids = Max(w->maxids * 2, 16);
+			w->ids = w->ids ? repalloc(w->ids, sizeof(int64) * w->maxids) :
+				palloc(sizeof(int64) * w->maxids);
+		}
+		w->ids[w->nids++] = DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(id->val.numeric)));
+	}
+}
+
+static int
+int64_cmp(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Which shard an error while it wrote came from. */
+static void
+write_context(void *arg)
+{
+	const char *const *server = arg;
+
+	if (*server != NULL)
+		errcontext("writing on shard \"%s\"", *server);
+}
+
+/*
+ * Run q (shardwrite_applies) on its shards, its result to emit; false,
+ * having sent nothing, where a shard cannot (another version of Argo, a
+ * connection busy with a scan).
+ */
+bool
+shardwrite_run(ArgoQuery *q, result_emit emit, void *arg)
+{
+	ArgoStmt   *s = q->stmt;
+	ArgoCollection *c = linitial(q->colls);
+	WriteResult w = {s->kind == ASTMT_DELETE ? "deleted" : "updated"};
+	ShardConns	sc;
+	const char *values[3];
+	char	  **sql;
+	const char *server = NULL;
+	ErrorContextCallback context = {error_context_stack, write_context, &server};
+
+	collection_check_home(c);
+	shardsession_note_write();
+	if (!shardread_open_shards(q, &sc))
+		return false;
+	shardconn_dictionary_whole(c);
+	assign_keys(q);
+	values[0] = q->text;
+	values[1] = shardread_params_text(q->params, q->nparams);
+	values[2] = shardread_keys_through(c);
+	sql = palloc(sizeof(char *) * sc.n);
+	error_context_stack = &context;
+	for (int i = 0; i < sc.n; i++)
+	{
+		sql[i] = psprintf("SELECT doc FROM %s.argo_shard_write($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4)",
+						  sc.schemas[i]);
+		shardconn_send(sc.conns[i], sql[i], 3, values, false);
+	}
+	for (int i = 0; i < sc.n; i++)
+	{
+		PGresult   *res;
+
+		server = sc.names[i];
+		while ((res = shardconn_result(sc.conns[i], sql[i])) != NULL)
+		{
+			for (int row = 0; row < PQntuples(res); row++)
+				add_shard_result(&w, PQgetvalue(res, row, 0));
+			PQclear(res);
+		}
+	}
+	error_context_stack = context.previous;
+	if (s->returning == ARET_IDS)
+	{
+		if (w.nids > 1)
+			qsort(w.ids, w.nids, sizeof(int64), int64_cmp);
+		emit(arg, s->kind == ASTMT_DELETE ? argo_write_ids_result("deleted", w.ids, w.nids) :
+			 argo_upsert_ids_result(w.ids, w.nids, w.total, -1));
+	}
+	else
+		emit(arg, argo_count_result(w.what, w.total));
+	return true;
+}
+
+/* argo_explain's lines for a write its shards run. */
+List *
+shardwrite_explain(ArgoQuery *q)
+{
+	ShardConns	sc;
+
+	if (!shardread_open_shards(q, &sc))
+		return NIL;
+	return list_make1(psprintf("-- each shard it needs (%d) runs the statement on its own objects at once (argo_shard_write), in the transaction's remote transactions on postgres_fdw's connections, with every key from its copy of the dictionary (the keys the changes may add are added here and copied to the shards first); their counts%s are added up here",
+							   sc.n, q->stmt->returning == ARET_IDS ? " and ids" : ""));
+}
