@@ -184,8 +184,9 @@ SELECT * FROM argo_shard_join_part('SELECT COUNT(*) FROM shardpart AS p JOIN sha
 SELECT * FROM argo_shard_join_part('SELECT * FROM shardpart AS p JOIN shardpart AS q ON (p.a = q.a)', '[]', 999, 1, NULL);
 -- a shard's part of a write: keys only from its copy of the dictionary
 SELECT doc FROM argo_shard_write('UPDATE shardpart SET a += 10 WHERE a = 1 RETURNING ID', '[]', 0);
-SELECT doc FROM argo_shard_write('UPDATE shardpart SET fresh = 1 WHERE a = 2', '[]', 0);
-\echo :SQLSTATE
+-- a key its copy lacks: nothing written, the keys named for the coordinator to add
+SELECT doc FROM argo_shard_write('UPDATE shardpart SET fresh = 1, b = {"n": [1]} WHERE a = 2', '[]', 0);
+SELECT * FROM argo_query('SELECT * FROM shardpart WHERE a = 2');
 SELECT doc FROM argo_shard_write('SELECT * FROM shardpart', '[]', 0);
 \echo :SQLSTATE
 SELECT doc FROM argo_shard_write('UPDATE shardpart SET a = 1 RETURNING *', '[]', 0);

@@ -713,9 +713,13 @@ SHARD_WRITES = [
     ("DELETE FROM @C WHERE g = 3 AND i < 30 RETURNING ID", True),
     ("DELETE FROM @C WHERE ID() = 9", True),
     ("DELETE FROM @C WHERE i > 1000", True),
-    # their new keys depend on each object's arrays, or they return objects: the older way
-    ("UPDATE @C SET arr APPEND 5 WHERE g = 0", False),
-    ("UPDATE @C SET arr[0] = 9 WHERE g = 2", False),
+    # keys only a shard meets (past the longest array so far): it asks for them, then writes
+    ("UPDATE @C SET arr APPEND 5 WHERE g = 0", True),
+    ("UPDATE @C SET arr[3] = 9 WHERE g = 0 AND i < 20", True),
+    ("UPDATE @C SET list APPEND {\"q\": [1, {}]}, arr ADD 'x1' WHERE g = 1 RETURNING ID", True),
+    ("UPDATE @C SET list APPEND {\"q\": [2]} WHERE g = 1 AND i < 20", True),
+    ("UPDATE @C SET arr REMOVE 0, list REMOVE {\"q\": [1, {}]} WHERE ID() = 29", True),
+    # objects returned: the older way
     ("UPDATE @C SET z = 1 WHERE i = 1 RETURNING *", False),
 ]
 
@@ -751,7 +755,8 @@ def write_case(admin, servers):
     for name in ("dwrite", "lwrite"):
         admin.execute("SELECT argo_drop_collection(%s)", (name,))
     check(not bad and not wrong_way and inside == [{"n": 15}] and after == [{"n": 0}],
-          "%d UPDATEs and DELETEs run by their shards (or the older way where their keys depend on arrays) "
+          "%d UPDATEs and DELETEs run by their shards (keys they add copied first, or asked for by a shard that "
+          "meets them; RETURNING * the older way) "
           "leave what one server leaves and return what it returns; a write read back in its transaction "
           "(%s), gone after ROLLBACK (%s) (%s)"
           % (len(SHARD_WRITES), inside, after,

@@ -23,7 +23,9 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "executor/spi.h"
+#include "utils/resowner.h"
 
 #include "exec/exec.h"
 
@@ -324,12 +326,80 @@ argo_execute_join_part(const char *query, Jsonb **params, int nparams,
 	return true;
 }
 
+/* {"missing": [keys]}: what this shard's copy lacked, nothing written. */
+static Jsonb *
+missing_result(List *keys)
+{
+	JsonbParseState *st = NULL;
+	JsonbValue	v = {.type = jbvString};
+	ListCell   *lc;
+
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	v.val.string.val = "missing";
+	v.val.string.len = 7;
+	pushJsonbValue(&st, WJB_KEY, &v);
+	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	foreach(lc, keys)
+	{
+		v.val.string.val = lfirst(lc);
+		v.val.string.len = strlen(lfirst(lc));
+		pushJsonbValue(&st, WJB_ELEM, &v);
+	}
+	pushJsonbValue(&st, WJB_END_ARRAY, NULL);
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+/*
+ * The write, in a subtransaction: where it meets keys this shard's copy
+ * lacks (an APPEND past the longest array so far: keys the coordinator
+ * could not foresee), what it wrote is rolled back and the keys are the
+ * result, for the coordinator to add and send the write again.
+ */
+static void
+run_write(ArgoQuery *q, result_emit emit, void *arg)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	List	   *missing;
+
+	(void) keydict_take_missing();
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		keydict_shard_writing = true;
+		argo_run_analyzed(q, emit, arg);
+		keydict_shard_writing = false;
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		keydict_shard_writing = false;
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		missing = keydict_take_missing();
+		if (missing == NIL)
+			ReThrowError(e);
+		emit(arg, missing_result(missing));
+	}
+	PG_END_TRY();
+}
+
 /*
  * Run the UPDATE or DELETE query here, as the coordinator sends it
  * (shardwrite.c), its count (and ids) to emit: with keys only from this
  * shard's copy of the dictionary, which the coordinator brought up to
- * date in the same transaction; a copy behind key keys_through is an
- * error, for a write may not be taken back once some shard ran it.
+ * date in the same transaction (or else the keys it lacks, see
+ * run_write); a copy behind key keys_through is an error, for a write
+ * may not be taken back once some shard ran it.
  */
 void
 argo_execute_write_part(const char *query, Jsonb **params, int nparams,
@@ -355,15 +425,6 @@ argo_execute_write_part(const char *query, Jsonb **params, int nparams,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("this shard's copy of the dictionary of \"%s\" lacks key %d", c->name, keys_through),
 				 errhint("argo_repair('%s') on the coordinator copies the dictionary to its shards.", c->name)));
-	PG_TRY();
-	{
-		rowbatch_keys_fixed = true;
-		argo_run_analyzed(q, emit, arg);
-	}
-	PG_FINALLY();
-	{
-		rowbatch_keys_fixed = false;
-	}
-	PG_END_TRY();
+	run_write(q, emit, arg);
 	SPI_finish();
 }

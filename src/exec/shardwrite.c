@@ -10,14 +10,15 @@
  * connections inside the caller's remote transactions, and each runs it
  * on its own objects with its own Argo (argo_shard_write: the objects
  * locked, rechecked, rewritten from C as a local write does), taking
- * every key from its copy of the dictionary.  The keys a SET may add
- * are added here first, and copied to every shard in the same remote
- * transactions, so only the changes whose new keys follow from the
- * statement are sent: p = v and p += n on paths of object keys, and
- * UNSET p (whose parent may be left an empty object).  APPEND, ADD,
- * REMOVE and changes at array positions (whose keys depend on each
- * object's arrays), UPSERT and RETURNING * are written the older way.
- * The shards' counts, and ids, are added up here.
+ * every key from its copy of the dictionary.  The keys a change is
+ * known to add — a SET's value at a path of object keys, an increment's
+ * number, the parent an UNSET may leave empty — are added here first
+ * and copied to every shard in the same remote transactions.  Others
+ * (APPEND past the longest array so far, changes at array positions)
+ * only a shard meets: it rolls its part back and names them, and they
+ * are added and copied and the write sent to that shard again.  UPSERT
+ * and RETURNING * are written the older way.  The shards' counts, and
+ * ids, are added up here.
  */
 #include "postgres.h"
 
@@ -27,6 +28,9 @@
 #include "utils/jsonb.h"
 
 #include "exec/exec.h"
+
+/* Rounds of keys a shard's part of a write may ask for before it is an error. */
+#define MAX_KEY_ROUNDS 20
 
 /* Whether every step of path is an object key. */
 static bool
@@ -48,20 +52,11 @@ shardwrite_applies(ArgoQuery *q)
 {
 	ArgoStmt   *s = q->stmt;
 	ArgoCollection *c = linitial(q->colls);
-	ListCell   *lc;
 
 	if ((s->kind != ASTMT_UPDATE && s->kind != ASTMT_DELETE) || s->upsert ||
 		s->returning == ARET_OBJECTS || c == NULL || !collection_is_distributed(c) ||
 		IsParallelWorker())
 		return false;
-	foreach(lc, s->sets)
-	{
-		ArgoSetItem *item = lfirst(lc);
-
-		if ((item->kind != ASET_SET && item->kind != ASET_UNSET && item->kind != ASET_INC) ||
-			!object_keys_only(item->path))
-			return false;
-	}
 	return argo_shards_take_writes(c, s->kind == ASTMT_DELETE ? ACL_SELECT | ACL_DELETE :
 								   ACL_SELECT | ACL_INSERT | ACL_UPDATE | ACL_DELETE);
 }
@@ -102,6 +97,26 @@ keystr_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
+/* keys (some twice) in the dictionary and every shard's copy */
+static void
+add_keys(ArgoCollection *c, List *keys)
+{
+	char	  **arr;
+	int			n = 0;
+	ListCell   *lc;
+
+	if (keys == NIL)
+		return;
+	arr = palloc(sizeof(char *) * list_length(keys));
+	foreach(lc, keys)
+		arr[foreach_current_index(lc)] = lfirst(lc);
+	qsort(arr, list_length(keys), sizeof(char *), keystr_cmp);
+	for (int i = 0; i < list_length(keys); i++)
+		if (n == 0 || strcmp(arr[n - 1], arr[i]) != 0)
+			arr[n++] = arr[i];
+	keydict_assign(c, arr, n, palloc(sizeof(int32) * n));
+}
+
 /*
  * The keys the statement's changes may give an object, in the dictionary
  * and every shard's copy: a SET's value's at its path, an increment's
@@ -115,8 +130,6 @@ assign_keys(ArgoQuery *q)
 	Jsonb	   *zero = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("0")));
 	List	   *keys = NIL;
 	ListCell   *lc;
-	char	  **arr;
-	int			n = 0;
 
 	foreach(lc, q->stmt->sets)
 	{
@@ -126,11 +139,14 @@ assign_keys(ArgoQuery *q)
 		int			nk;
 		char	  **k;
 
+		/* the others' keys depend on each object's arrays: the shards ask for them */
+		if (!object_keys_only(item->path))
+			continue;
 		if (item->kind == ASET_SET)
 			obj = value_at_path(item->path, item->value->value);
 		else if (item->kind == ASET_INC)
 			obj = value_at_path(item->path, zero);
-		else if (list_length(item->path->steps) > 1)
+		else if (item->kind == ASET_UNSET && list_length(item->path->steps) > 1)
 		{
 			parent.steps = list_truncate(list_copy(item->path->steps), list_length(item->path->steps) - 1);
 			obj = value_at_path(&parent, empty);
@@ -141,16 +157,7 @@ assign_keys(ArgoQuery *q)
 		for (int i = 0; i < nk; i++)
 			keys = lappend(keys, k[i]);
 	}
-	if (keys == NIL)
-		return;
-	arr = palloc(sizeof(char *) * list_length(keys));
-	foreach(lc, keys)
-		arr[foreach_current_index(lc)] = lfirst(lc);
-	qsort(arr, list_length(keys), sizeof(char *), keystr_cmp);
-	for (int i = 0; i < list_length(keys); i++)
-		if (n == 0 || strcmp(arr[n - 1], arr[i]) != 0)
-			arr[n++] = arr[i];
-	keydict_assign(c, arr, n, palloc(sizeof(int32) * n));
+	add_keys(c, keys);
 }
 
 /* What the shards said: their counts added, their ids gathered. */
@@ -163,18 +170,43 @@ typedef struct WriteResult
 	int			maxids;
 } WriteResult;
 
-static void
-add_shard_result(WriteResult *w, const char *text)
+/* The keys of a shard's {"missing": [...]}, added to *keys; false for another result. */
+static bool
+missing_keys(Jsonb *doc, List **keys)
+{
+	JsonbValue *m = getKeyJsonValueFromContainer(&doc->root, "missing", 7, NULL);
+
+	if (m == NULL || m->type != jbvBinary || !JsonContainerIsArray(m->val.binary.data))
+		return false;
+	for (uint32 i = 0; i < JsonContainerSize(m->val.binary.data); i++)
+	{
+		JsonbValue *k = getIthJsonbValueFromContainer(m->val.binary.data, i);
+
+		if (k == NULL || k->type != jbvString)
+			elog(ERROR, "argo: a shard's write named a key that is not a string");
+		*keys = lappend(*keys, pnstrdup(k->val.string.val, k->val.string.len));
+	}
+	return true;
+}
+
+/* One shard's result: its count (and ids) added; false where it lacked keys, added to *keys. */
+static bool
+add_shard_result(WriteResult *w, const char *text, List **keys)
 {
 	Jsonb	   *doc = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
-	JsonbValue *n = getKeyJsonValueFromContainer(&doc->root, w->what, strlen(w->what), NULL);
-	JsonbValue *ids = getKeyJsonValueFromContainer(&doc->root, "ids", 3, NULL);
+	JsonbValue *n;
+	JsonbValue *ids;
+
+	if (missing_keys(doc, keys))
+		return false;
+	n = getKeyJsonValueFromContainer(&doc->root, w->what, strlen(w->what), NULL);
+	ids = getKeyJsonValueFromContainer(&doc->root, "ids", 3, NULL);
 
 	if (n == NULL || n->type != jbvNumeric)
 		elog(ERROR, "argo: a shard's write returned %s", text);
 	w->total += DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(n->val.numeric)));
 	if (ids == NULL || ids->type != jbvBinary || !JsonContainerIsArray(ids->val.binary.data))
-		return;
+		return true;
 	for (uint32 i = 0; i < JsonContainerSize(ids->val.binary.data); i++)
 	{
 		JsonbValue *id = getIthJsonbValueFromContainer(ids->val.binary.data, i);
@@ -189,6 +221,7 @@ add_shard_result(WriteResult *w, const char *text)
 		}
 		w->ids[w->nids++] = DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(id->val.numeric)));
 	}
+	return true;
 }
 
 static int
@@ -224,6 +257,7 @@ shardwrite_run(ArgoQuery *q, result_emit emit, void *arg)
 	ShardConns	sc;
 	const char *values[3];
 	char	  **sql;
+	bool	   *pending;
 	const char *server = NULL;
 	ErrorContextCallback context = {error_context_stack, write_context, &server};
 
@@ -237,26 +271,48 @@ shardwrite_run(ArgoQuery *q, result_emit emit, void *arg)
 	values[1] = shardread_params_text(q->params, q->nparams);
 	values[2] = shardread_keys_through(c);
 	sql = palloc(sizeof(char *) * sc.n);
-	error_context_stack = &context;
+	pending = palloc(sizeof(bool) * sc.n);
 	for (int i = 0; i < sc.n; i++)
 	{
 		sql[i] = psprintf("SELECT doc FROM %s.argo_shard_write($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4)",
 						  sc.schemas[i]);
-		shardconn_send(sc.conns[i], sql[i], 3, values, false);
+		pending[i] = true;
 	}
-	for (int i = 0; i < sc.n; i++)
+	for (int round = 0;; round++)
 	{
-		PGresult   *res;
+		List	   *missing = NIL;
 
-		server = sc.names[i];
-		while ((res = shardconn_result(sc.conns[i], sql[i])) != NULL)
+		error_context_stack = &context;
+		for (int i = 0; i < sc.n; i++)
+			if (pending[i])
+				shardconn_send(sc.conns[i], sql[i], 3, values, false);
+		for (int i = 0; i < sc.n; i++)
 		{
-			for (int row = 0; row < PQntuples(res); row++)
-				add_shard_result(&w, PQgetvalue(res, row, 0));
-			PQclear(res);
+			PGresult   *res;
+
+			if (!pending[i])
+				continue;
+			server = sc.names[i];
+			while ((res = shardconn_result(sc.conns[i], sql[i])) != NULL)
+			{
+				for (int row = 0; row < PQntuples(res); row++)
+					pending[i] = !add_shard_result(&w, PQgetvalue(res, row, 0), &missing);
+				PQclear(res);
+			}
 		}
+		server = NULL;
+		error_context_stack = context.previous;
+		if (missing == NIL)
+			break;
+		/* each new key makes progress; a shard that asks on and on is broken */
+		if (round == MAX_KEY_ROUNDS)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("the shards of \"%s\" still lack keys after %d rounds of copying", c->name, round + 1)));
+		/* the shards that lacked keys wrote nothing: the keys, then again */
+		add_keys(c, missing);
+		values[2] = shardread_keys_through(c);
 	}
-	error_context_stack = context.previous;
 	if (s->returning == ARET_IDS)
 	{
 		if (w.nids > 1)

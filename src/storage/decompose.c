@@ -130,9 +130,6 @@ rowbatch_create(ArgoCollection *coll, bool directory)
 	return b;
 }
 
-/* A shard running its part of a write: every batch's keys are in its copy (shardpart.c). */
-bool		rowbatch_keys_fixed = false;
-
 /* The keys obj's rows get, as rowbatch_add_object makes them; nothing is written. */
 char	  **
 rowbatch_object_keys(ArgoCollection *c, Jsonb *obj, int *n)
@@ -719,7 +716,7 @@ flush(RowBatch *b, RowLog *log)
 	int			ntables = b->coll->format == ARGO_FORMAT_ARGO1 ? 1 : NCOLS;
 	bool		direct = true;
 
-	if (b->fixed_keys || rowbatch_keys_fixed)
+	if (b->fixed_keys || keydict_shard_writing)
 		keydict_assign_existing(b->coll, b->keys, b->nkeys, keyids);
 	else
 		keydict_assign(b->coll, b->keys, b->nkeys, keyids);

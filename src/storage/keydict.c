@@ -183,6 +183,17 @@ free_retired(void)
 	retired = NIL;
 }
 
+/*
+ * The keys a shard's part of a write met that its copy of the dictionary
+ * lacks (shardpart.c): kept past the rollback of the part, for the
+ * coordinator to add and send the write again; gone with the transaction
+ * (xact_callback).
+ */
+static List *missing_keys = NIL;
+
+/* A shard running its part of a write: every key from its copy (shardpart.c). */
+bool		keydict_shard_writing = false;
+
 static void
 end_of_transaction(bool committed)
 {
@@ -208,6 +219,8 @@ end_of_transaction(bool committed)
 static void
 xact_callback(XactEvent event, void *arg)
 {
+	/* not at a subtransaction's abort: the keys outlive the part's (see missing_keys) */
+	missing_keys = NIL;
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT)
 		end_of_transaction(true);
 	else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
@@ -705,6 +718,26 @@ insert_missing(ArgoCollection *c, char **missing, int n)
 	CommandCounterIncrement();
 }
 
+/* A key a shard's part of a write met that its copy lacks: see missing_keys. */
+static void
+note_missing(const char *key)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+
+	missing_keys = lappend(missing_keys, pstrdup(key));
+	MemoryContextSwitchTo(old);
+}
+
+/* The keys met so far that the copy lacks, forgotten here. */
+List *
+keydict_take_missing(void)
+{
+	List	   *keys = missing_keys;
+
+	missing_keys = NIL;
+	return keys;
+}
+
 /*
  * The ids of keys[0..n) a shard's dictionary must have: its copy of the
  * coordinator's, written before the objects were sent.  A key it lacks
@@ -716,7 +749,14 @@ keydict_assign_existing(ArgoCollection *c, char **keys, int n, int32 *ids)
 	KeyDict    *d = keydict_of(c);
 
 	for (int i = 0; i < n; i++)
-		if ((ids[i] = keydict_find(d, keys[i])) == 0)
+		if ((ids[i] = keydict_find(d, keys[i])) == 0 && keydict_shard_writing)
+			note_missing(keys[i]);
+	if (missing_keys != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("keys are not in this shard's copy of the dictionary of \"%s\"", c->name)));
+	for (int i = 0; i < n; i++)
+		if (ids[i] == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("key \"%s\" is not in this shard's copy of the dictionary of \"%s\"",

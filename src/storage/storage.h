@@ -170,6 +170,8 @@ extern List *keydict_match(KeyDict *d, const char *prefix, const KeySeg *pattern
 extern Datum keydict_id_array(List *keys);
 extern void keydict_assign(ArgoCollection *c, char **keys, int n, int32 *ids);
 extern void keydict_assign_existing(ArgoCollection *c, char **keys, int n, int32 *ids);
+extern List *keydict_take_missing(void);
+extern bool keydict_shard_writing;
 extern const char *keydict_cached_keystr(const char *coll, int32 id);
 
 /* unique.c: unique keys, kept by partial unique indexes */
@@ -183,7 +185,6 @@ typedef struct RowBatch RowBatch;
 
 extern RowBatch *rowbatch_create(ArgoCollection *coll, bool directory);
 extern void rowbatch_fix_keys(RowBatch *b);
-extern bool rowbatch_keys_fixed;
 extern char **rowbatch_object_keys(ArgoCollection *c, Jsonb *obj, int *n);
 extern void rowbatch_add_object(RowBatch *batch, int64 objid, Jsonb *obj);
 extern int	rowbatch_objects(RowBatch *batch);
