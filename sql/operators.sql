@@ -127,3 +127,12 @@ SELECT * FROM argo_query('UPDATE pt3 SET t += 1 WHERE s = $1', to_jsonb(repeat('
 SELECT * FROM argo_query('DELETE FROM pt3 WHERE n = $1', '1');
 SELECT x->'i' AS i, x->'t' AS t FROM argo_query('SELECT * FROM pt3') x;
 SELECT argo_drop_collection('pt3'), argo_drop_collection('pt1');
+-- UPDATE … RETURNING ID over several batches (1,000 objects each, whose
+-- memory is freed after each): every id, in order
+SELECT argo_create_collection('manyids');
+SELECT * FROM argo_query('INSERT INTO manyids OBJECTS $1',
+  (SELECT jsonb_agg(jsonb_build_object('n', g)) FROM generate_series(1, 3500) g));
+SELECT (x->>'updated')::int AS updated,
+       x->'ids' = (SELECT jsonb_agg(ID) FROM (SELECT (y->>'_id')::bigint AS ID FROM argo_query('SELECT ID() AS _id FROM manyids') y ORDER BY 1) i) AS every_id_in_order
+  FROM argo_query('UPDATE manyids SET n += 1 RETURNING ID') x;
+SELECT argo_drop_collection('manyids');

@@ -18,8 +18,12 @@
  * order, the order one server gives, a LEFT JOIN's part null where
  * nothing matched.  OFFSET and LIMIT count the tuples.
  *
+ * With ORDER BY the tuples are kept and sorted when all are made, by the
+ * ORDER BY paths' values in the pulled objects (Argo's sort keys), ties
+ * in object id order.
+ *
  * It takes joins whose collections are all distributed, without
- * aggregates, DISTINCT, ORDER BY or ID(), whose WHERE conjuncts each
+ * aggregates, DISTINCT or ID(), whose WHERE conjuncts each
  * name one FROM item (not a LEFT JOIN's right side) and whose
  * conditions each name an earlier item;
  * the others, and a join a shard cannot run its part of, read the
@@ -51,6 +55,7 @@ typedef struct PulledItem
 	int64	   *ids;
 	Jsonb	  **docs;			/* the part, as the tuple shows it */
 	StringInfoData **keys;		/* keys[m][row]: condition m's value (data NULL: none) */
+	StringInfoData **order;		/* order[i][row]: ORDER BY item i's value, if it is this item's */
 	int		   *heads;			/* by the item's own condition's value: first row, -1 */
 	int		   *next;
 	uint32		mask;
@@ -64,6 +69,13 @@ typedef struct ShardJoin
 	int		   *other;			/* other[m]: the earlier item condition m names */
 	Jsonb	  **own_path;		/* own_path[m]: m's side, as a path in its object */
 	Jsonb	  **other_path;		/* other_path[m]: the other side's */
+	int			norder;
+	int		   *order_item;		/* per ORDER BY item: the FROM item its path is in */
+	Jsonb	  **order_path;		/* and the path in that item's objects */
+	bool		keeping;		/* ORDER BY: tuples kept, sorted when all are made */
+	int		   *tuples;			/* their rows, nitems a tuple */
+	int64		ntuples;
+	int64		maxtuples;
 	int		   *rows;			/* the current tuple's row per item, -1: null part */
 	Jsonb	  **parts;
 	bool	   *nullpart;
@@ -112,9 +124,12 @@ shardjoin_applies(ArgoQuery *q)
 	ListCell   *lc;
 
 	if (s->kind != ASTMT_SELECT || list_length(s->from) < 2 || list_length(s->from) > 32 ||
-		argo_is_aggregate(s) || s->distinct || s->order_by || s->id_name || s->select_ids ||
+		argo_is_aggregate(s) || s->distinct || s->id_name || s->select_ids ||
 		IsParallelWorker())
 		return false;
+	foreach(lc, s->order_by)
+		if (((ArgoOrder *) lfirst(lc))->path->id)
+			return false;
 	foreach(lc, q->colls)
 		if (!collection_is_distributed(lfirst(lc)))
 			return false;
@@ -177,11 +192,13 @@ without_hidden(Jsonb *doc)
 	return JsonbValueToJsonb(res);
 }
 
-/* Condition m's value in row doc of item k into key (data NULL for none). */
+/*
+ * The sort key of a value in a pulled object (data NULL for none): at
+ * path in a whole object, else under its own name in a projected one.
+ */
 static void
-condition_key(ShardJoin *j, int k, int m, Jsonb *doc, StringInfo key)
+value_key(ShardJoin *j, Jsonb *doc, Jsonb *path, const char *name, StringInfo key)
 {
-	Jsonb	   *path = k == m ? j->own_path[m] : j->other_path[m];
 	bool		found;
 
 	initStringInfo(key);
@@ -189,7 +206,6 @@ condition_key(ShardJoin *j, int k, int m, Jsonb *doc, StringInfo key)
 		found = argo_doc_sort_key(doc, path, key);
 	else
 	{
-		char	   *name = psprintf("%s%d", ARGO_JOIN_PREFIX, m);
 		JsonbValue *v = getKeyJsonValueFromContainer(&doc->root, name, strlen(name), NULL);
 
 		found = v != NULL && argo_value_sort_key(v, key);
@@ -199,6 +215,14 @@ condition_key(ShardJoin *j, int k, int m, Jsonb *doc, StringInfo key)
 		pfree(key->data);
 		key->data = NULL;
 	}
+}
+
+/* Condition m's value in row doc of item k into key. */
+static void
+condition_key(ShardJoin *j, int k, int m, Jsonb *doc, StringInfo key)
+{
+	value_key(j, doc, k == m ? j->own_path[m] : j->other_path[m],
+			  psprintf("%s%d", ARGO_JOIN_PREFIX, m), key);
 }
 
 static bool
@@ -226,10 +250,17 @@ add_row(ShardJoin *j, int k, int64 objid, Jsonb *doc)
 		for (int m = 1; m < j->nitems; m++)
 			if (in_condition(j, k, m))
 				it->keys[m] = grown(it->keys[m], sizeof(StringInfoData) * it->max);
+		for (int i = 0; i < j->norder; i++)
+			if (j->order_item[i] == k)
+				it->order[i] = grown(it->order[i], sizeof(StringInfoData) * it->max);
 	}
 	for (int m = 1; m < j->nitems; m++)
 		if (in_condition(j, k, m))
 			condition_key(j, k, m, doc, &it->keys[m][it->n]);
+	for (int i = 0; i < j->norder; i++)
+		if (j->order_item[i] == k)
+			value_key(j, doc, j->order_path[i], psprintf("%so%d", ARGO_JOIN_PREFIX, i),
+					  &it->order[i][it->n]);
 	it->ids[it->n] = objid;
 	it->docs[it->n] = j->q->stmt->star ? doc : without_hidden(doc);
 	it->n++;
@@ -377,6 +408,8 @@ pull(ShardJoin *j, int k)
 	return true;
 }
 
+static void keep_tuple(ShardJoin *j);
+
 /* The tuple j->rows, unless OFFSET skips it; false once LIMIT is reached. */
 static bool
 emit_tuple(ShardJoin *j)
@@ -384,6 +417,11 @@ emit_tuple(ShardJoin *j)
 	MemoryContext old;
 
 	CHECK_FOR_INTERRUPTS();
+	if (j->keeping)
+	{
+		keep_tuple(j);
+		return true;
+	}
 	if (j->offset > 0)
 	{
 		j->offset--;
@@ -403,6 +441,69 @@ emit_tuple(ShardJoin *j)
 	if (j->limit > 0)
 		j->limit--;
 	return j->limit != 0;
+}
+
+/* ORDER BY: the tuple j->rows kept, to be sorted when all are made. */
+static void
+keep_tuple(ShardJoin *j)
+{
+	if (j->ntuples == j->maxtuples)
+	{
+		j->maxtuples *= 2;
+		j->tuples = repalloc_huge(j->tuples, sizeof(int) * j->nitems * j->maxtuples);
+	}
+	memcpy(j->tuples + j->ntuples * j->nitems, j->rows, sizeof(int) * j->nitems);
+	j->ntuples++;
+}
+
+static ShardJoin *sorting;		/* for cmp_tuples (qsort has no argument) */
+
+/* ORDER BY's order of two kept tuples; ties in the order they were made. */
+static int
+cmp_tuples(const void *a, const void *b)
+{
+	const int  *ra = a;
+	const int  *rb = b;
+	ListCell   *lc;
+
+	foreach(lc, sorting->q->stmt->order_by)
+	{
+		int			i = foreach_current_index(lc);
+		int			k = sorting->order_item[i];
+		StringInfoData none = {0};
+		StringInfo	ka = ra[k] < 0 ? &none : &sorting->items[k].order[i][ra[k]];
+		StringInfo	kb = rb[k] < 0 ? &none : &sorting->items[k].order[i][rb[k]];
+		int			c = argo_sort_key_cmp(ka, kb);
+
+		if (c != 0)
+			return ((ArgoOrder *) lfirst(lc))->desc ? -c : c;
+	}
+	return ra[sorting->nitems] < rb[sorting->nitems] ? -1 : ra[sorting->nitems] > rb[sorting->nitems];
+}
+
+/* The kept tuples in ORDER BY's order, then OFFSET and LIMIT. */
+static void
+emit_sorted(ShardJoin *j)
+{
+	int			width = j->nitems + 1;
+	int		   *sorted = palloc_extended(sizeof(int) * width * Max(j->ntuples, 1), MCXT_ALLOC_HUGE);
+
+	/* each tuple with its place, for ties */
+	for (int64 t = 0; t < j->ntuples; t++)
+	{
+		memcpy(sorted + t * width, j->tuples + t * j->nitems, sizeof(int) * j->nitems);
+		sorted[t * width + j->nitems] = (int) t;
+	}
+	sorting = j;
+	qsort(sorted, j->ntuples, sizeof(int) * width, cmp_tuples);
+	sorting = NULL;
+	j->keeping = false;
+	for (int64 t = 0; t < j->ntuples; t++)
+	{
+		memcpy(j->rows, sorted + t * width, sizeof(int) * j->nitems);
+		if (!emit_tuple(j))
+			break;
+	}
 }
 
 /* The tuples from item m on, given the rows of the items before it; false once LIMIT is reached. */
@@ -459,8 +560,27 @@ setup(ShardJoin *j, ArgoQuery *q, result_emit emit, void *arg)
 		j->own_path[m] = path_in_object(left_is_own ? src->on_left : src->on_right);
 		j->other_path[m] = path_in_object(left_is_own ? src->on_right : src->on_left);
 	}
+	j->norder = list_length(s->order_by);
+	j->order_item = palloc0(sizeof(int) * Max(j->norder, 1));
+	j->order_path = palloc0(sizeof(Jsonb *) * Max(j->norder, 1));
+	for (int i = 0; i < j->norder; i++)
+	{
+		ArgoPath   *path = ((ArgoOrder *) list_nth(s->order_by, i))->path;
+
+		j->order_item[i] = path->source;
+		j->order_path[i] = path_in_object(path);
+	}
 	for (int k = 0; k < j->nitems; k++)
+	{
 		j->items[k].keys = palloc0(sizeof(StringInfoData *) * j->nitems);
+		j->items[k].order = palloc0(sizeof(StringInfoData *) * Max(j->norder, 1));
+	}
+	if (j->norder > 0)
+	{
+		j->keeping = true;
+		j->maxtuples = 1024;
+		j->tuples = palloc_extended(sizeof(int) * j->nitems * j->maxtuples, MCXT_ALLOC_HUGE);
+	}
 	j->rows = palloc(sizeof(int) * j->nitems);
 	j->parts = palloc0(sizeof(Jsonb *) * j->nitems);
 	j->nullpart = palloc0(sizeof(bool) * j->nitems);
@@ -480,7 +600,7 @@ setup(ShardJoin *j, ArgoQuery *q, result_emit emit, void *arg)
 bool
 shardjoin_run(ArgoQuery *q, result_emit emit, void *arg)
 {
-	ShardJoin	j;
+	ShardJoin	j = {0};
 
 	setup(&j, q, emit, arg);
 	for (int k = 0; k < j.nitems; k++)
@@ -498,6 +618,8 @@ shardjoin_run(ArgoQuery *q, result_emit emit, void *arg)
 		if (!walk(&j, 1))
 			break;
 	}
+	if (j.keeping)
+		emit_sorted(&j);
 	return true;
 }
 
@@ -520,7 +642,8 @@ shardjoin_explain(ArgoQuery *q)
 										k == 0 ? "" :
 										", only objects whose condition's value is among the earlier items' (when at most 10,000 distinct), hashed by it"));
 	}
-	lines = lappend(lines, psprintf("-- the tuples are made here in object id order%s%s",
+	lines = lappend(lines, psprintf("-- the tuples are made here in object id order%s%s%s",
+									s->order_by ? ", kept and sorted by the ORDER BY values in the pulled objects" : "",
 									s->offset || s->limit ? ", then OFFSET and LIMIT" : "",
 									"; a shard that cannot run its part: the shards' tables are read as for a join of local collections"));
 	return lines;

@@ -130,7 +130,8 @@ argo_execute_part(const char *query, Jsonb **params, int nparams,
  * FROM item source alone, with the WHERE conjuncts that name only it.
  * Its part is its objects whole (SELECT *) or its targets, with the
  * value of each join condition's path in it as a target of its own,
- * named ARGO_JOIN_PREFIX and the condition's FROM item; keyvals, where
+ * named ARGO_JOIN_PREFIX and the condition's FROM item (an ORDER BY
+ * path's, "o" and its place among the ORDER BY items); keyvals, where
  * given, keeps only objects whose own condition's value is among them.
  * Paths are compared by their first step, the alias, before analysis.
  */
@@ -201,8 +202,8 @@ condition_path(ArgoSource *on, const char *name)
 }
 
 /*
- * The targets of source name, and each join condition's path in it under
- * its own name.  The first FROM item's objects also carry their ids: a
+ * The targets of source name, and each join condition's and ORDER BY
+ * path in it under its own name.  The first FROM item's objects also carry their ids: a
  * projection leaves out objects with none of its paths, and a LEFT JOIN
  * keeps every left object.
  */
@@ -229,6 +230,19 @@ source_targets(ArgoStmt *s, const char *name, bool first)
 
 		if (t->agg == AAGG_NONE && path_in(t->path, name))
 			out = lappend(out, t);
+	}
+	foreach(lc, s->order_by)
+	{
+		ArgoOrder  *ob = lfirst(lc);
+		ArgoTarget *t;
+
+		if (!path_in(ob->path, name))
+			continue;
+		t = palloc0(sizeof(ArgoTarget));
+		t->path = path_copy(ob->path);
+		t->alias = psprintf("%so%d", ARGO_JOIN_PREFIX, foreach_current_index(lc));
+		t->location = ob->path->location;
+		out = lappend(out, t);
 	}
 	for (int m = 1; m < list_length(s->from); m++)
 	{

@@ -48,7 +48,8 @@ typedef struct Updater
 	bool		before_change;	/* its events carry the object before */
 	result_emit emit;			/* RETURNING *: each object changed */
 	void	   *arg;
-	int64	   *changed;		/* RETURNING ID: the ids changed */
+	int64	   *changed;		/* RETURNING ID: the ids changed, in keep */
+	MemoryContext keep;			/* the statement's memory, past every batch */
 	int			nchanged;
 	int			maxchanged;
 } Updater;
@@ -62,8 +63,9 @@ remember_changed(Updater *u, const int64 *ids, int n)
 	if (u->nchanged + n > u->maxchanged)
 	{
 		u->maxchanged = Max(u->maxchanged * 2, u->nchanged + n + 16);
+		/* called inside a batch's memory, which is reset after it */
 		u->changed = u->changed ? repalloc_huge(u->changed, sizeof(int64) * u->maxchanged) :
-			palloc(sizeof(int64) * u->maxchanged);
+			MemoryContextAllocHuge(u->keep, sizeof(int64) * u->maxchanged);
 	}
 	memcpy(u->changed + u->nchanged, ids, sizeof(int64) * n);
 	u->nchanged += n;
@@ -467,6 +469,7 @@ run_update(ArgoPlan *p, result_emit emit, void *arg)
 
 	u.emit = emit;
 	u.arg = arg;
+	u.keep = CurrentMemoryContext;
 	if (q->stmt->upsert)
 	{
 		terms = upsert_terms(where);
