@@ -325,6 +325,7 @@ reduction(ShardJoin *j, int m, bool *none)
 		ListCell   *lc;
 		bool		dup = false;
 
+		CHECK_FOR_INTERRUPTS();
 		if (key->data == NULL)
 			continue;
 		h = hash_bytes((unsigned char *) key->data, key->len);
@@ -370,6 +371,7 @@ hash_item(ShardJoin *j, int m)
 		StringInfo	key = &it->keys[m][r];
 		uint32		b;
 
+		CHECK_FOR_INTERRUPTS();
 		if (key->data == NULL)
 			continue;
 		b = hash_bytes((unsigned char *) key->data, key->len) & it->mask;
@@ -491,6 +493,7 @@ emit_sorted(ShardJoin *j)
 	/* each tuple with its place, for ties */
 	for (int64 t = 0; t < j->ntuples; t++)
 	{
+		CHECK_FOR_INTERRUPTS();
 		memcpy(sorted + t * width, j->tuples + t * j->nitems, sizeof(int) * j->nitems);
 		sorted[t * width + j->nitems] = (int) t;
 	}
@@ -526,6 +529,7 @@ walk(ShardJoin *j, int m)
 
 		for (int r = it->heads[b]; r >= 0; r = it->next[r])
 		{
+			CHECK_FOR_INTERRUPTS();
 			if (!keys_equal(&it->keys[m][r], key))
 				continue;
 			matched = true;

@@ -24,6 +24,7 @@
 
 #include "access/parallel.h"
 #include "libpq-fe.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
@@ -211,6 +212,7 @@ add_shard_result(WriteResult *w, const char *text, List **keys)
 	{
 		JsonbValue *id = getIthJsonbValueFromContainer(ids->val.binary.data, i);
 
+		CHECK_FOR_INTERRUPTS();
 		if (id == NULL || id->type != jbvNumeric)
 			elog(ERROR, "argo: a shard's write returned %s", text);
 		if (w->nids == w->maxids)
