@@ -748,6 +748,10 @@ def write_case(admin, servers):
         every = "SELECT *, ID() AS id FROM @C"
         if q(admin, every.replace("@C", "dwrite")) != q(admin, every.replace("@C", "lwrite")):
             bad.append("objects differ after " + text)
+    # argo_explain of a write by ID(): the one shard that holds it, with its own plan
+    plan = [r[0] for r in admin.execute("SELECT * FROM argo_explain('UPDATE dwrite SET c = 2 WHERE ID() = 7')")]
+    if sum(line.startswith('-- shard "') for line in plan) != 1 or not any("strategy: update" in l for l in plan):
+        bad.append("explain of a write by ID(): %s" % plan)
     with connect() as c:
         c.execute("BEGIN")
         q(c, "UPDATE dwrite SET rolled = 'back' WHERE g = 1")

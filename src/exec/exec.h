@@ -145,6 +145,7 @@ extern bool shardagg_run(ArgoQuery *q, result_emit emit, void *arg);
 /* A shard's partial aggregate i is named ARGO_PARTIAL_PREFIX "i" (shardpart.c) */
 #define ARGO_PARTIAL_PREFIX "\001argo"
 extern List *shardread_explain(ArgoQuery *q);
+extern List *shardread_explain_each(ArgoQuery *q, ShardConns *sc, const char *function);
 
 /* shape.c: renamed paths and ids in a SELECT's objects; the id of the one emitted */
 extern int64 argo_emitted_objid;

@@ -476,17 +476,12 @@ shards_know_keys(ArgoCollection *c, ShardConns *sc)
 List *
 shardread_explain(ArgoQuery *q)
 {
-	static const char *const ask =
-		"SELECT line FROM %s.argo_explain($1, VARIADIC ARRAY(SELECT pg_catalog.jsonb_array_elements($2::pg_catalog.jsonb))) line";
 	ArgoStmt   *s = q->stmt;
 	ShardConns	sc;
-	const char *values[2];
 	List	   *lines = NIL;
 
 	if (!shardread_open_shards(q, &sc) || !shards_know_keys(linitial(q->colls), &sc))
 		return NIL;
-	values[0] = q->text;
-	values[1] = shardread_params_text(q->params, q->nparams);
 	if (argo_is_aggregate(s))
 		lines = lappend(lines, psprintf("-- each shard it needs (%d) runs the statement on its own objects at once, on postgres_fdw's connections, and returns its groups with partial aggregates; the coordinator adds up equal groups (counts and sums added, the extreme of MIN and MAX, AVG as sum over count)%s",
 										sc.n, s->order_by || s->offset || s->limit ? ", then applies ORDER BY, OFFSET and LIMIT" : ""));
@@ -495,15 +490,32 @@ shardread_explain(ArgoQuery *q)
 										sc.n, s->limit ? "its first LIMIT + OFFSET results" : "its results",
 										s->order_by ? "by the ORDER BY values in them, then object id" : "in object id order",
 										s->offset || s->limit ? ", then applies OFFSET and LIMIT" : ""));
-	for (int i = 0; i < sc.n; i++)
-		shardconn_send(sc.conns[i], psprintf(ask, sc.schemas[i]), 2, values, false);
-	for (int i = 0; i < sc.n; i++)
+	return list_concat(lines, shardread_explain_each(q, &sc, "argo_shard_rows"));
+}
+
+/*
+ * Each shard's own argo_explain of q, as lines naming the shard and the
+ * function it runs q through.
+ */
+List *
+shardread_explain_each(ArgoQuery *q, ShardConns *sc, const char *function)
+{
+	static const char *const ask =
+		"SELECT line FROM %s.argo_explain($1, VARIADIC ARRAY(SELECT pg_catalog.jsonb_array_elements($2::pg_catalog.jsonb))) line";
+	const char *values[2];
+	List	   *lines = NIL;
+
+	values[0] = q->text;
+	values[1] = shardread_params_text(q->params, q->nparams);
+	for (int i = 0; i < sc->n; i++)
+		shardconn_send(sc->conns[i], psprintf(ask, sc->schemas[i]), 2, values, false);
+	for (int i = 0; i < sc->n; i++)
 	{
 		PGresult   *res;
 
-		lines = lappend(lines, psprintf("-- shard \"%s\" runs %s.argo_shard_rows(...), whose plan there is:",
-										sc.names[i], sc.schemas[i]));
-		while ((res = shardconn_result(sc.conns[i], ask)) != NULL)
+		lines = lappend(lines, psprintf("-- shard \"%s\" runs %s.%s(...), whose plan there is:",
+										sc->names[i], sc->schemas[i], function));
+		while ((res = shardconn_result(sc->conns[i], ask)) != NULL)
 		{
 			for (int row = 0; row < PQntuples(res); row++)
 				lines = lappend(lines, psprintf("--   %s", PQgetvalue(res, row, 0)));

@@ -335,6 +335,7 @@ shardwrite_explain(ArgoQuery *q)
 
 	if (!shardread_open_shards(q, &sc))
 		return NIL;
-	return list_make1(psprintf("-- each shard it needs (%d) runs the statement on its own objects at once (argo_shard_write), in the transaction's remote transactions on postgres_fdw's connections, with every key from its copy of the dictionary (the keys the changes may add are added here and copied to the shards first); their counts%s are added up here",
-							   sc.n, q->stmt->returning == ARET_IDS ? " and ids" : ""));
+	return lcons(psprintf("-- each shard it needs (%d) runs the statement on its own objects at once (argo_shard_write), in the transaction's remote transactions on postgres_fdw's connections, with every key from its copy of the dictionary (the keys the changes are known to add are added here and copied to the shards first; a shard that meets others names them, and runs it again once they are copied); their counts%s are added up here",
+						  sc.n, q->stmt->returning == ARET_IDS ? " and ids" : ""),
+				 shardread_explain_each(q, &sc, "argo_shard_write"));
 }
