@@ -133,7 +133,6 @@ typedef struct ShardRead ShardRead;
 extern bool shardread_applies(ArgoQuery *q);
 extern ShardRead *shardread_open(ArgoQuery *q);
 extern ShardRead *shardread_open_source(ArgoQuery *q, int source, const char *keyvals);
-extern int64 shardread_objid(ShardRead *r);
 extern bool shardread_open_shards(ArgoQuery *q, ShardConns *sc);
 extern char *shardread_params_text(Jsonb **params, int nparams);
 extern char *shardread_keys_through(ArgoCollection *c);

@@ -23,12 +23,11 @@
  * in object id order.
  *
  * It takes joins whose collections are all distributed, without
- * aggregates, DISTINCT or ID(), whose WHERE conjuncts each
- * name one FROM item (not a LEFT JOIN's right side) and whose
- * conditions each name an earlier item;
- * the others, and a join a shard cannot run its part of, read the
- * shards' tables (join.c).  The pulled parts stay in memory until the
- * last tuple is made, as a hash join's inner side would.
+ * aggregates, DISTINCT or ID(), whose WHERE conjuncts each name one FROM
+ * item (not a LEFT JOIN's right side) and whose conditions each name an
+ * earlier item; the others, and a join a shard cannot run its part of,
+ * read the shards' tables (join.c).  The pulled parts stay in memory
+ * until the last tuple is made, as a hash join's inner side would.
  */
 #include "postgres.h"
 
@@ -52,7 +51,6 @@ typedef struct PulledItem
 {
 	int			n;
 	int			max;
-	int64	   *ids;
 	Jsonb	  **docs;			/* the part, as the tuple shows it */
 	StringInfoData **keys;		/* keys[m][row]: condition m's value (data NULL: none) */
 	StringInfoData **order;		/* order[i][row]: ORDER BY item i's value, if it is this item's */
@@ -238,14 +236,13 @@ grown(void *p, Size size)
 }
 
 static void
-add_row(ShardJoin *j, int k, int64 objid, Jsonb *doc)
+add_row(ShardJoin *j, int k, Jsonb *doc)
 {
 	PulledItem	   *it = &j->items[k];
 
 	if (it->n == it->max)
 	{
 		it->max = Max(it->max * 2, 64);
-		it->ids = grown(it->ids, sizeof(int64) * it->max);
 		it->docs = grown(it->docs, sizeof(Jsonb *) * it->max);
 		for (int m = 1; m < j->nitems; m++)
 			if (in_condition(j, k, m))
@@ -261,7 +258,6 @@ add_row(ShardJoin *j, int k, int64 objid, Jsonb *doc)
 		if (j->order_item[i] == k)
 			value_key(j, doc, j->order_path[i], psprintf("%so%d", ARGO_JOIN_PREFIX, i),
 					  &it->order[i][it->n]);
-	it->ids[it->n] = objid;
 	it->docs[it->n] = j->q->stmt->star ? doc : without_hidden(doc);
 	it->n++;
 }
@@ -404,7 +400,7 @@ pull(ShardJoin *j, int k)
 		Jsonb	   *copy = palloc(VARSIZE(doc));
 
 		memcpy(copy, doc, VARSIZE(doc));
-		add_row(j, k, shardread_objid(r), copy);
+		add_row(j, k, copy);
 	}
 	shardread_close(r);
 	return true;

@@ -91,6 +91,32 @@ partial_aggregates(ArgoStmt *s)
 }
 
 /*
+ * stmt analyzed here, SPI connected: on this server's own collection of
+ * the name, which must not be distributed here too.
+ */
+static ArgoQuery *
+analyze_here(ArgoStmt *stmt, const char *query, Jsonb **params, int nparams)
+{
+	ArgoQuery  *q;
+	ArgoCollection *c;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	q = argo_analyze(stmt, query, params, nparams);
+	c = linitial(q->colls);
+	if (collection_is_distributed(c))
+		refuse(psprintf("\"%s\" is distributed here too", c->name));
+	return q;
+}
+
+/* Whether this shard's copy of the dictionary lacks the coordinator's newest key. */
+static bool
+copy_behind(ArgoQuery *q, int32 keys_through)
+{
+	return keys_through > 0 && !keydict_knows(keydict_of(linitial(q->colls)), keys_through);
+}
+
+/*
  * Run query's part here; false, having run nothing, if this shard's
  * dictionary lacks key keys_through.  row_limit < 0: no LIMIT.
  */
@@ -101,17 +127,11 @@ argo_execute_part(const char *query, Jsonb **params, int nparams,
 {
 	ArgoStmt   *stmt = argo_parse(query);
 	ArgoQuery  *q;
-	ArgoCollection *c;
 
 	if (stmt->kind != ASTMT_SELECT || list_length(stmt->from) != 1)
 		refuse("this is not one");
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
-	q = argo_analyze(stmt, query, params, nparams);
-	c = linitial(q->colls);
-	if (collection_is_distributed(c))
-		refuse(psprintf("\"%s\" is distributed here too", c->name));
-	if (keys_through > 0 && !keydict_knows(keydict_of(c), keys_through))
+	q = analyze_here(stmt, query, params, nparams);
+	if (copy_behind(q, keys_through))
 	{
 		SPI_finish();
 		return false;
@@ -203,9 +223,9 @@ condition_path(ArgoSource *on, const char *name)
 
 /*
  * The targets of source name, and each join condition's and ORDER BY
- * path in it under its own name.  The first FROM item's objects also carry their ids: a
- * projection leaves out objects with none of its paths, and a LEFT JOIN
- * keeps every left object.
+ * path in it under its own name.  The first FROM item's objects also
+ * carry their ids: a projection leaves out objects with none of its
+ * paths, and a LEFT JOIN keeps every left object.
  */
 static List *
 source_targets(ArgoStmt *s, const char *name, bool first)
@@ -223,7 +243,6 @@ source_targets(ArgoStmt *s, const char *name, bool first)
 		t->alias = ARGO_JOIN_PREFIX "id";
 		out = lappend(out, t);
 	}
-
 	foreach(lc, s->targets)
 	{
 		ArgoTarget *t = lfirst(lc);
@@ -319,18 +338,12 @@ argo_execute_join_part(const char *query, Jsonb **params, int nparams,
 	ArgoStmt   *stmt = argo_parse(query);
 	Jsonb	  **all = palloc(sizeof(Jsonb *) * (nparams + 1));
 	ArgoQuery  *q;
-	ArgoCollection *c;
 
 	source_statement(stmt, source, keyvals != NULL, nparams + 1);
 	memcpy(all, params, sizeof(Jsonb *) * nparams);
 	all[nparams] = keyvals;
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
-	q = argo_analyze(stmt, query, all, nparams + (keyvals != NULL));
-	c = linitial(q->colls);
-	if (collection_is_distributed(c))
-		refuse(psprintf("\"%s\" is distributed here too", c->name));
-	if (keys_through > 0 && !keydict_knows(keydict_of(c), keys_through))
+	q = analyze_here(stmt, query, all, nparams + (keyvals != NULL));
+	if (copy_behind(q, keys_through))
 	{
 		SPI_finish();
 		return false;
@@ -421,24 +434,20 @@ argo_execute_write_part(const char *query, Jsonb **params, int nparams,
 {
 	ArgoStmt   *stmt = argo_parse(query);
 	ArgoQuery  *q;
-	ArgoCollection *c;
+	const char *name;
 
 	if ((stmt->kind != ASTMT_UPDATE && stmt->kind != ASTMT_DELETE) || stmt->upsert ||
 		stmt->returning == ARET_OBJECTS)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a shard's part of a write is an UPDATE or DELETE of one local collection, returning a count or ids")));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
-	q = argo_analyze(stmt, query, params, nparams);
-	c = linitial(q->colls);
-	if (collection_is_distributed(c))
-		refuse(psprintf("\"%s\" is distributed here too", c->name));
-	if (keys_through > 0 && !keydict_knows(keydict_of(c), keys_through))
+	q = analyze_here(stmt, query, params, nparams);
+	name = ((ArgoCollection *) linitial(q->colls))->name;
+	if (copy_behind(q, keys_through))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("this shard's copy of the dictionary of \"%s\" lacks key %d", c->name, keys_through),
-				 errhint("argo_repair('%s') on the coordinator copies the dictionary to its shards.", c->name)));
+				 errmsg("this shard's copy of the dictionary of \"%s\" lacks key %d", name, keys_through),
+				 errhint("argo_repair('%s') on the coordinator copies the dictionary to its shards.", name)));
 	run_write(q, emit, arg);
 	SPI_finish();
 }

@@ -395,13 +395,6 @@ shardread_next(ShardRead *r)
 	return r->last ? r->last->doc : NULL;
 }
 
-/* The object id of the result shardread_next gave last. */
-int64
-shardread_objid(ShardRead *r)
-{
-	return r->last->objid;
-}
-
 /* Read what the shards have left to send (a LIMIT's rest: at most LIMIT + OFFSET a shard). */
 void
 shardread_close(ShardRead *r)
