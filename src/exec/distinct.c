@@ -60,6 +60,9 @@ distinct_begin(ArgoStmt *s, result_emit emit, void *arg)
 	d->limit = s->limit ? (int64) s->limit->num : -1;
 	d->first_offset = d->offset;
 	d->first_limit = d->limit;
+	/* a distributed collection's shards still each return LIMIT + OFFSET distinct results */
+	s->distinct_limit = s->limit;
+	s->distinct_offset = s->offset;
 	s->limit = s->offset = NULL;
 	d->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo distinct",
 								   ALLOCSET_DEFAULT_SIZES);

@@ -152,14 +152,20 @@ shardread_keys_through(ArgoCollection *c)
 	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
 }
 
-/* LIMIT + OFFSET as a shard's row limit, "-1" for none. */
+/*
+ * LIMIT + OFFSET as a shard's row limit, "-1" for none.  With DISTINCT,
+ * its LIMIT and OFFSET: a shard's first LIMIT + OFFSET distinct results
+ * hold every one of the merge's first that it has.
+ */
 static char *
 row_limit(ArgoStmt *s)
 {
-	if (s->limit == NULL)
+	ArgoLiteral *limit = s->distinct ? s->distinct_limit : s->limit;
+	ArgoLiteral *offset = s->distinct ? s->distinct_offset : s->offset;
+
+	if (limit == NULL)
 		return "-1";
-	return psprintf(INT64_FORMAT, (int64) s->limit->num +
-					(s->offset ? (int64) s->offset->num : 0));
+	return psprintf(INT64_FORMAT, (int64) limit->num + (offset ? (int64) offset->num : 0));
 }
 
 /* The stream's next result (done after its last), with its ORDER BY keys. */

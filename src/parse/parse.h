@@ -216,6 +216,8 @@ typedef struct ArgoStmt
 	List	   *order_by;		/* of ArgoOrder * */
 	ArgoLiteral *limit;
 	ArgoLiteral *offset;
+	ArgoLiteral *distinct_limit;	/* DISTINCT's LIMIT and OFFSET, once it took */
+	ArgoLiteral *distinct_offset;	/* them from limit and offset (distinct.c) */
 	List	   *objects;		/* INSERT: of ArgoJson * */
 	List	   *sets;			/* UPDATE: of ArgoSetItem * */
 	bool		upsert;			/* UPSERT: insert when nothing matches */
