@@ -17,9 +17,11 @@
  * The merge takes ORDER BY keys from the results themselves, so a
  * statement is sent to the shards only where each ordering path lies in
  * what a result holds (SELECT *, or a path listed as a target without
- * AS); others and joins read the shards' tables through their foreign
- * tables, as before.  So does a statement when a shard's Argo is of
- * another version or its copy of the dictionary is behind.
+ * AS); others read the shards' tables through their foreign tables, as
+ * before.  So does a statement when a shard's Argo is of another version
+ * or its copy of the dictionary is behind.  A join's FROM items are read
+ * here too, each from its collection's shards (shardread_open_source),
+ * and joined in shardjoin.c.
  */
 #include "postgres.h"
 
