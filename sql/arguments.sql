@@ -189,8 +189,11 @@ SELECT doc FROM argo_shard_write('UPDATE shardpart SET fresh = 1, b = {"n": [1]}
 SELECT * FROM argo_query('SELECT * FROM shardpart WHERE a = 2');
 SELECT doc FROM argo_shard_write('SELECT * FROM shardpart', '[]', 0);
 \echo :SQLSTATE
-SELECT doc FROM argo_shard_write('UPDATE shardpart SET a = 1 RETURNING *', '[]', 0);
+SELECT doc FROM argo_shard_write('UPSERT shardpart SET a = 1 WHERE a = 99', '[]', 0);
 \echo :SQLSTATE
+-- RETURNING *: each object with its id; where keys lack, none of them, only the keys
+SELECT objid > 0 AS with_id, doc FROM argo_shard_write('UPDATE shardpart SET a = 7 WHERE c = 3 RETURNING *', '[]', 0);
+SELECT objid > 0 AS with_id, doc FROM argo_shard_write('UPDATE shardpart SET fresh = true WHERE a > 0 RETURNING *', '[]', 0);
 SELECT doc FROM argo_shard_write('DELETE FROM shardpart', '[]', 999);
 \echo :SQLSTATE
 SELECT doc FROM argo_shard_write('DELETE FROM shardpart WHERE a > $1', '[5]', 0);

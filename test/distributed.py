@@ -721,8 +721,11 @@ SHARD_WRITES = [
     ("UPDATE @C SET list APPEND {\"q\": [1, {}]}, arr ADD 'x1' WHERE g = 1 RETURNING ID", True),
     ("UPDATE @C SET list APPEND {\"q\": [2]} WHERE g = 1 AND i < 20", True),
     ("UPDATE @C SET arr REMOVE 0, list REMOVE {\"q\": [1, {}]} WHERE ID() = 29", True),
-    # objects returned: the older way
-    ("UPDATE @C SET z = 1 WHERE i = 1 RETURNING *", False),
+    # objects returned, merged in id order; keys asked for on the way
+    ("UPDATE @C SET z = 1, arr APPEND 'r' WHERE i < 25 RETURNING *", True),
+    ("DELETE FROM @C WHERE g = 2 AND i < 40 RETURNING *", True),
+    # UPSERT: the older way
+    ("UPSERT @C SET u = 1 WHERE i = 2000", False),
 ]
 
 
@@ -762,7 +765,7 @@ def write_case(admin, servers):
         admin.execute("SELECT argo_drop_collection(%s)", (name,))
     check(not bad and not wrong_way and inside == [{"n": 15}] and after == [{"n": 0}],
           "%d UPDATEs and DELETEs run by their shards (keys they add copied first, or asked for by a shard that "
-          "meets them; RETURNING * the older way) "
+          "meets them; objects RETURNING * gives in id order; UPSERT the older way) "
           "leave what one server leaves and return what it returns; a write read back in its transaction "
           "(%s), gone after ROLLBACK (%s) (%s)"
           % (len(SHARD_WRITES), inside, after,

@@ -350,7 +350,11 @@ deleting_take(void *arg, int64 objid, Jsonb *obj)
 	Deleting   *d = arg;
 
 	if (d->returning != NULL)
+	{
+		/* a shard's part of a DELETE … RETURNING * sends each with its id */
+		argo_emitted_objid = objid;
 		d->returning->emit(d->returning->arg, obj);
+	}
 	if (!d->keep)
 		return;
 	if (d->n == d->max)

@@ -415,6 +415,9 @@ run_write(ArgoQuery *q, result_emit emit, void *arg)
 		missing = keydict_take_missing();
 		if (missing == NIL)
 			ReThrowError(e);
+		/* the objects RETURNING * sent before were rolled back: withdrawn */
+		emit(arg, NULL);
+		argo_emitted_objid = 0;
 		emit(arg, missing_result(missing));
 	}
 	PG_END_TRY();
@@ -436,11 +439,12 @@ argo_execute_write_part(const char *query, Jsonb **params, int nparams,
 	ArgoQuery  *q;
 	const char *name;
 
-	if ((stmt->kind != ASTMT_UPDATE && stmt->kind != ASTMT_DELETE) || stmt->upsert ||
-		stmt->returning == ARET_OBJECTS)
+	if ((stmt->kind != ASTMT_UPDATE && stmt->kind != ASTMT_DELETE) || stmt->upsert)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("a shard's part of a write is an UPDATE or DELETE of one local collection, returning a count or ids")));
+				 errmsg("a shard's part of a write is an UPDATE or DELETE of one local collection")));
+	/* objects RETURNING * gives come with their ids; counts, ids and keys with 0 */
+	argo_emitted_objid = 0;
 	q = analyze_here(stmt, query, params, nparams);
 	name = ((ArgoCollection *) linitial(q->colls))->name;
 	if (copy_behind(q, keys_through))

@@ -17,8 +17,8 @@
  * (APPEND past the longest array so far, changes at array positions)
  * only a shard meets: it rolls its part back and names them, and they
  * are added and copied and the write sent to that shard again.  UPSERT
- * and RETURNING * are written the older way.  The shards' counts, and
- * ids, are added up here.
+ * is written the older way.  The shards' counts are added up here, and
+ * their ids and the objects RETURNING * gives merged in id order.
  */
 #include "postgres.h"
 
@@ -55,8 +55,7 @@ shardwrite_applies(ArgoQuery *q)
 	ArgoCollection *c = linitial(q->colls);
 
 	if ((s->kind != ASTMT_UPDATE && s->kind != ASTMT_DELETE) || s->upsert ||
-		s->returning == ARET_OBJECTS || c == NULL || !collection_is_distributed(c) ||
-		IsParallelWorker())
+		c == NULL || !collection_is_distributed(c) || IsParallelWorker())
 		return false;
 	return argo_shards_take_writes(c, s->kind == ASTMT_DELETE ? ACL_SELECT | ACL_DELETE :
 								   ACL_SELECT | ACL_INSERT | ACL_UPDATE | ACL_DELETE);
@@ -161,7 +160,14 @@ assign_keys(ArgoQuery *q)
 	add_keys(c, keys);
 }
 
-/* What the shards said: their counts added, their ids gathered. */
+/* An object RETURNING * gives, with its id. */
+typedef struct Returned
+{
+	int64		objid;
+	Jsonb	   *doc;
+} Returned;
+
+/* What the shards said: their counts added, their ids and objects gathered. */
 typedef struct WriteResult
 {
 	const char *what;			/* "updated", "deleted" */
@@ -169,6 +175,7 @@ typedef struct WriteResult
 	int64	   *ids;
 	int			nids;
 	int			maxids;
+	List	   *returned;		/* of Returned * */
 } WriteResult;
 
 /* The keys of a shard's {"missing": [...]}, added to *keys; false for another result. */
@@ -226,6 +233,34 @@ add_shard_result(WriteResult *w, const char *text, List **keys)
 	return true;
 }
 
+/*
+ * One row of a shard's answer: an object RETURNING * gives (its id > 0),
+ * else its count or the keys it lacked; false for those.
+ */
+static bool
+add_shard_row(WriteResult *w, PGresult *res, int row, List **keys)
+{
+	int64		objid = PQgetisnull(res, row, 0) ? 0 : pg_strtoint64(PQgetvalue(res, row, 0));
+	Returned   *r;
+
+	if (objid <= 0)
+		return add_shard_result(w, PQgetvalue(res, row, 1), keys);
+	r = palloc(sizeof(Returned));
+	r->objid = objid;
+	r->doc = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(PQgetvalue(res, row, 1))));
+	w->returned = lappend(w->returned, r);
+	return true;
+}
+
+static int
+returned_cmp(const ListCell *a, const ListCell *b)
+{
+	int64		x = ((Returned *) lfirst(a))->objid;
+	int64		y = ((Returned *) lfirst(b))->objid;
+
+	return x < y ? -1 : x > y;
+}
+
 static int
 int64_cmp(const void *a, const void *b)
 {
@@ -276,7 +311,7 @@ shardwrite_run(ArgoQuery *q, result_emit emit, void *arg)
 	pending = palloc(sizeof(bool) * sc.n);
 	for (int i = 0; i < sc.n; i++)
 	{
-		sql[i] = psprintf("SELECT doc FROM %s.argo_shard_write($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4)",
+		sql[i] = psprintf("SELECT objid, doc FROM %s.argo_shard_write($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4)",
 						  sc.schemas[i]);
 		pending[i] = true;
 	}
@@ -298,7 +333,7 @@ shardwrite_run(ArgoQuery *q, result_emit emit, void *arg)
 			while ((res = shardconn_result(sc.conns[i], sql[i])) != NULL)
 			{
 				for (int row = 0; row < PQntuples(res); row++)
-					pending[i] = !add_shard_result(&w, PQgetvalue(res, row, 0), &missing);
+					pending[i] = !add_shard_row(&w, res, row, &missing);
 				PQclear(res);
 			}
 		}
@@ -315,7 +350,19 @@ shardwrite_run(ArgoQuery *q, result_emit emit, void *arg)
 		add_keys(c, missing);
 		values[2] = shardread_keys_through(c);
 	}
-	if (s->returning == ARET_IDS)
+	if (s->returning == ARET_OBJECTS)
+	{
+		ListCell   *lc;
+
+		/* in id order, as one server returns them */
+		list_sort(w.returned, returned_cmp);
+		foreach(lc, w.returned)
+		{
+			CHECK_FOR_INTERRUPTS();
+			emit(arg, ((Returned *) lfirst(lc))->doc);
+		}
+	}
+	else if (s->returning == ARET_IDS)
 	{
 		if (w.nids > 1)
 			qsort(w.ids, w.nids, sizeof(int64), int64_cmp);

@@ -77,7 +77,11 @@ returning_batch(Updater *u)
 {
 	if (u->q->stmt->returning == ARET_OBJECTS)
 		for (int i = 0; i < u->n; i++)
+		{
+			/* a shard's part of an UPDATE … RETURNING * sends each with its id */
+			argo_emitted_objid = u->ids[i];
 			u->emit(u->arg, u->after[i]);
+		}
 	remember_changed(u, u->ids, u->n);
 }
 
