@@ -330,10 +330,13 @@ shardwrite_run(ArgoQuery *q, result_emit emit, void *arg)
 			if (!pending[i])
 				continue;
 			server = sc.names[i];
+			/* done unless it names keys it lacks (RETURNING * may send no row at all) */
+			pending[i] = false;
 			while ((res = shardconn_result(sc.conns[i], sql[i])) != NULL)
 			{
 				for (int row = 0; row < PQntuples(res); row++)
-					pending[i] = !add_shard_row(&w, res, row, &missing);
+					if (!add_shard_row(&w, res, row, &missing))
+						pending[i] = true;
 				PQclear(res);
 			}
 		}
