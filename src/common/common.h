@@ -35,6 +35,7 @@
 extern int	argo_errquery(const char *query, int location);
 extern void argo_with_bounded_errors(void (*fn) (void *), void *arg,
 									 void (*amend) (ErrorData *));
+extern ErrorData *argo_in_subtransaction(void (*fn) (void *), void *arg);
 extern char *argo_text_arg(FunctionCallInfo fcinfo, int argno, const char *what);
 
 /* ---------- keys (keypath.c) ---------- */

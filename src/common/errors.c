@@ -9,7 +9,9 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "mb/pg_wchar.h"
+#include "utils/resowner.h"
 #include "utils/builtins.h"
 
 #include "common/common.h"
@@ -159,6 +161,40 @@ argo_with_bounded_errors(void (*fn) (void *), void *arg, void (*amend) (ErrorDat
 		ReThrowError(e);
 	}
 	PG_END_TRY();
+}
+
+/*
+ * fn(arg) in a subtransaction of its own: NULL when it ran, else its
+ * error, copied, with what it did rolled back, for the caller to judge
+ * (a query cancel among them).
+ */
+ErrorData *
+argo_in_subtransaction(void (*fn) (void *), void *arg)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	ErrorData  *volatile e = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		fn(arg);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_END_TRY();
+	return e;
 }
 
 /* A text argument as a C string; NULL is an error naming the argument. */

@@ -23,9 +23,7 @@
  */
 #include "postgres.h"
 
-#include "access/xact.h"
 #include "executor/spi.h"
-#include "utils/resowner.h"
 
 #include "exec/exec.h"
 
@@ -376,6 +374,31 @@ missing_result(List *keys)
 	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
 }
 
+/* The part a shard writes, with keys only from its copy of the dictionary. */
+typedef struct WriteCall
+{
+	ArgoQuery  *q;
+	result_emit emit;
+	void	   *arg;
+} WriteCall;
+
+static void
+write_with_copied_keys(void *arg)
+{
+	WriteCall  *w = arg;
+
+	keydict_shard_writing = true;
+	PG_TRY();
+	{
+		argo_run_analyzed(w->q, w->emit, w->arg);
+	}
+	PG_FINALLY();
+	{
+		keydict_shard_writing = false;
+	}
+	PG_END_TRY();
+}
+
 /*
  * The write, in a subtransaction: where it meets keys this shard's copy
  * lacks (an APPEND past the longest array so far: keys the coordinator
@@ -385,42 +408,21 @@ missing_result(List *keys)
 static void
 run_write(ArgoQuery *q, result_emit emit, void *arg)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
+	WriteCall	w = {q, emit, arg};
+	ErrorData  *e;
 	List	   *missing;
 
 	(void) keydict_take_missing();
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		keydict_shard_writing = true;
-		argo_run_analyzed(q, emit, arg);
-		keydict_shard_writing = false;
-		ReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-	}
-	PG_CATCH();
-	{
-		ErrorData  *e;
-
-		keydict_shard_writing = false;
-		MemoryContextSwitchTo(cxt);
-		e = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-		missing = keydict_take_missing();
-		if (missing == NIL)
-			ReThrowError(e);
-		/* the objects RETURNING * sent before were rolled back: withdrawn */
-		emit(arg, NULL);
-		argo_emitted_objid = 0;
-		emit(arg, missing_result(missing));
-	}
-	PG_END_TRY();
+	e = argo_in_subtransaction(write_with_copied_keys, &w);
+	if (e == NULL)
+		return;
+	missing = keydict_take_missing();
+	if (missing == NIL)
+		ReThrowError(e);
+	/* the objects RETURNING * sent before were rolled back: withdrawn */
+	emit(arg, NULL);
+	argo_emitted_objid = 0;
+	emit(arg, missing_result(missing));
 }
 
 /*

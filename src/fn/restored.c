@@ -27,7 +27,6 @@
 #include "nodes/parsenodes.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
-#include "utils/resowner.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
@@ -210,37 +209,23 @@ write_maps_again(const char *coll)
  * slower until argo_repair, which is what the warning says.
  */
 static void
+write_maps_of(void *coll)
+{
+	write_maps_again(coll);
+}
+
+static void
 write_maps_guarded(const char *coll)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
+	ErrorData  *e = argo_in_subtransaction(write_maps_of, (void *) coll);
 
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		write_maps_again(coll);
-		ReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-	}
-	PG_CATCH();
-	{
-		ErrorData  *e;
-
-		MemoryContextSwitchTo(cxt);
-		e = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-		if (e->sqlerrcode == ERRCODE_QUERY_CANCELED)
-			ReThrowError(e);
-		ereport(WARNING,
-				(errmsg("the maps of collection \"%s\" were not written again: %s", coll, e->message),
-				 errhint("argo_repair('%s') writes them; until then its objects are read through its indexes.", coll)));
-	}
-	PG_END_TRY();
+	if (e == NULL)
+		return;
+	if (e->sqlerrcode == ERRCODE_QUERY_CANCELED)
+		ReThrowError(e);
+	ereport(WARNING,
+			(errmsg("the maps of collection \"%s\" were not written again: %s", coll, e->message),
+			 errhint("argo_repair('%s') writes them; until then its objects are read through its indexes.", coll)));
 }
 
 /* argo_restored() RETURNS event_trigger, ON ddl_command_end */

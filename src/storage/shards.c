@@ -271,37 +271,6 @@ collection_check_shards(const char *name, List *servers)
 	}
 }
 
-/*
- * Run fn(arg) in a subtransaction of its own: NULL when it succeeded,
- * else its error, caught, with the subtransaction rolled back.
- */
-static ErrorData *
-in_subtransaction(void (*fn) (void *), void *arg)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	ErrorData  *volatile e = NULL;
-
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		fn(arg);
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(cxt);
-		e = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(cxt);
-	CurrentResourceOwner = owner;
-	return e;
-}
-
 /* A distributed collection being made, and the shards that hold it so far. */
 typedef struct Making
 {
@@ -346,7 +315,7 @@ collection_create_shards(ArgoCollection *c, List *servers)
 	ErrorData  *e;
 
 	probe_shards(c->name, servers, m.probes);
-	if ((e = in_subtransaction(make_shards, &m)) != NULL)
+	if ((e = argo_in_subtransaction(make_shards, &m)) != NULL)
 	{
 		collection_drop_shards(c->name, m.made);
 		ReThrowError(e);
@@ -408,7 +377,7 @@ static char *
 shard_try(const char *server, const char *name, shard_action action, char **why)
 {
 	ShardTry	t = {action, server, name, NULL};
-	ErrorData  *e = in_subtransaction(shard_try_run, &t);
+	ErrorData  *e = argo_in_subtransaction(shard_try_run, &t);
 
 	if (e == NULL)
 		return t.value;
