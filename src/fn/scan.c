@@ -395,15 +395,24 @@ typedef struct Work
 	char	   *query;
 	Jsonb	  **params;
 	int			nparams;
+	bool		fetch;			/* open_cursor takes the first result too */
 	Jsonb	   *result;
 } Work;
 
+/*
+ * Opened and, when a row is wanted, its first result taken under the
+ * same settings: each change of argo_query's settings and its undoing
+ * cost as much as a point read's parse (PostgreSQL 15 visits every
+ * setting to undo one).
+ */
 static void
 open_cursor(void *arg)
 {
 	Work	   *w = arg;
 
 	w->s->cursor = argo_cursor_open(w->query, w->params, w->nparams, w->s->share);
+	if (w->fetch)
+		w->result = argo_cursor_next(w->s->cursor);
 }
 
 static void
@@ -426,13 +435,15 @@ run_work(ArgoScanState *s, void (*fn) (void *), Work *w)
 	AtEOXact_GUC(true, nest);
 }
 
-/* The arguments, evaluated now, and the statement started. */
+/*
+ * The arguments, evaluated now, and the statement started; with fetch,
+ * its first result in w->result.
+ */
 static void
-start(ArgoScanState *s)
+start(ArgoScanState *s, Work *w, bool fetch)
 {
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_query_memory);
-	Work		w = {s};
 	bool		isnull;
 	Datum		query;
 	Datum		params;
@@ -442,10 +453,11 @@ start(ArgoScanState *s)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("query must not be null")));
-	w.query = TextDatumGetCString(query);
+	w->query = TextDatumGetCString(query);
 	params = ExecEvalExpr(lsecond(s->args), econtext, &isnull);
-	w.params = argo_params_of(params, isnull, &w.nparams);
-	run_work(s, open_cursor, &w);
+	w->params = argo_params_of(params, isnull, &w->nparams);
+	w->fetch = fetch;
+	run_work(s, open_cursor, w);
 	s->ran = pstrdup(argo_cursor_describe(s->cursor));
 	MemoryContextSwitchTo(old);
 }
@@ -458,8 +470,8 @@ next_row(ScanState *node)
 	Work		w = {s};
 
 	if (s->cursor == NULL)
-		start(s);
-	if (argo_cursor_queued(s->cursor))
+		start(s, &w, true);
+	else if (argo_cursor_queued(s->cursor))
 		w.result = argo_cursor_next(s->cursor);
 	else
 		run_work(s, next_result, &w);
@@ -501,8 +513,10 @@ end_scan(CustomScanState *node)
 		/* the portal is being dropped: no snapshot is active but the query's */
 		if (!isnull && argo_is_write(TextDatumGetCString(query)))
 		{
+			Work		w = {s};
+
 			PushActiveSnapshot(node->ss.ps.state->es_snapshot);
-			start(s);
+			start(s, &w, false);
 			PopActiveSnapshot();
 		}
 	}

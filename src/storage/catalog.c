@@ -34,7 +34,9 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
+#include "utils/hsearch.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
@@ -149,20 +151,74 @@ owned_format(Oid nsp, const char *coll, Oid owner)
 		ARGO_FORMAT_ARGO1 : ARGO_FORMAT_ARGO3;
 }
 
+/* A collection's table names, quoted and qualified, made once a backend. */
+typedef struct TableNames
+{
+	char		name[NAMEDATALEN];	/* hash key */
+	char	   *str,
+			   *num,
+			   *boo,
+			   *data,
+			   *keys,
+			   *obj,
+			   *seq;
+} TableNames;
+
+/*
+ * The names are a function of the collection's name alone, so they are
+ * kept for the backend's life (a few hundred bytes a collection): making
+ * them, seven quotings, was a tenth of a point read's own work.
+ */
+static TableNames *
+table_names(const char *name)
+{
+	static HTAB *names = NULL;
+	TableNames *t;
+	bool		found;
+	MemoryContext old;
+
+	/* longer names are refused by collection_check_name before any use */
+	if (strlen(name) >= NAMEDATALEN)
+		elog(ERROR, "argo: collection name \"%s\" is too long", name);
+	if (names == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = NAMEDATALEN;
+		ctl.entrysize = sizeof(TableNames);
+		ctl.hcxt = CacheMemoryContext;
+		names = hash_create("argo table names", 16, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	}
+	t = hash_search(names, name, HASH_ENTER, &found);
+	if (found)
+		return t;
+	old = MemoryContextSwitchTo(CacheMemoryContext);
+	t->str = qualified(name, "str");
+	t->num = qualified(name, "num");
+	t->boo = qualified(name, "bool");
+	t->data = qualified(name, "data");
+	t->keys = qualified(name, "keys");
+	t->obj = qualified(name, "obj");
+	t->seq = qualified(name, "seq");
+	MemoryContextSwitchTo(old);
+	return t;
+}
+
 static ArgoCollection *
 make_collection(const char *name, ArgoFormat format)
 {
 	ArgoCollection *c = palloc0(sizeof(ArgoCollection));
+	TableNames *t = table_names(name);
 
 	c->name = pstrdup(name);
 	c->format = format;
-	c->str_table = qualified(name, "str");
-	c->num_table = qualified(name, "num");
-	c->bool_table = qualified(name, "bool");
-	c->data_table = qualified(name, "data");
-	c->keys_table = qualified(name, "keys");
-	c->obj_table = qualified(name, "obj");
-	c->seq = qualified(name, "seq");
+	c->str_table = t->str;
+	c->num_table = t->num;
+	c->bool_table = t->boo;
+	c->data_table = t->data;
+	c->keys_table = t->keys;
+	c->obj_table = t->obj;
+	c->seq = t->seq;
 	return c;
 }
 
