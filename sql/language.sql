@@ -151,10 +151,37 @@ SELECT count(*) > 3 AS has_plan,
        bool_or(line LIKE 'WITH m AS MATERIALIZED%') AS shows_sql,
        bool_or(line ~ '^-- \$[0-9]+ = 20$') AS shows_params
   FROM argo_explain('SELECT * FROM l3 WHERE v >= 20 ORDER BY s LIMIT 5') line;
--- an equality is answered from C; explain says so, and shows only the sort SQL runs
+-- an equality is answered from C; explain says so: whole objects are
+-- put in order in C, a projection's by the sort SQL it shows
 SELECT bool_or(line LIKE '-- strategy: index lookup from C') AS says_lookup,
-       bool_or(line LIKE '-- 1 object(s) found from C through the (keyid, value) index, for ''v'', %; SQL only orders them:') AS says_how
+       bool_or(line LIKE '-- 1 object(s) found from C through the (keyid, value) index, for ''v'', %; each read once for its ORDER BY values and put in order in C, then read again in that order; no SQL runs') AS says_how
   FROM argo_explain('SELECT * FROM l3 WHERE v = 20 ORDER BY s LIMIT 5') line;
+SELECT bool_or(line LIKE '-- 1 object(s) found from C through the (keyid, value) index, for ''v'', %; SQL only orders them:') AS says_how
+  FROM argo_explain('SELECT s FROM l3 WHERE v = 20 ORDER BY s LIMIT 5') line;
+SELECT bool_or(line LIKE '-- 1 object(s) found from C %; OFFSET and LIMIT applied to them in id order; no SQL runs') AS says_how
+  FROM argo_explain('SELECT * FROM l3 WHERE v = 20 LIMIT 5') line;
+-- the few objects of a lookup ordered in C come in the order SQL gives
+-- the same objects found by a range: mixed types, missing values, ties
+-- (by id), DESC, array positions, ID(), OFFSET and LIMIT
+SELECT argo_create_collection('lo');
+SELECT count(*) FROM argo_query('INSERT INTO lo OBJECTS $1', (SELECT jsonb_agg(jsonb_build_object(
+  'g', i % 3,
+  'n', CASE WHEN i % 7 = 0 THEN to_jsonb('s' || (i % 5)) WHEN i % 11 = 0 THEN to_jsonb(i % 2 = 0)
+            WHEN i % 13 = 0 THEN 'null'::jsonb WHEN i % 17 = 0 THEN '{"x": 1}'::jsonb
+            ELSE to_jsonb((i * 37) % 10 - 4.5) END,
+  'a', jsonb_build_array(i % 4, i))) FROM generate_series(1, 200) i));
+WITH q(o) AS (VALUES ('n'), ('n DESC'), ('n, a[0] DESC'), ('a[0] DESC, n'), ('ID() DESC'),
+                     ('a[1]'), ('missing DESC, n')),
+     lim(l) AS (VALUES (''), (' LIMIT 5'), (' LIMIT 7 OFFSET 3'), (' OFFSET 60'), (' LIMIT 0'))
+SELECT count(*) AS statements,
+       count(*) FILTER (WHERE
+         (SELECT coalesce(jsonb_agg(x), '[]') FROM argo_query('SELECT * FROM lo WHERE g = 1 ORDER BY ' || o || l) x) =
+         (SELECT coalesce(jsonb_agg(x), '[]') FROM argo_query('SELECT * FROM lo WHERE g >= 1 AND g <= 1 ORDER BY ' || o || l) x)) AS same
+  FROM q, lim;
+SELECT (SELECT jsonb_agg(x) FROM argo_query('SELECT * FROM lo WHERE g = 2 LIMIT 4 OFFSET 2') x) =
+       (SELECT jsonb_agg(x) FROM argo_query('SELECT * FROM lo WHERE g >= 2 AND g <= 2 LIMIT 4 OFFSET 2') x) AS limit_alone_same,
+       (SELECT count(*) FROM argo_query('SELECT * FROM lo WHERE g = 2 LIMIT 4 OFFSET 2')) AS objects;
+SELECT argo_drop_collection('lo');
 -- the SQL over several lines, clause by clause; the caller's parameters
 -- under their own numbers, and what each of the SQL's parameters is
 SELECT line FROM argo_explain('SELECT s FROM l3 WHERE s = $1 AND v > $2', '"quoted"', '5') line

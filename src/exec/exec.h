@@ -230,6 +230,10 @@ extern ArgoPred *lookup_pred(ArgoPred *where);
 extern int64 *lookup_ids(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n);
 extern bool lookup_directory(ArgoCollection *c, int64 id, Snapshot snap, bool *found);
 
+/* lookuporder.c: a lookup's few objects ordered and cut in C */
+extern bool lookup_orders_in_c(ArgoQuery *q);
+extern void lookup_order_ids(ArgoPlan *p, int64 **ids, int *n);
+
 /* stream.c: SQL's rows or object ids into a rebuilder */
 extern void argo_rebuild_from_cursor(Portal portal, Rebuilder *rb);
 extern void argo_fetch_in_batches(ArgoQuery *q, SqlBuf *idsql, rebuild_emit emit, void *arg);

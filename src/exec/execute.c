@@ -153,10 +153,12 @@ select_driver(ArgoPlan *p, result_emit emit, void *arg, RowDriver *d)
 			d->arg = d->rb;
 			return true;
 		case ARGO_PLAN_LOOKUP:
-			/* the objects found from C; with ORDER BY or LIMIT, SQL sorts the few */
+			/* the objects found from C, put in order in C, or by SQL */
 			fetch_driver(p->fetch, rebuilder(q, emit, arg), d);
-			if (s->order_by || s->limit || s->offset)
+			if (s->order_by && !lookup_orders_in_c(q))
 				d->sql = sqlgen_order_ids(q, p->ids, p->nids);
+			else if (s->order_by || s->limit || s->offset)
+				lookup_order_ids(p, (int64 **) &d->ids, &d->nids);
 			else
 			{
 				d->ids = p->ids;
@@ -677,8 +679,10 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 									 point) :
 							psprintf("-- %d object(s) found from C through %s, their rows read where their directory rows' maps say (else by objid index probes)%s",
 									 p->nids, point,
-									 s->order_by || s->limit || s->offset ? "; SQL only orders them:" : "; no SQL runs"));
-			return s->order_by || s->limit || s->offset ? sqlgen_order_ids(q, p->ids, p->nids) : NULL;
+									 s->order_by && !lookup_orders_in_c(q) ? "; SQL only orders them:" :
+									 s->order_by ? "; each read once for its ORDER BY values and put in order in C, then read again in that order; no SQL runs" :
+									 s->limit || s->offset ? "; OFFSET and LIMIT applied to them in id order; no SQL runs" : "; no SQL runs"));
+			return s->order_by && !lookup_orders_in_c(q) ? sqlgen_order_ids(q, p->ids, p->nids) : NULL;
 		case ARGO_PLAN_FETCH:
 			*out = add_line(*out, cxt, objfetch_streams(p->fetch) ?
 							"-- object ids in id order; each object's rows are then read where its directory row's map says, the directory (and, for objects without a map, the objid indexes) read forward beside them, descending again only where the ids jump (objid index stream)" :
