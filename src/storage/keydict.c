@@ -609,18 +609,30 @@ prefix_keys(KeyDict *d, const char *prefix)
 /*
  * Keys in the subtree at keystr: the key itself, its descendants
  * ("k.x", "k[i]…") and the markers of an empty container ("k{}", "k[]").
+ * The three kinds of descendant lie between "k." and "k|" (the index
+ * orders bytes), so one range scan finds them, the keys between them that
+ * only begin with k ("k\.x", "kx") left out: a projection asks this of
+ * every path it names, and three scans a path were a tenth of BG's
+ * statements.
  */
 List *
 keydict_subtree(KeyDict *d, const char *keystr)
 {
-	static const char *const next[] = {".", "[", "{"};
 	List	   *keys = NIL;
 	int32		self = keydict_find(d, keystr);
+	size_t		len = strlen(keystr);
+	ListCell   *lc;
 
 	if (self != 0)
 		keys = lappend(keys, (void *) keydict_get(d, self));
-	for (int i = 0; i < lengthof(next); i++)
-		keys = list_concat(keys, prefix_keys(d, psprintf("%s%s", keystr, next[i])));
+	foreach(lc, range_ids(d, psprintf("%s.", keystr), psprintf("%s|", keystr)))
+	{
+		ArgoKey    *k = lfirst(lc);
+		char		next = k->str[len];
+
+		if (next == '.' || next == '[' || next == '{')
+			keys = lappend(keys, k);
+	}
 	return keys;
 }
 
