@@ -376,6 +376,8 @@ def plot(path, ycsb, bg, batches, systems):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     panels = list(ycsb) + list(bg) + (["batch insert"] if batches else [])
+    if not panels:
+        return              # --parts bulk alone: its table is the report
     cols = 4
     rows = (len(panels) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows))
