@@ -29,6 +29,14 @@ extern bool argo_doc_sort_key(Jsonb *doc, Jsonb *path, StringInfo key);
 extern bool argo_value_sort_key(JsonbValue *v, StringInfo key);
 extern int	argo_sort_key_cmp(StringInfo a, StringInfo b);
 
+/* docproject.c: a kept document cut down to a projection's paths of object keys */
+typedef struct DocPath
+{
+	int			nsteps;
+	char	  **keys;
+} DocPath;
+extern Jsonb *doc_project(Jsonb *doc, const DocPath *paths, int npaths);
+
 /* Receives each rebuilt object; returns false to stop. */
 typedef void (*rebuild_emit) (void *arg, int64 objid, Jsonb *obj);
 

@@ -149,6 +149,7 @@ extern List *shardread_explain_each(ArgoQuery *q, ShardConns *sc, const char *fu
 /* shape.c: renamed paths and ids in a SELECT's objects; the id of the one emitted */
 extern int64 argo_emitted_objid;
 extern Rebuilder *select_rebuilder(ArgoQuery *q, int source, rebuild_emit emit, void *arg);
+extern DocPath *select_doc_paths(ArgoStmt *s, int *n);
 
 /* distinct.c: SELECT DISTINCT, with LIMIT and OFFSET after it */
 typedef struct Distinct Distinct;

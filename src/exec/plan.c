@@ -46,6 +46,14 @@ select_fetcher(ArgoQuery *q)
 					  !s->star, s->order_by == NIL);
 	if (f != NULL && s->id_name != NULL)
 		objfetch_every_object(f);
+	else if (f != NULL && !s->star)
+	{
+		int			n;
+		DocPath    *paths = select_doc_paths(s, &n);
+
+		if (paths != NULL)
+			objfetch_project_docs(f, paths, n);
+	}
 	return f;
 }
 

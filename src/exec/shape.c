@@ -126,3 +126,58 @@ select_rebuilder(ArgoQuery *q, int source, rebuild_emit emit, void *arg)
 		rebuilder_set_places(rb, projection_places(c, s->targets, source));
 	return rb;
 }
+
+/* Whether a's keys begin b's (or are b's). */
+static bool
+path_within(DocPath *a, DocPath *b)
+{
+	if (a->nsteps > b->nsteps)
+		return false;
+	for (int i = 0; i < a->nsteps; i++)
+		if (strcmp(a->keys[i], b->keys[i]) != 0)
+			return false;
+	return true;
+}
+
+/*
+ * A projection of one collection's paths as its kept documents can give
+ * it (docproject.c): every target a path of object keys (its flattened
+ * key, the alias gone), none inside another, nothing renamed, no ID();
+ * NULL otherwise.
+ */
+DocPath *
+select_doc_paths(ArgoStmt *s, int *n)
+{
+	DocPath    *paths;
+	ListCell   *lc;
+
+	if (s->star || s->id_name || s->renames || list_length(s->from) != 1 ||
+		argo_is_aggregate(s) || s->targets == NIL)
+		return NULL;
+	paths = palloc0(sizeof(DocPath) * list_length(s->targets));
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+		DocPath    *d = &paths[foreach_current_index(lc)];
+		KeySeg	   *segs;
+		int			nsegs;
+
+		if (t->path == NULL || t->path->id || t->path->wild || t->path->keystr == NULL)
+			return NULL;
+		nsegs = keypath_parse(t->path->keystr, strlen(t->path->keystr), &segs);
+		if (nsegs <= 0)
+			return NULL;
+		d->keys = palloc(sizeof(char *) * nsegs);
+		for (int i = 0; i < nsegs; i++)
+		{
+			if (segs[i].kind != KSEG_KEY)
+				return NULL;
+			d->keys[d->nsteps++] = pnstrdup(segs[i].key, segs[i].keylen);
+		}
+		for (int o = 0; o < foreach_current_index(lc); o++)
+			if (path_within(&paths[o], d) || path_within(d, &paths[o]))
+				return NULL;
+	}
+	*n = list_length(s->targets);
+	return paths;
+}

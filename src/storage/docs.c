@@ -4,8 +4,10 @@
  * A collection may keep each object's jsonb, as Argo gives it back
  * (doc/canonical.c), in a "doc" column of its directory row
  * (argo_keep_documents).  A read of whole objects then takes the jsonb
- * instead of rebuilding it from ~20 rows on several pages; every other
- * read (predicates, projections, aggregates) still reads the rows.
+ * instead of rebuilding it from ~20 rows on several pages, and so does a
+ * projection of objects fetched one by one whose paths are object keys
+ * (doc/docproject.c cuts the document down); every other read
+ * (predicates, projections of every object, aggregates) reads the rows.
  *
  * It is trusted as a map is (rowmap.c): Argo's own writes from C write
  * it with the rows, in the same directory row version; a write through

@@ -111,6 +111,8 @@ struct ObjFetch
 	AttrNumber	docatt;			/* the kept documents' column, or 0 */
 	bool		docs;			/* whether to take them: whole objects, no log */
 	Jsonb	   *doc;			/* the object's, in objcxt; NULL: none */
+	const DocPath *doc_paths;	/* a projection taken from the documents */
+	int			ndoc_paths;
 	RowLog	   *log;			/* if not NULL: every row handed out, logged */
 	bool		every;			/* a projection that still says each object exists */
 	MemoryContext logcxt;		/* where the log grows: the caller's */
@@ -277,7 +279,7 @@ take_directory_row(ObjFetch *f, TableScan *t)
 
 	f->dir_found = true;
 	f->map = isnull ? NULL : (bytea *) PG_DETOAST_DATUM_COPY(d);
-	if (f->docatt > 0 && f->keys == NULL && f->log == NULL && f->docs)
+	if (f->docatt > 0 && (f->keys == NULL || f->doc_paths != NULL) && f->log == NULL && f->docs)
 	{
 		d = slot_getattr(t->slot, f->docatt, &isnull);
 		f->doc = docs_value(d, isnull);
@@ -650,7 +652,12 @@ objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb)
 	}
 	if (f->doc != NULL && rb != NULL && rebuilder_takes_docs(rb))
 	{
-		rebuilder_add_doc(rb, objid, f->doc);
+		Jsonb	   *doc = f->doc_paths == NULL ? f->doc :
+			doc_project(f->doc, f->doc_paths, f->ndoc_paths);
+
+		/* a projection with none of its paths in the object gives nothing */
+		if (doc != NULL)
+			rebuilder_add_doc(rb, objid, doc);
 		MemoryContextSwitchTo(old);
 		return true;
 	}
@@ -686,6 +693,20 @@ objfetch_log_rows(ObjFetch *f, RowLog *log)
 {
 	f->log = log;
 	f->logcxt = CurrentMemoryContext;
+}
+
+/*
+ * A projection whose paths are object keys, none inside another, taken
+ * from the kept documents where there are some (docproject.c) rather
+ * than from its keys' rows; paths must live as long as f.
+ */
+void
+objfetch_project_docs(ObjFetch *f, const DocPath *paths, int npaths)
+{
+	if (f->every)
+		return;
+	f->doc_paths = paths;
+	f->ndoc_paths = npaths;
 }
 
 /* Rebuild every object from its rows, never taking a kept document (argo_check). */

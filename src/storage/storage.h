@@ -276,6 +276,8 @@ extern void objfetch_close(ObjFetch *f);
 extern bool objfetch_streams(ObjFetch *f);
 extern void objfetch_every_object(ObjFetch *f);
 extern void objfetch_ignore_docs(ObjFetch *f);
+struct DocPath;
+extern void objfetch_project_docs(ObjFetch *f, const struct DocPath *paths, int npaths);
 extern bool objfetch_reads_directory(ObjFetch *f);
 extern Snapshot objfetch_snapshot(ObjFetch *f);
 
