@@ -52,6 +52,8 @@ typedef struct Updater
 	MemoryContext keep;			/* the statement's memory, past every batch */
 	int			nchanged;
 	int			maxchanged;
+	DocPath    *touched;		/* the top-level keys the SET list changes */
+	int			ntouched;
 } Updater;
 
 /* The ids of objects changed, kept for RETURNING ID. */
@@ -136,6 +138,62 @@ object_errcontext(void *arg)
 }
 
 /*
+ * The top-level keys a SET list changes (each path's first key), as
+ * one-step paths for doc_project; NULL when a path has none.
+ */
+static DocPath *
+touched_members(List *sets, int *n)
+{
+	DocPath    *out = palloc0(sizeof(DocPath) * Max(list_length(sets), 1));
+	ListCell   *lc;
+
+	*n = 0;
+	foreach(lc, sets)
+	{
+		ArgoPath   *path = ((ArgoSetItem *) lfirst(lc))->path;
+		KeySeg	   *segs;
+		char	   *key;
+		bool		seen = false;
+
+		if (path->keystr == NULL || keypath_parse(path->keystr, strlen(path->keystr), &segs) < 1 ||
+			segs[0].kind != KSEG_KEY)
+			return NULL;
+		key = pnstrdup(segs[0].key, segs[0].keylen);
+		for (int i = 0; i < *n; i++)
+			seen |= strcmp(out[i].keys[0], key) == 0;
+		if (seen)
+			continue;
+		out[*n].nsteps = 1;
+		out[*n].keys = palloc(sizeof(char *));
+		out[*n].keys[0] = key;
+		(*n)++;
+	}
+	return *n > 0 ? out : NULL;
+}
+
+/*
+ * The rows of the object and of its changed version to compare: those
+ * of the members the SET list touches, where both versions have some
+ * member (an object with none has a row saying so, which comparing only
+ * some members would get wrong).  The others are the same in both: an
+ * update of one array of BG's members decomposed all ~130 leaves twice.
+ */
+static void
+add_compared(Updater *u, int64 objid, Jsonb *doc, Jsonb *changed,
+			 RowBatch *before, RowBatch *after)
+{
+	if (u->touched != NULL && JB_ROOT_COUNT(doc) > 0 && JB_ROOT_COUNT(changed) > 0)
+	{
+		doc = doc_project(doc, u->touched, u->ntouched);
+		changed = doc_project(changed, u->touched, u->ntouched);
+	}
+	if (doc != NULL)
+		rowbatch_add_object(before, objid, doc);
+	if (changed != NULL)
+		rowbatch_add_object(after, objid, changed);
+}
+
+/*
  * Read the locked objects (logging their rows' tids when log is given),
  * apply the SET list, and leave in before and after only the rows that
  * differ: what to delete and what to insert.
@@ -157,8 +215,7 @@ change_objects(Updater *u, const int64 *ids, int n, RowLog *log,
 		CHECK_FOR_INTERRUPTS();
 		objid = u->ids[i];
 		u->after[i] = argo_apply_changes(u->docs[i], u->q->stmt->sets);
-		rowbatch_add_object(before, u->ids[i], u->docs[i]);
-		rowbatch_add_object(after, u->ids[i], u->after[i]);
+		add_compared(u, u->ids[i], u->docs[i], u->after[i], before, after);
 	}
 	error_context_stack = cb.previous;
 	rowbatch_drop_common(before, after);
@@ -494,6 +551,7 @@ run_update(ArgoPlan *p, result_emit emit, void *arg)
 	u.cxt = AllocSetContextCreate(CurrentMemoryContext, "argo update",
 								  ALLOCSET_DEFAULT_SIZES);
 	u.feed = feed_mode(u.coll);
+	u.touched = touched_members(q->stmt->sets, &u.ntouched);
 	u.before_change = u.feed != FEED_OFF && feed_before_change(u.coll);
 	w = objwriter_open(u.coll, ACL_UPDATE);
 	lo = w ? objlock_take_direct(u.coll, where, p->point, w) :
