@@ -40,7 +40,7 @@ SELECT p, (SELECT coalesce(array_agg(x::text ORDER BY x::text), '{}') FROM argo_
           (SELECT coalesce(array_agg(x::text ORDER BY x::text), '{}') FROM argo_query('SELECT ' || p || ' FROM kdplain WHERE ID() >= 1') x) AS same,
           (SELECT count(*) FROM argo_query('SELECT ' || p || ' FROM kd3 WHERE ID() >= 1')) AS objects
   FROM unnest(ARRAY['a', 'b', 'e, f', 'g, h, i', 'n, k', 's, num', 't', 'missing', 'a, missing',
-                    'b[1].c', 'b, b[1]', 'a AS z, g', 'num, t, s']) p;
+                    'b[1].c', 'b, b[1]', 'a AS z, g', 'num, t, s', 'g, e, b[11111111111]']) p;
 SELECT x FROM argo_query('SELECT g, h, b FROM kd3 WHERE g = ''x''') x;
 SELECT x FROM argo_query('SELECT d.g, d.e FROM kd3 AS d WHERE d.g = ''x''') x;
 SELECT x FROM argo_query('SELECT * FROM kd1 WHERE ID() = 2') x;

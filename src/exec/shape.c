@@ -141,9 +141,8 @@ path_within(DocPath *a, DocPath *b)
 
 /*
  * A projection of one collection's paths as its kept documents can give
- * it (docproject.c): every target a path of object keys (its flattened
- * key, the alias gone), none inside another, nothing renamed, no ID();
- * NULL otherwise.
+ * it (docproject.c): every target a path of object keys (the alias
+ * gone), none inside another, nothing renamed, no ID(); NULL otherwise.
  */
 DocPath *
 select_doc_paths(ArgoStmt *s, int *n)
@@ -159,20 +158,20 @@ select_doc_paths(ArgoStmt *s, int *n)
 	{
 		ArgoTarget *t = lfirst(lc);
 		DocPath    *d = &paths[foreach_current_index(lc)];
-		KeySeg	   *segs;
-		int			nsegs;
+		int			skip;
 
-		if (t->path == NULL || t->path->id || t->path->wild || t->path->keystr == NULL)
+		if (t->path == NULL || t->path->id || t->path->wild || t->path->nsegs <= 0)
 			return NULL;
-		nsegs = keypath_parse(t->path->keystr, strlen(t->path->keystr), &segs);
-		if (nsegs <= 0)
-			return NULL;
-		d->keys = palloc(sizeof(char *) * nsegs);
-		for (int i = 0; i < nsegs; i++)
+		/* the steps after the alias, if the path starts with it */
+		skip = list_length(t->path->steps) - t->path->nsegs;
+		d->keys = palloc(sizeof(char *) * t->path->nsegs);
+		for (int i = skip; i < list_length(t->path->steps); i++)
 		{
-			if (segs[i].kind != KSEG_KEY)
+			ArgoStep   *st = list_nth(t->path->steps, i);
+
+			if (st->is_index || st->is_wild || st->key == NULL)
 				return NULL;
-			d->keys[d->nsteps++] = pnstrdup(segs[i].key, segs[i].keylen);
+			d->keys[d->nsteps++] = st->key;
 		}
 		for (int o = 0; o < foreach_current_index(lc); o++)
 			if (path_within(&paths[o], d) || path_within(d, &paths[o]))

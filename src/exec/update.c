@@ -151,14 +151,17 @@ touched_members(List *sets, int *n)
 	foreach(lc, sets)
 	{
 		ArgoPath   *path = ((ArgoSetItem *) lfirst(lc))->path;
-		KeySeg	   *segs;
+		ArgoStep   *first;
 		char	   *key;
 		bool		seen = false;
 
-		if (path->keystr == NULL || keypath_parse(path->keystr, strlen(path->keystr), &segs) < 1 ||
-			segs[0].kind != KSEG_KEY)
+		if (path->id || path->nsegs <= 0)
 			return NULL;
-		key = pnstrdup(segs[0].key, segs[0].keylen);
+		/* the first step after the alias, if the path starts with it */
+		first = list_nth(path->steps, list_length(path->steps) - path->nsegs);
+		if (first->is_index || first->is_wild || first->key == NULL)
+			return NULL;
+		key = first->key;
 		for (int i = 0; i < *n; i++)
 			seen |= strcmp(out[i].keys[0], key) == 0;
 		if (seen)
