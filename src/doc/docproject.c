@@ -8,10 +8,13 @@
  * values, and the projection is the document's value at each path, put
  * under the same path: what rebuilding the paths' rows gives (an object
  * with none of them gives nothing, as it has no rows).  Only paths of
- * object keys, none inside another (the planner checks: exec/plan.c).
+ * object keys, none inside another (exec/shape.c checks a projection's).
+ * An UPDATE cuts both versions of an object down to the members it
+ * changes the same way before comparing their rows (exec/update.c).
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
 #include "utils/jsonb.h"
 
 #include "doc/doc.h"
@@ -73,6 +76,7 @@ push_level(JsonbParseState **st, Found *found, int lo, int hi, int depth)
 {
 	int			i = lo;
 
+	check_stack_depth();		/* one level a step of the longest path */
 	while (i < hi)
 	{
 		const char *k = found[i].path->keys[depth];

@@ -76,13 +76,12 @@ collect(void *arg, int64 objid, Jsonb *obj)
 	}
 }
 
-static Collect *sorting;		/* for cmp_keyed (qsort has no argument) */
-
 static int
-cmp_keyed(const void *a, const void *b)
+cmp_keyed(const void *a, const void *b, void *arg)
 {
 	const Keyed *ka = a;
 	const Keyed *kb = b;
+	Collect    *sorting = arg;
 	ListCell   *lc;
 
 	foreach(lc, sorting->stmt->order_by)
@@ -126,9 +125,7 @@ sort_ids(ArgoPlan *p, int64 *ids, int *n)
 		objfetch_object(p->fetch, ids[i], rb);
 	}
 	rebuilder_finish(rb);
-	sorting = &c;
-	qsort(c.objs, c.n, sizeof(Keyed), cmp_keyed);
-	sorting = NULL;
+	qsort_arg(c.objs, c.n, sizeof(Keyed), cmp_keyed, &c);
 	for (int i = 0; i < c.n; i++)
 		ids[i] = c.objs[i].objid;
 	*n = c.n;

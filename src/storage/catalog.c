@@ -174,6 +174,7 @@ table_names(const char *name)
 {
 	static HTAB *names = NULL;
 	TableNames *t;
+	TableNames	made;
 	bool		found;
 	MemoryContext old;
 
@@ -189,18 +190,22 @@ table_names(const char *name)
 		ctl.hcxt = CacheMemoryContext;
 		names = hash_create("argo table names", 16, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
 	}
-	t = hash_search(names, name, HASH_ENTER, &found);
-	if (found)
+	t = hash_search(names, name, HASH_FIND, NULL);
+	if (t != NULL)
 		return t;
+	/* made before the entry exists: an error leaves no entry half made */
 	old = MemoryContextSwitchTo(CacheMemoryContext);
-	t->str = qualified(name, "str");
-	t->num = qualified(name, "num");
-	t->boo = qualified(name, "bool");
-	t->data = qualified(name, "data");
-	t->keys = qualified(name, "keys");
-	t->obj = qualified(name, "obj");
-	t->seq = qualified(name, "seq");
+	made.str = qualified(name, "str");
+	made.num = qualified(name, "num");
+	made.boo = qualified(name, "bool");
+	made.data = qualified(name, "data");
+	made.keys = qualified(name, "keys");
+	made.obj = qualified(name, "obj");
+	made.seq = qualified(name, "seq");
 	MemoryContextSwitchTo(old);
+	t = hash_search(names, name, HASH_ENTER, &found);
+	strlcpy(made.name, t->name, NAMEDATALEN);
+	*t = made;
 	return t;
 }
 
