@@ -35,6 +35,7 @@ typedef struct Collect
 	Jsonb	  **paths;			/* per ORDER BY item; NULL for ID() */
 	Keyed	   *objs;
 	int			n;
+	int			max;			/* one object an id asked for */
 } Collect;
 
 /* Whether lookup_order_ids can order q's objects. */
@@ -61,8 +62,12 @@ static void
 collect(void *arg, int64 objid, Jsonb *obj)
 {
 	Collect    *c = arg;
-	Keyed	   *k = &c->objs[c->n++];
+	Keyed	   *k;
 	int			nkeys = list_length(c->stmt->order_by);
+
+	if (c->n >= c->max)
+		elog(ERROR, "argo: more objects fetched than asked for");
+	k = &c->objs[c->n++];
 
 	k->objid = objid;
 	k->keys = palloc0(sizeof(StringInfoData) * Max(nkeys, 1));
@@ -119,6 +124,7 @@ sort_ids(ArgoPlan *p, int64 *ids, int *n)
 			c.paths[foreach_current_index(lc)] = DatumGetJsonbP(sql_path_steps(ob->path));
 	}
 	c.objs = palloc(sizeof(Keyed) * Max(*n, 1));
+	c.max = *n;
 	for (int i = 0; i < *n; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
