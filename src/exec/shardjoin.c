@@ -454,14 +454,13 @@ keep_tuple(ShardJoin *j)
 	j->ntuples++;
 }
 
-static ShardJoin *sorting;		/* for cmp_tuples (qsort has no argument) */
-
 /* ORDER BY's order of two kept tuples; ties in the order they were made. */
 static int
-cmp_tuples(const void *a, const void *b)
+cmp_tuples(const void *a, const void *b, void *arg)
 {
 	const int  *ra = a;
 	const int  *rb = b;
+	ShardJoin  *sorting = arg;
 	ListCell   *lc;
 
 	foreach(lc, sorting->q->stmt->order_by)
@@ -493,9 +492,7 @@ emit_sorted(ShardJoin *j)
 		memcpy(sorted + t * width, j->tuples + t * j->nitems, sizeof(int) * j->nitems);
 		sorted[t * width + j->nitems] = (int) t;
 	}
-	sorting = j;
-	qsort(sorted, j->ntuples, sizeof(int) * width, cmp_tuples);
-	sorting = NULL;
+	qsort_arg(sorted, j->ntuples, sizeof(int) * width, cmp_tuples, j);
 	j->keeping = false;
 	for (int64 t = 0; t < j->ntuples; t++)
 	{
