@@ -167,6 +167,16 @@ SET jit = off;
 COMMENT ON FUNCTION argo_shard_join_part(text, jsonb, integer, integer, jsonb) IS
 'A shard''s part of a join of distributed collections: the objects of FROM item source (0 first) that its own WHERE conjuncts keep, whole or as its targets plus each join condition''s value, in object id order; keyvals (a JSON array or NULL) keeps those whose join condition''s value is among them; one row of NULLs if this shard''s key dictionary lacks key keys_through';
 
+-- A result's binary form for the coordinator (src/exec/shardread.c), which
+-- checks it rather than parsing its text again (src/doc/jsonbcheck.c).
+CREATE FUNCTION argo_jsonb_bytes(doc jsonb)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'argo_jsonb_bytes'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
+
+COMMENT ON FUNCTION argo_jsonb_bytes(jsonb) IS
+'A jsonb value''s binary form (its container bytes) as bytea, for a coordinator that reads a shard''s results in binary';
+
 -- A shard's part of an UPDATE or DELETE of a distributed collection
 -- (src/exec/shardwrite.c), in the coordinator's remote transaction: run
 -- on this server's collection of the name with its copy of the dictionary.

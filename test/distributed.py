@@ -406,6 +406,114 @@ def hijack_case(admin, shards, servers):
           "the coordinator creates and drops a collection (ran: %s)" % ran)
 
 
+FORGE_DOCS = [
+    {"name": "Ada", "age": 36, "tags": ["math", "engines"], "address": {"city": "London", "zip": "N1"}},
+    {"n": 1.5, "big": 123456789012345678901234567890, "neg": -0.000123, "t": True, "f": False, "z": None},
+    {"ab": "x", "ba": "y", "deep": {"a": [1, {"b": [True, "ü€𝄞"]}, []], "c": {}}},
+    {"list": list(range(40)), "s": "é" * 10},
+]
+
+
+def mutations(real, rng, n):
+    """n byte strings made from real documents' binary forms: bits flipped,
+    bytes and words overwritten, cut short, words swapped; and whole other
+    documents (valid, so they must be taken)."""
+    for i in range(n):
+        b = bytearray(real[i % len(real)])
+        kind = i % 6
+        if kind == 0:
+            k = rng.randrange(len(b) * 8)
+            b[k // 8] ^= 1 << (k % 8)
+        elif kind == 1:
+            for _ in range(rng.randrange(1, 4)):
+                b[rng.randrange(len(b))] = rng.randrange(256)
+        elif kind == 2:
+            b = b[:rng.randrange(len(b))]
+        elif kind == 3:
+            k = rng.randrange(len(b) // 4) * 4
+            b[k:k + 4] = rng.choice([0, 0xFFFFFFFF, len(b), 0x80000000 | rng.randrange(64),
+                                     0x50000000 | rng.randrange(64), 0x10000000 | rng.randrange(64),
+                                     0x20000001, 0x40000002, 0x70000000]).to_bytes(4, "little")
+        elif kind == 4:
+            j, k = rng.randrange(len(b) // 4) * 4, rng.randrange(len(b) // 4) * 4
+            b[j:j + 4], b[k:k + 4] = b[k:k + 4], b[j:j + 4]
+        else:
+            b = bytearray(real[(i + 1) % len(real)])
+        yield bytes(b)
+
+
+def forged_bytes_case(admin, shards, servers):
+    """A shard's results come to the coordinator in jsonb's binary form,
+    checked (src/doc/jsonbcheck.c): a shard whose argo_jsonb_bytes sends
+    mutated bytes makes a statement fail with XX001 or give a value
+    that is valid jsonb (its text parses back to the same text); never a
+    crash.  Keys out of order, the one mutation a check of lengths alone
+    would let through, are refused."""
+    import random
+    admin.execute("SELECT argo_create_distributed_collection('dforge', %s)", (servers,))
+    q(admin, "INSERT INTO dforge OBJECTS $1", FORGE_DOCS)
+    for s in shards:
+        with s.connect() as c:
+            schema = c.execute("SELECT extnamespace::regnamespace::text FROM pg_extension "
+                               "WHERE extname = 'argo'").fetchone()[0]
+            c.execute("CREATE TABLE public.forged (bytes bytea)")
+            c.execute("CREATE FUNCTION public.real_bytes(jsonb) RETURNS bytea LANGUAGE c STRICT "
+                      "AS '$libdir/argo', 'argo_jsonb_bytes'")
+            c.execute("CREATE OR REPLACE FUNCTION %s.argo_jsonb_bytes(doc jsonb) RETURNS bytea LANGUAGE sql "
+                      "STABLE AS $$SELECT coalesce((SELECT bytes FROM public.forged), "
+                      "public.real_bytes(doc))$$" % schema)
+    with shards[0].connect() as c:
+        real = [c.execute("SELECT public.real_bytes(%s::jsonb)", (json.dumps(d),)).fetchone()[0]
+                for d in FORGE_DOCS]
+        # the same document with two keys of one length swapped: every length fits
+        swapped = bytes(real[2]).replace(b"abba", b"baab", 1)
+    plain = q(admin, "SELECT * FROM dforge")
+    rng = random.Random(7)
+    states = {}
+    bad = []
+    c = connect()
+    conns = [s.connect() for s in shards]
+
+    def forge(b):
+        for sc in conns:
+            sc.execute("DELETE FROM public.forged")
+            if b is not None:
+                sc.execute("INSERT INTO public.forged VALUES (%s)", (b,))
+    for forged in mutations(real, rng, 1200):
+        forge(forged)
+        try:
+            rows = c.execute("SELECT x::text, x::text::jsonb::text FROM "
+                             "argo_query('SELECT * FROM dforge') x").fetchall()
+            state = "ok" if all(a == b for a, b in rows) else "not jsonb"
+        except psycopg.Error as e:
+            state = e.sqlstate
+        states[state] = states.get(state, 0) + 1
+        if state not in ("ok", "XX001"):
+            bad.append((forged.hex(), state))
+    forge(swapped)
+    swapped_state, _ = outcome(lambda: q(c, "SELECT * FROM dforge"))
+    forge(None)
+    for sc in conns:
+        sc.close()
+    after = q(c, "SELECT * FROM dforge")
+    c.close()
+    for s in shards:
+        with s.connect() as sc:
+            schema = sc.execute("SELECT extnamespace::regnamespace::text FROM pg_extension "
+                                "WHERE extname = 'argo'").fetchone()[0]
+            sc.execute("CREATE OR REPLACE FUNCTION %s.argo_jsonb_bytes(doc jsonb) RETURNS bytea LANGUAGE c "
+                       "IMMUTABLE STRICT PARALLEL SAFE AS '$libdir/argo', 'argo_jsonb_bytes'" % schema)
+            sc.execute("DROP FUNCTION public.real_bytes(jsonb)")
+            sc.execute("DROP TABLE public.forged")
+    admin.execute("SELECT argo_drop_collection('dforge')")
+    check(not bad and states.get("XX001", 0) > 0 and states.get("ok", 0) > 0 and swapped_state == "XX001"
+          and sorted(json.dumps(x, sort_keys=True) for x in after)
+          == sorted(json.dumps(x, sort_keys=True) for x in plain),
+          "1,200 forged binary results from a shard: refused as corrupt (XX001) or valid jsonb, the server "
+          "up after them (%s; keys out of order: %s; other outcomes: %s)"
+          % (", ".join("%s %d" % kv for kv in sorted(states.items())), swapped_state, bad[:3]))
+
+
 def left_on_shards(shards, name):
     """How many tables of collection name each shard holds."""
     counts = []
@@ -1007,6 +1115,7 @@ def main():
         failure_case(admin, shards, servers)
         no_2pc_case(admin, shards, servers)
         hijack_case(admin, shards, servers)
+        forged_bytes_case(admin, shards, servers)
         create_failures_case(admin, shards, servers)
         drop_failures_case(admin, shards, servers)
         committing_case(admin, shards, servers)

@@ -29,6 +29,9 @@ extern bool argo_doc_sort_key(Jsonb *doc, Jsonb *path, StringInfo key);
 extern bool argo_value_sort_key(JsonbValue *v, StringInfo key);
 extern int	argo_sort_key_cmp(StringInfo a, StringInfo b);
 
+/* jsonbcheck.c: a jsonb's bytes from another server, checked */
+extern Jsonb *argo_jsonb_from_bytes(const char *data, int len);
+
 /* docproject.c: a kept document cut down to a projection's paths of object keys */
 typedef struct DocPath
 {

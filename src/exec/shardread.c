@@ -30,10 +30,12 @@
 #include "access/parallel.h"
 #include "libpq-fe.h"
 #include "miscadmin.h"
+#include "port/pg_bswap.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
+#include "doc/doc.h"
 #include "exec/exec.h"
 
 /* One shard's results, the current one first. */
@@ -43,6 +45,7 @@ typedef struct ShardStream
 	const char *server;
 	MemoryContext cxt;			/* the current result's memory */
 	bool		done;
+	bool		binary;			/* its results come in binary */
 	bool		behind;			/* the shard's dictionary lacks keys */
 	int64		objid;
 	Jsonb	   *doc;
@@ -170,6 +173,31 @@ row_limit(ArgoStmt *s)
 	return psprintf(INT64_FORMAT, (int64) limit->num + (offset ? (int64) offset->num : 0));
 }
 
+/*
+ * A result's object id and document: in binary, the id's eight bytes
+ * (network order) and the document's jsonb bytes, checked; else as text.
+ */
+static void
+take_result(ShardStream *st, PGresult *res)
+{
+	uint64		id;
+
+	if (!st->binary)
+	{
+		st->objid = pg_strtoint64(PQgetvalue(res, 0, 0));
+		st->doc = DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
+													 CStringGetDatum(PQgetvalue(res, 0, 1))));
+		return;
+	}
+	if (PQgetlength(res, 0, 0) != sizeof(uint64) || PQgetisnull(res, 0, 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROTOCOL_VIOLATION),
+				 errmsg("a shard sent a result that is not an object id and a document")));
+	memcpy(&id, PQgetvalue(res, 0, 0), sizeof(id));
+	st->objid = (int64) pg_ntoh64(id);
+	st->doc = argo_jsonb_from_bytes(PQgetvalue(res, 0, 1), PQgetlength(res, 0, 1));
+}
+
 /* The stream's next result (done after its last), with its ORDER BY keys. */
 static void
 advance(ShardRead *r, ShardStream *st)
@@ -201,8 +229,7 @@ advance(ShardRead *r, ShardStream *st)
 		return;
 	}
 	old = MemoryContextSwitchTo(st->cxt);
-	st->objid = pg_strtoint64(PQgetvalue(res, 0, 0));
-	st->doc = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(PQgetvalue(res, 0, 1))));
+	take_result(st, res);
 	PQclear(res);
 	for (int i = 0; i < list_length(r->q->stmt->order_by); i++)
 	{
@@ -313,12 +340,15 @@ send_all(ShardRead *r)
 		st->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo shard result",
 										ALLOCSET_SMALL_SIZES);
 		st->keys = palloc0(sizeof(StringInfoData) * Max(list_length(r->q->stmt->order_by), 1));
-		r->sql = r->source >= 0 ?
-			psprintf("SELECT objid, doc FROM %s.argo_shard_join_part($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4, $4::pg_catalog.int4, $5::pg_catalog.jsonb)",
-					 sc.schemas[i]) :
-			psprintf("SELECT objid, doc FROM %s.argo_shard_rows($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4, $4::pg_catalog.int8)",
-					 sc.schemas[i]);
-		shardconn_send(st->conn, r->sql, r->source >= 0 ? 5 : 4, values, true);
+		st->binary = sc.binary[i];
+		r->sql = psprintf("SELECT objid, %s FROM %s.%s",
+						  st->binary ? psprintf("%s.argo_jsonb_bytes(doc)", sc.schemas[i]) : "doc",
+						  sc.schemas[i],
+						  r->source >= 0 ?
+						  "argo_shard_join_part($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4, $4::pg_catalog.int4, $5::pg_catalog.jsonb)" :
+						  "argo_shard_rows($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4, $4::pg_catalog.int8)");
+		shardconn_send(st->conn, r->sql, r->source >= 0 ? 5 : 4, values,
+					   st->binary ? SHARD_ROWS_BINARY : SHARD_ROWS);
 	}
 	return true;
 }
@@ -456,7 +486,7 @@ shards_know_keys(ArgoCollection *c, ShardConns *sc)
 	if (newest == NULL)
 		return true;
 	for (int i = 0; i < sc->n; i++)
-		shardconn_send(sc->conns[i], sql, 1, &newest, false);
+		shardconn_send(sc->conns[i], sql, 1, &newest, SHARD_WHOLE);
 	for (int i = 0; i < sc->n; i++)
 	{
 		PGresult   *res;
@@ -509,7 +539,7 @@ shardread_explain_each(ArgoQuery *q, ShardConns *sc, const char *function)
 	values[0] = q->text;
 	values[1] = shardread_params_text(q->params, q->nparams);
 	for (int i = 0; i < sc->n; i++)
-		shardconn_send(sc->conns[i], psprintf(ask, sc->schemas[i]), 2, values, false);
+		shardconn_send(sc->conns[i], psprintf(ask, sc->schemas[i]), 2, values, SHARD_WHOLE);
 	for (int i = 0; i < sc->n; i++)
 	{
 		PGresult   *res;

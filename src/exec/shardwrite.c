@@ -322,7 +322,7 @@ shardwrite_run(ArgoQuery *q, result_emit emit, void *arg)
 		error_context_stack = &context;
 		for (int i = 0; i < sc.n; i++)
 			if (pending[i])
-				shardconn_send(sc.conns[i], sql[i], 3, values, false);
+				shardconn_send(sc.conns[i], sql[i], 3, values, SHARD_WHOLE);
 		for (int i = 0; i < sc.n; i++)
 		{
 			PGresult   *res;

@@ -20,6 +20,19 @@ PG_FUNCTION_INFO_V1(argo_shard_rows);
 PG_FUNCTION_INFO_V1(argo_shard_insert);
 PG_FUNCTION_INFO_V1(argo_shard_join_part);
 PG_FUNCTION_INFO_V1(argo_shard_write);
+PG_FUNCTION_INFO_V1(argo_jsonb_bytes);
+
+/*
+ * argo_jsonb_bytes(doc jsonb) RETURNS bytea: the document's binary form,
+ * for a coordinator to read results without parsing their text again
+ * (it checks them: doc/jsonbcheck.c).  The same bytes: jsonb and bytea
+ * are both varlenas.
+ */
+Datum
+argo_jsonb_bytes(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P((bytea *) PG_GETARG_JSONB_P(0));
+}
 
 /* Each result with its object id; NULL withdraws the results so far. */
 static void

@@ -29,6 +29,7 @@
 #include "utils/partcache.h"
 #include "utils/rel.h"
 #include "libpq-fe.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/latch.h"
@@ -170,14 +171,15 @@ shardconn_drain(PGconn *conn, const char *sql)
 		PQclear(res);
 }
 
-/* Send sql with its text parameters; rows then come one at a time. */
+/* Send sql with its text parameters, for its results as asked. */
 void
 shardconn_send(PGconn *conn, const char *sql, int nparams, const char *const *values,
-			   bool single_rows)
+			   ShardResults results)
 {
-	if (!PQsendQueryParams(conn, sql, nparams, NULL, values, NULL, NULL, 0))
+	if (!PQsendQueryParams(conn, sql, nparams, NULL, values, NULL, NULL,
+						   results == SHARD_ROWS_BINARY ? 1 : 0))
 		report_error(NULL, conn, false, sql);
-	if (single_rows && !PQsetSingleRowMode(conn))
+	if (results != SHARD_WHOLE && !PQsetSingleRowMode(conn))
 		elog(ERROR, "argo: could not read a shard's rows one at a time");
 }
 
@@ -205,7 +207,7 @@ server_of(Oid server, PGconn *conn)
 	s = hash_search(servers, &server, HASH_FIND, NULL);
 	if (s != NULL)
 		return s;
-	shardconn_send(conn, ask, 1, &version, false);
+	shardconn_send(conn, ask, 1, &version, SHARD_WHOLE);
 	res = shardconn_result(conn, ask);
 	s = hash_search(servers, &server, HASH_ENTER, &found);
 	s->current = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 1), "t") == 0;
@@ -254,10 +256,12 @@ shardconn_open_servers(List *oids, ShardConns *out)
 	out->schemas = palloc0(sizeof(char *) * out->n);
 	out->names = palloc0(sizeof(char *) * out->n);
 	out->servers = palloc0(sizeof(Oid) * out->n);
+	out->binary = palloc0(sizeof(bool) * out->n);
 	foreach(lc, oids)
 	{
 		int			i = foreach_current_index(lc);
 		ShardServer *s;
+		const char *encoding;
 
 		out->servers[i] = lfirst_oid(lc);
 		out->names[i] = GetForeignServer(lfirst_oid(lc))->servername;
@@ -270,6 +274,9 @@ shardconn_open_servers(List *oids, ShardConns *out)
 		if (!s->current)
 			return false;
 		out->schemas[i] = s->schema;
+		/* binary strings are not converted between encodings: only the same one */
+		encoding = PQparameterStatus(out->conns[i], "server_encoding");
+		out->binary[i] = encoding != NULL && strcmp(encoding, GetDatabaseEncodingName()) == 0;
 	}
 	return true;
 }
@@ -319,7 +326,7 @@ shardconn_copy_keys(ArgoCollection *c, int n, const int32 *ids, char *const *key
 
 		if ((conns[i] = connection_of(lfirst_oid(lc))) == NULL)
 			elog(ERROR, "argo: a shard's connection is busy with a scan");
-		shardconn_send(conns[i], sql, 2, values, false);
+		shardconn_send(conns[i], sql, 2, values, SHARD_WHOLE);
 	}
 	for (int i = 0; i < list_length(oids); i++)
 	{
@@ -394,7 +401,7 @@ shardconn_write_rows(ArgoCollection *c, const char *table, const ArgoRows *rows,
 		conns[p] = connection_of(GetForeignTable(pd->oids[p])->serverid);
 		if (conns[p] == NULL)
 			elog(ERROR, "argo: a shard's connection is busy with a scan");
-		shardconn_send(conns[p], sql.data, rows->ncols, values, false);
+		shardconn_send(conns[p], sql.data, rows->ncols, values, SHARD_WHOLE);
 	}
 	for (int p = 0; p < nparts; p++)
 		if (conns[p] != NULL)
@@ -466,7 +473,7 @@ shardconn_insert_objects(ArgoCollection *c, const Datum *objids, Jsonb **docs, i
 		values[2] = array_text(objs, m, JSONBOID, -1, false, TYPALIGN_INT);
 		sql = psprintf("SELECT %s.argo_shard_insert($1, $2::pg_catalog.int8[], $3::pg_catalog.jsonb[])",
 					   sc.schemas[k]);
-		shardconn_send(sc.conns[k], sql, 3, values, false);
+		shardconn_send(sc.conns[k], sql, 3, values, SHARD_WHOLE);
 	}
 	for (int k = 0; k < sc.n; k++)
 		if (sc.conns[k] != NULL)

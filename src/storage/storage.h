@@ -99,7 +99,16 @@ typedef struct ShardConns
 	char	  **schemas;		/* Argo's schema there, quoted */
 	char	  **names;			/* the servers' names */
 	Oid		   *servers;
+	bool	   *binary;			/* its results may come as binary (same encoding) */
 } ShardConns;
+
+/* How a statement sent to a shard gives its results. */
+typedef enum ShardResults
+{
+	SHARD_WHOLE,				/* one result, as text */
+	SHARD_ROWS,					/* a row at a time, as text */
+	SHARD_ROWS_BINARY			/* a row at a time, in binary */
+} ShardResults;
 
 extern bool shardconn_open(ArgoCollection *c, ShardConns *out);
 extern bool shardconn_open_servers(List *oids, ShardConns *out);
@@ -111,7 +120,7 @@ extern void shardsession_note_write(void);
 extern bool shardsession_usable(void);
 extern struct pg_conn *shardsession_get(Oid server);
 extern void shardconn_send(struct pg_conn *conn, const char *sql, int nparams,
-						   const char *const *values, bool single_rows);
+						   const char *const *values, ShardResults results);
 extern struct pg_result *shardconn_result(struct pg_conn *conn, const char *sql);
 extern void shardconn_drain(struct pg_conn *conn, const char *sql);
 extern int64 shardconn_copy_keys(ArgoCollection *c, int n, const int32 *ids, char *const *keys);
