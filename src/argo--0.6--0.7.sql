@@ -290,3 +290,15 @@ SET jit = off;
 
 COMMENT ON FUNCTION argo_shard_insert(text, bigint[], jsonb[]) IS
 'A shard''s part of an insert into a distributed collection: the objects with the ids the coordinator drew, every key already in this shard''s copy of the dictionary; the number written';
+
+-- A coordinator's load into an empty distributed collection begins or ends
+-- (src/fn/load.c): this shard's indexes of it dropped, then built once.
+CREATE FUNCTION argo_shard_load(collection text, begin boolean)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'argo_shard_load'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION argo_shard_load(text, boolean) IS
+'A coordinator''s load into an empty distributed collection: at its beginning (begin true) Argo''s indexes of this shard''s part are dropped if it is empty, at its end built again; how many';

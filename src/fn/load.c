@@ -44,6 +44,7 @@ typedef struct Loader
 	int64		total;
 	int64		bytes;			/* of the documents' text, for progress */
 	List	   *dropped_indexes;	/* to build again at the end */
+	bool		shards_loading; /* the shards dropped theirs too */
 } Loader;
 
 /*
@@ -82,10 +83,16 @@ loader_init(Loader *l, const char *collname, int progress_type, int64 bytes_tota
 	 * cheaper than maintaining them row by row.  (DROP INDEX locks the
 	 * tables until commit, as a bulk load into a new collection may.)
 	 * Only the tables' owner may drop them; others load with them in
-	 * place, needing no more than INSERT.
+	 * place, needing no more than INSERT.  A distributed collection's
+	 * shards do the same with theirs.
 	 */
 	if (collection_is_empty(l->coll))
+	{
 		l->dropped_indexes = collection_drop_indexes(l->coll);
+		l->shards_loading = collection_is_distributed(l->coll);
+		if (l->shards_loading)
+			shardconn_load(l->coll, true);
+	}
 	l->rows = rowbatch_create(l->coll, true);
 	l->cxt = AllocSetContextCreate(CurrentMemoryContext, "argo load",
 								   ALLOCSET_DEFAULT_SIZES);
@@ -150,6 +157,8 @@ loader_finish(Loader *l)
 	loader_flush(l);
 	rowbatch_flush(l->rows);
 	collection_rebuild_indexes(l->coll, l->dropped_indexes);
+	if (l->shards_loading)
+		shardconn_load(l->coll, false);
 	pgstat_progress_end_command();
 	return l->total;
 }

@@ -7,6 +7,8 @@
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/proc.h"
+#include "utils/memutils.h"
 #include "executor/spi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -21,6 +23,20 @@ PG_FUNCTION_INFO_V1(argo_shard_insert);
 PG_FUNCTION_INFO_V1(argo_shard_join_part);
 PG_FUNCTION_INFO_V1(argo_shard_write);
 PG_FUNCTION_INFO_V1(argo_jsonb_bytes);
+PG_FUNCTION_INFO_V1(argo_shard_load);
+
+/*
+ * The indexes a coordinator's load into this shard's part of a collection
+ * dropped at its beginning, to build at its end: both calls come in the
+ * coordinator's remote transaction, so to this backend, in one local
+ * transaction.
+ */
+static struct
+{
+	LocalTransactionId lxid;
+	char	   *name;			/* both in TopTransactionContext */
+	List	   *dropped;
+}			shard_load;
 
 /*
  * argo_jsonb_bytes(doc jsonb) RETURNS bytea: the document's binary form,
@@ -243,4 +259,51 @@ argo_shard_write(PG_FUNCTION_ARGS)
 	part_call_args(fcinfo, &c);
 	c.write = true;
 	return part_call_run(fcinfo, &c);
+}
+
+/*
+ * argo_shard_load(collection text, begin boolean) RETURNS integer: a
+ * coordinator's load into an empty distributed collection begins or ends
+ * (fn/load.c).  At its beginning, if this shard's part is empty too,
+ * Argo's indexes of its value tables are dropped (as a local load into
+ * an empty collection does, and only by their owner); at its end they
+ * are built once.  How many indexes were dropped or built.
+ */
+Datum
+argo_shard_load(PG_FUNCTION_ARGS)
+{
+	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
+	ArgoCollection *c;
+	int			n = 0;
+
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("whether a load begins must not be null")));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	c = collection_open_for_insert(name);
+	if (collection_is_distributed(c))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("collection \"%s\" is distributed here too", name)));
+	if (PG_GETARG_BOOL(1))
+	{
+		List	   *dropped = collection_is_empty(c) ? collection_drop_indexes(c) : NIL;
+		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+
+		shard_load.lxid = MyProc->lxid;
+		shard_load.name = pstrdup(name);
+		shard_load.dropped = list_copy(dropped);
+		MemoryContextSwitchTo(old);
+		n = list_length(dropped);
+	}
+	else if (shard_load.lxid == MyProc->lxid && strcmp(shard_load.name, name) == 0)
+	{
+		collection_rebuild_indexes(c, shard_load.dropped);
+		n = list_length(shard_load.dropped);
+		shard_load.lxid = InvalidLocalTransactionId;
+	}
+	SPI_finish();
+	PG_RETURN_INT32(n);
 }

@@ -204,12 +204,36 @@ collection_drop_indexes(ArgoCollection *c)
 	return dropped;
 }
 
-/* Build again the indexes collection_drop_indexes dropped. */
+/* Whether the collection's table of shape s has an index of that shape. */
+static bool
+has_index(ArgoCollection *c, const IndexShape *s)
+{
+	Relation	heap = argo_open_table(c, s->table);
+	ListCell   *lc;
+	bool		found = false;
+
+	foreach(lc, RelationGetIndexList(heap))
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+
+		found = found || shape_of(c, heap, s->table, index) == s;
+		index_close(index, AccessShareLock);
+	}
+	table_close(heap, NoLock);
+	return found;
+}
+
+/*
+ * Build again the indexes collection_drop_indexes dropped, but none the
+ * table has again: a shard's load spans statements, and a savepoint
+ * rolled back between them brings back what was dropped.
+ */
 void
 collection_rebuild_indexes(ArgoCollection *c, List *dropped)
 {
 	ListCell   *lc;
 
 	foreach(lc, dropped)
-		create_index(c, lfirst(lc));
+		if (!has_index(c, lfirst(lc)))
+			create_index(c, lfirst(lc));
 }

@@ -438,7 +438,8 @@ shardconn_insert_objects(ArgoCollection *c, const Datum *objids, Jsonb **docs, i
 	PartitionKey key;
 	PartitionDesc pd;
 	ShardConns	sc;
-	int		   *part = palloc(sizeof(int) * Max(n, 1));
+	Oid		   *home = palloc(sizeof(Oid) * Max(n, 1));	/* each object's server */
+	Oid		   *part_server;
 	char	   *sql;
 
 	if (n == 0 || !argo_shards_take_objects(c))
@@ -450,8 +451,12 @@ shardconn_insert_objects(ArgoCollection *c, const Datum *objids, Jsonb **docs, i
 	dir = argo_open_table(c, "obj");
 	key = RelationGetPartitionKey(dir);
 	pd = RelationGetPartitionDesc(dir, true);
+	/* each partition's server looked up once, not once an object and shard */
+	part_server = palloc(sizeof(Oid) * pd->nparts);
+	for (int p = 0; p < pd->nparts; p++)
+		part_server[p] = GetForeignTable(pd->oids[p])->serverid;
 	for (int i = 0; i < n; i++)
-		part[i] = partition_of(key, pd, objids[i]);
+		home[i] = part_server[partition_of(key, pd, objids[i])];
 	for (int k = 0; k < sc.n; k++)
 	{
 		Datum	   *ids = palloc(sizeof(Datum) * n);
@@ -460,7 +465,7 @@ shardconn_insert_objects(ArgoCollection *c, const Datum *objids, Jsonb **docs, i
 		int			m = 0;
 
 		for (int i = 0; i < n; i++)
-			if (GetForeignTable(pd->oids[part[i]])->serverid == sc.servers[k])
+			if (home[i] == sc.servers[k])
 			{
 				ids[m] = objids[i];
 				objs[m++] = JsonbPGetDatum(docs[i]);
@@ -480,6 +485,33 @@ shardconn_insert_objects(ArgoCollection *c, const Datum *objids, Jsonb **docs, i
 			shardconn_drain(sc.conns[k], "SELECT argo_shard_insert(...)");
 	table_close(dir, NoLock);
 	return true;
+}
+
+/*
+ * A load into the empty collection begins or ends on every shard
+ * (argo_shard_load): each drops its indexes of it, then builds them once,
+ * in the caller's remote transactions, all shards at once.  Nothing
+ * where the shards do not take objects whole.
+ */
+void
+shardconn_load(ArgoCollection *c, bool begin)
+{
+	ShardConns	sc;
+	const char *values[2] = {c->name, begin ? "true" : "false"};
+	char	   *sql;
+
+	if (!argo_shards_take_objects(c))
+		return;
+	shardsession_note_write();
+	if (!shardconn_open(c, &sc))
+		return;
+	for (int k = 0; k < sc.n; k++)
+	{
+		sql = psprintf("SELECT %s.argo_shard_load($1, $2::pg_catalog.bool)", sc.schemas[k]);
+		shardconn_send(sc.conns[k], sql, 2, values, SHARD_WHOLE);
+	}
+	for (int k = 0; k < sc.n; k++)
+		shardconn_drain(sc.conns[k], "SELECT argo_shard_load(...)");
 }
 
 /*

@@ -18,9 +18,12 @@
  * password in the mapping that the server asked for, unless a superuser
  * set password_required 'false' on the mapping.  A statement still
  * running on one when the caller's transaction aborts is cancelled and
- * the connection closed; a changed server or mapping closes them all.
+ * the connection closed; a changed server or mapping closes them all, and
+ * one whose backend on the shard was ended is made again.
  */
 #include "postgres.h"
+
+#include <poll.h>
 
 #include "access/xact.h"
 #include "catalog/pg_foreign_server.h"
@@ -209,6 +212,20 @@ connect_session(ForeignServer *server, UserMapping *um)
 	return conn;
 }
 
+/*
+ * Whether the server has written to an idle session: it sends nothing
+ * unasked but the FATAL of a backend ended there (pg_terminate_backend, a
+ * restart) before it closes the socket, which libpq notices only when the
+ * next statement fails.  Such a session is made again.
+ */
+static bool
+ended_by_server(PGconn *conn)
+{
+	struct pollfd pfd = {.fd = PQsocket(conn),.events = POLLIN};
+
+	return poll(&pfd, 1, 0) != 0;
+}
+
 /* Argo's own connection to server for the current user, made if need be. */
 PGconn *
 shardsession_get(Oid server)
@@ -222,7 +239,8 @@ shardsession_get(Oid server)
 	s = hash_search(sessions, &um->umid, HASH_ENTER, &found);
 	if (!found)
 		s->conn = NULL;
-	if (s->conn != NULL && (s->stale || PQstatus(s->conn) != CONNECTION_OK))
+	if (s->conn != NULL && (s->stale || PQstatus(s->conn) != CONNECTION_OK ||
+							ended_by_server(s->conn)))
 		close_session(s, false);
 	s->stale = false;
 	if (s->conn == NULL)

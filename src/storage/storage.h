@@ -114,6 +114,7 @@ extern bool shardconn_open(ArgoCollection *c, ShardConns *out);
 extern bool shardconn_open_servers(List *oids, ShardConns *out);
 extern Oid	shardconn_server_of(ArgoCollection *c, int64 id);
 extern void shardconn_dictionary_whole(ArgoCollection *c);
+extern void shardconn_load(ArgoCollection *c, bool begin);
 
 /* shardsession.c: Argo's own connections, for a read that is its own transaction */
 extern void shardsession_note_write(void);
