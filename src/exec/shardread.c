@@ -313,6 +313,25 @@ shardread_open_shards(ArgoQuery *q, ShardConns *sc)
 
 static ShardRead *open_read(ArgoQuery *q, int source, const char *keyvals);
 
+/*
+ * Send a shard its part, r->sql with values, prepared where the
+ * connection is one of Argo's own (one statement each for a SELECT's
+ * rows and a join's part, as text or binary).
+ */
+static void
+send_part(ShardRead *r, ShardStream *st, const char *const *values)
+{
+	int			which = (r->source >= 0 ? 2 : 0) + (st->binary ? 1 : 0);
+	int			nparams = r->source >= 0 ? 5 : 4;
+	const char *name = psprintf("argo_part_%d", which);
+	ShardResults results = st->binary ? SHARD_ROWS_BINARY : SHARD_ROWS;
+
+	if (shardsession_prepare(st->conn, which, name, r->sql, nparams))
+		shardconn_send_prepared(st->conn, name, nparams, values, results);
+	else
+		shardconn_send(st->conn, r->sql, nparams, values, results);
+}
+
 /* Send the statement to every shard; false if one cannot take it. */
 static bool
 send_all(ShardRead *r)
@@ -347,8 +366,7 @@ send_all(ShardRead *r)
 						  r->source >= 0 ?
 						  "argo_shard_join_part($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4, $4::pg_catalog.int4, $5::pg_catalog.jsonb)" :
 						  "argo_shard_rows($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4, $4::pg_catalog.int8)");
-		shardconn_send(st->conn, r->sql, r->source >= 0 ? 5 : 4, values,
-					   st->binary ? SHARD_ROWS_BINARY : SHARD_ROWS);
+		send_part(r, st, values);
 	}
 	return true;
 }

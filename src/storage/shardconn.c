@@ -183,6 +183,18 @@ shardconn_send(PGconn *conn, const char *sql, int nparams, const char *const *va
 		elog(ERROR, "argo: could not read a shard's rows one at a time");
 }
 
+/* Send the statement prepared on conn as name, with its text parameters. */
+void
+shardconn_send_prepared(PGconn *conn, const char *name, int nparams, const char *const *values,
+						ShardResults results)
+{
+	if (!PQsendQueryPrepared(conn, name, nparams, values, NULL, NULL,
+							 results == SHARD_ROWS_BINARY ? 1 : 0))
+		report_error(NULL, conn, false, name);
+	if (results != SHARD_WHOLE && !PQsetSingleRowMode(conn))
+		elog(ERROR, "argo: could not read a shard's rows one at a time");
+}
+
 /* What server has: Argo's schema, and whether it is this version. */
 static ShardServer *
 server_of(Oid server, PGconn *conn)
