@@ -171,16 +171,24 @@ shardconn_drain(PGconn *conn, const char *sql)
 		PQclear(res);
 }
 
+/* After a statement was sent (ok), its rows asked for one at a time if need be. */
+static void
+sent(PGconn *conn, bool ok, const char *what, ShardResults results)
+{
+	if (!ok)
+		report_error(NULL, conn, false, what);
+	if (results != SHARD_WHOLE && !PQsetSingleRowMode(conn))
+		elog(ERROR, "argo: could not read a shard's rows one at a time");
+}
+
 /* Send sql with its text parameters, for its results as asked. */
 void
 shardconn_send(PGconn *conn, const char *sql, int nparams, const char *const *values,
 			   ShardResults results)
 {
-	if (!PQsendQueryParams(conn, sql, nparams, NULL, values, NULL, NULL,
-						   results == SHARD_ROWS_BINARY ? 1 : 0))
-		report_error(NULL, conn, false, sql);
-	if (results != SHARD_WHOLE && !PQsetSingleRowMode(conn))
-		elog(ERROR, "argo: could not read a shard's rows one at a time");
+	sent(conn, PQsendQueryParams(conn, sql, nparams, NULL, values, NULL, NULL,
+								 results == SHARD_ROWS_BINARY ? 1 : 0),
+		 sql, results);
 }
 
 /* Send the statement prepared on conn as name, with its text parameters. */
@@ -188,11 +196,9 @@ void
 shardconn_send_prepared(PGconn *conn, const char *name, int nparams, const char *const *values,
 						ShardResults results)
 {
-	if (!PQsendQueryPrepared(conn, name, nparams, values, NULL, NULL,
-							 results == SHARD_ROWS_BINARY ? 1 : 0))
-		report_error(NULL, conn, false, name);
-	if (results != SHARD_WHOLE && !PQsetSingleRowMode(conn))
-		elog(ERROR, "argo: could not read a shard's rows one at a time");
+	sent(conn, PQsendQueryPrepared(conn, name, nparams, values, NULL, NULL,
+								   results == SHARD_ROWS_BINARY ? 1 : 0),
+		 name, results);
 }
 
 /* What server has: Argo's schema, and whether it is this version. */
