@@ -326,7 +326,7 @@ send_part(ShardRead *r, ShardStream *st, const char *const *values)
 	const char *name = psprintf("argo_part_%d", which);
 	ShardResults results = st->binary ? SHARD_ROWS_BINARY : SHARD_ROWS;
 
-	if (shardsession_prepare(st->conn, which, name, r->sql, nparams))
+	if (shardconn_prepare(st->conn, which, name, r->sql, nparams))
 		shardconn_send_prepared(st->conn, name, nparams, values, results);
 	else
 		shardconn_send(st->conn, r->sql, nparams, values, results);

@@ -254,36 +254,23 @@ shardsession_get(Oid server)
 }
 
 /*
- * Statement number which (< 32), sql, prepared as name on conn if it is
- * one of Argo's own sessions and has not been yet: a shard then neither
- * parses nor plans it again for every read (a fifth of a read by ID()
- * there).  False, nothing done, for another connection (postgres_fdw's:
- * its statements are its own business).
+ * The statements prepared on conn, by number, for the caller to read and
+ * mark (shardconn_prepare), if conn is one of Argo's own sessions; NULL
+ * for another connection (postgres_fdw's: its statements are its own
+ * business).  Made again, a session has none.
  */
-bool
-shardsession_prepare(PGconn *conn, int which, const char *name, const char *sql,
-					 int nparams)
+uint32 *
+shardsession_prepared(PGconn *conn)
 {
 	HASH_SEQ_STATUS seq;
 	Session    *s;
-	Session    *found = NULL;
+	uint32	   *found = NULL;
 
-	Assert(which >= 0 && which < 32);
 	if (sessions == NULL)
-		return false;
+		return NULL;
 	hash_seq_init(&seq, sessions);
 	while ((s = hash_seq_search(&seq)) != NULL)
 		if (s->conn == conn)
-			found = s;
-	if (found == NULL)
-		return false;
-	if (found->prepared & (1U << which))
-		return true;
-	if (!PQsendPrepare(conn, name, sql, nparams, NULL))
-		ereport(ERROR,
-				(errcode(ERRCODE_CONNECTION_FAILURE),
-				 errmsg("could not send a statement to a shard: %s", PQerrorMessage(conn))));
-	shardconn_drain(conn, sql);
-	found->prepared |= 1U << which;
-	return true;
+			found = &s->prepared;
+	return found;
 }

@@ -120,8 +120,9 @@ extern void shardconn_load(ArgoCollection *c, bool begin);
 extern void shardsession_note_write(void);
 extern bool shardsession_usable(void);
 extern struct pg_conn *shardsession_get(Oid server);
-extern bool shardsession_prepare(struct pg_conn *conn, int which, const char *name,
-								 const char *sql, int nparams);
+extern uint32 *shardsession_prepared(struct pg_conn *conn);
+extern bool shardconn_prepare(struct pg_conn *conn, int which, const char *name,
+							  const char *sql, int nparams);
 extern void shardconn_send_prepared(struct pg_conn *conn, const char *name, int nparams,
 									const char *const *values, ShardResults results);
 extern void shardconn_send(struct pg_conn *conn, const char *sql, int nparams,
