@@ -163,6 +163,32 @@ SELECT argo_shard_insert('shardpart', '{1}', ARRAY['{"zz": 1}'::jsonb]);
 SELECT argo_shard_insert('no_such_collection', '{1}', ARRAY['{"a": 1}'::jsonb]);
 \echo :SQLSTATE
 SELECT count(*) AS objects, (SELECT count(*) FROM argo_data.shardpart_keys) AS keys FROM argo_data.shardpart_obj;
+-- a load's beginning and end: only inside a transaction block, only of a collection that exists,
+-- and a transaction that began one and commits without ending it fails (its indexes come back)
+SELECT argo_create_collection('shardload', 'argo3');
+SELECT argo_shard_load('shardload', true);
+\echo :SQLSTATE
+BEGIN;
+SELECT argo_shard_load('no_such_collection', true);
+\echo :SQLSTATE
+ROLLBACK;
+BEGIN;
+SELECT argo_shard_load('shardload', NULL);
+\echo :SQLSTATE
+ROLLBACK;
+BEGIN;
+SELECT argo_shard_load('shardload', true) AS dropped;
+COMMIT;
+\echo :SQLSTATE
+SELECT count(*) AS indexes FROM pg_index WHERE indrelid::regclass::text LIKE 'argo_data.shardload%';
+BEGIN;
+SELECT argo_shard_load('shardload', true) AS dropped;
+SELECT count(*) AS indexes FROM pg_index WHERE indrelid::regclass::text LIKE 'argo_data.shardload%';
+SELECT argo_shard_load('shardload', false) AS built;
+COMMIT;
+SELECT count(*) AS indexes FROM pg_index WHERE indrelid::regclass::text LIKE 'argo_data.shardload%';
+SELECT name FROM argo_collections WHERE name LIKE 'no_such%';
+SELECT argo_drop_collection('shardload');
 -- a join's source: its own conjuncts, each condition's value under a name of its own, the first item's ids
 SELECT * FROM argo_query('INSERT INTO shardpart OBJECTS $1', '[{"a": 1, "b": "x"}, {"a": 2}, {"c": 3}]');
 SELECT doc OPERATOR(pg_catalog.-) E'\u0001jid' AS doc, doc ? E'\u0001jid' AS with_id

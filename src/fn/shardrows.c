@@ -4,6 +4,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -37,6 +38,21 @@ static struct
 	char	   *name;			/* both in TopTransactionContext */
 	List	   *dropped;
 }			shard_load;
+
+/*
+ * A transaction that began a load here and commits without ending it
+ * would leave the collection without its indexes: it fails instead, and
+ * its DROP INDEX is rolled back with it.
+ */
+static void
+shard_load_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_PRE_COMMIT && shard_load.lxid == MyProc->lxid)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
+				 errmsg("a load into collection \"%s\" was begun on this shard and not ended",
+						shard_load.name)));
+}
 
 /*
  * argo_jsonb_bytes(doc jsonb) RETURNS bytea: the document's binary form,
@@ -280,15 +296,22 @@ argo_shard_load(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("whether a load begins must not be null")));
+	/* a coordinator's remote transaction: begin and end in one block */
+	if (!IsTransactionBlock())
+		ereport(ERROR,
+				(errcode(ERRCODE_NO_ACTIVE_SQL_TRANSACTION),
+				 errmsg("argo_shard_load runs inside a transaction block, as a coordinator sends it")));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
-	c = collection_open_for_insert(name);
+	c = collection_lookup(name, false, RowExclusiveLock);
 	if (collection_is_distributed(c))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("collection \"%s\" is distributed here too", name)));
 	if (PG_GETARG_BOOL(1))
 	{
+		static bool registered = false;
+
 		List	   *dropped = collection_is_empty(c) ? collection_drop_indexes(c) : NIL;
 		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
 
@@ -296,6 +319,9 @@ argo_shard_load(PG_FUNCTION_ARGS)
 		shard_load.name = pstrdup(name);
 		shard_load.dropped = list_copy(dropped);
 		MemoryContextSwitchTo(old);
+		if (!registered)
+			RegisterXactCallback(shard_load_xact_callback, NULL);
+		registered = true;
 		n = list_length(dropped);
 	}
 	else if (shard_load.lxid == MyProc->lxid && strcmp(shard_load.name, name) == 0)
