@@ -310,7 +310,18 @@ def stream_case(conn, server):
         if t.is_alive():
             conn.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = 'streamer'")
             t.join(10)
+        slot_released()
         return got, busy
+
+    def slot_released():
+        # The consumer's connection is closed when its thread ends, but the
+        # walsender holding the slot leaves a moment later: the next reader
+        # or the drop would find the slot still active.
+        for _ in range(200):
+            if conn.execute("SELECT active_pid FROM pg_replication_slots "
+                            "WHERE slot_name = 'streamer'").fetchone()[0] is None:
+                return
+            time.sleep(0.05)
 
     first, busy = run(3, [{"s": 1}, {"s": 2}, {"s": 3}])
     q(conn, "INSERT INTO fc OBJECT {\"s\": 4}")
