@@ -25,6 +25,14 @@ SELECT argo_load('batches', $$SELECT jsonb_build_object('i', i, 'g', i % 7, 'tag
 SELECT count(*), min((x->>'i')::int), max((x->>'i')::int),
        bool_and(x = jsonb_build_object('i', n, 'g', n % 7, 'tags', jsonb_build_array('a', n), 's', 'x' || n))
   FROM argo_query('SELECT * FROM batches') WITH ORDINALITY AS t(x, n);
+-- a (keyid, value) index of numbers or strings is built 70% full, after a
+-- load as at creation (its next inserts would split packed leaves); the
+-- objid and boolean indexes, growing at their ends, keep the default
+SELECT argo_create_collection('load1', 'argo1');
+SELECT argo_load('load1', $$SELECT jsonb_build_object('i', i, 's', 'x' || i, 'b', i % 2 = 0) FROM generate_series(1, 3500) i$$);
+SELECT c.relname AS index, c.reloptions FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+ WHERE i.indrelid::regclass::text ~ '^argo_data\.(batches|family|load1)_(str|num|bool|data)$' ORDER BY 1;
+SELECT argo_drop_collection('load1');
 SELECT * FROM argo_query('SELECT name FROM family WHERE EXISTS name');
 SELECT * FROM argo_query('SELECT * FROM family WHERE n BETWEEN 2499 AND 2501');
 
