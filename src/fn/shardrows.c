@@ -205,6 +205,26 @@ argo_shard_join_part(PG_FUNCTION_ARGS)
 }
 
 /*
+ * A coordinator's write to this shard's part of collection name: SPI
+ * connected (the caller finishes it), the collection locked for writing,
+ * and not itself distributed.
+ */
+static ArgoCollection *
+shard_collection_open(const char *name)
+{
+	ArgoCollection *c;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	c = collection_lookup(name, false, RowExclusiveLock);
+	if (collection_is_distributed(c))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("collection \"%s\" is distributed here too", name)));
+	return c;
+}
+
+/*
  * argo_shard_insert(collection text, ids bigint[], docs jsonb[]) RETURNS
  * bigint: objects a coordinator sends whole, written here with the ids
  * it drew, as a local insert writes them (rows from C, row maps, sorted
@@ -238,13 +258,7 @@ argo_shard_insert(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a shard is sent %d objects and %d ids", ndocs, nids)));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
-	c = collection_lookup(name, false, RowExclusiveLock);
-	if (collection_is_distributed(c))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("collection \"%s\" is distributed here too", name)));
+	c = shard_collection_open(name);
 	b = rowbatch_create(c, true);
 	rowbatch_fix_keys(b);
 	for (int i = 0; i < nids; i++)
@@ -301,13 +315,7 @@ argo_shard_load(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NO_ACTIVE_SQL_TRANSACTION),
 				 errmsg("argo_shard_load runs inside a transaction block, as a coordinator sends it")));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
-	c = collection_lookup(name, false, RowExclusiveLock);
-	if (collection_is_distributed(c))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("collection \"%s\" is distributed here too", name)));
+	c = shard_collection_open(name);
 	if (PG_GETARG_BOOL(1))
 	{
 		static bool registered = false;
