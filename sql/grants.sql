@@ -44,10 +44,25 @@ SELECT argo_revoke('gr', 'gr_reader', 'read');
 SET ROLE gr_reader;
 SELECT count(*) FROM argo_query('SELECT * FROM gr');
 RESET ROLE;
--- PUBLIC, in any case
-SELECT argo_grant('gr', 'Public', 'READ');
-SELECT has_table_privilege('gr_byhand', 'argo_data.gr_obj', 'SELECT') AS public_reads;
-SELECT argo_revoke('gr', 'PUBLIC', 'read');
+-- every role is 'public', as written; a role named "Public" is a role of
+-- its own, granted and revoked alone, and 'PUBLIC' with no such role is
+-- an error saying how every role is written
+SELECT argo_grant('gr', 'public', 'READ');
+SELECT has_table_privilege('gr_reader', 'argo_data.gr_obj', 'SELECT') AS public_reads;
+SELECT argo_revoke('gr', 'public', 'read');
+CREATE ROLE "Public";
+SELECT argo_grant('gr', 'Public', 'read');
+SELECT has_table_privilege('gr_reader', 'argo_data.gr_obj', 'SELECT') AS public_reads,
+       has_table_privilege('Public', 'argo_data.gr_obj', 'SELECT') AS role_reads;
+SELECT argo_grant('gr', 'public', 'read'), argo_revoke('gr', 'Public', 'read');
+SELECT has_table_privilege('gr_reader', 'argo_data.gr_obj', 'SELECT') AS public_reads,
+       (SELECT count(*) FROM pg_class c, aclexplode(c.relacl) a
+         WHERE c.oid = 'argo_data.gr_obj'::regclass AND a.grantee = '"Public"'::regrole) AS role_grants;
+SELECT argo_revoke('gr', 'public', 'read');
+SELECT has_table_privilege('gr_reader', 'argo_data.gr_obj', 'SELECT') AS public_reads;
+DROP ROLE "Public";
+SELECT argo_grant('gr', 'PUBLIC', 'read');
+SELECT argo_revoke('gr', 'Public', 'read');
 -- errors: an access that is not one, no such role or collection, NULL, a role that may not grant
 SELECT argo_grant('gr', 'gr_reader', 'admin');
 SELECT argo_grant('gr', 'nobody_at_all', 'read');

@@ -53,15 +53,31 @@ access_arg(FunctionCallInfo fcinfo, int argno)
 	pg_unreachable();
 }
 
+/*
+ * Whether a role argument means every role: "public", exactly as a role
+ * name is written (no role may be named so).  "Public" or "PUBLIC" may
+ * be roles of their own, and are taken as such.
+ */
+static bool
+means_public(const char *role)
+{
+	return strcmp(role, "public") == 0;
+}
+
 /* The grantee as GRANT spells it: PUBLIC, or a role that exists. */
 static const char *
 grantee_arg(FunctionCallInfo fcinfo, int argno)
 {
 	char	   *role = argo_text_arg(fcinfo, argno, "role");
 
-	if (pg_strcasecmp(role, "public") == 0)
+	if (means_public(role))
 		return "PUBLIC";
-	(void) get_role_oid(role, false);
+	if (!OidIsValid(get_role_oid(role, true)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("role \"%s\" does not exist", role),
+				 pg_strcasecmp(role, "public") == 0 ?
+				 errhint("Every role is written 'public', in lower case; role names are taken as written.") : 0));
 	return quote_identifier(role);
 }
 
@@ -118,7 +134,7 @@ static void
 note_missing_mappings(ArgoCollection *c, FunctionCallInfo fcinfo)
 {
 	char	   *role = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	bool		to_public = pg_strcasecmp(role, "public") == 0;
+	bool		to_public = means_public(role);
 	char	   *missing = shards_missing_mappings(c, to_public ? InvalidOid : get_role_oid(role, false));
 
 	if (missing != NULL)
