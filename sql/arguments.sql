@@ -109,6 +109,21 @@ SELECT argo_changes_ack('s', NULL);
 \echo :SQLSTATE
 SELECT argo_changes_ack(NULL, '0/0:0');
 \echo :SQLSTATE
+-- who may use slots is asked first (42501), then whether the slot is
+-- there (42704), then the token (22023): nothing of a slot is told to a
+-- role that may not use it
+CREATE ROLE ni_norepl;
+SET ROLE ni_norepl;
+SELECT argo_changes_ack('nosuch_slot', 'not a token');
+\echo :SQLSTATE
+SELECT * FROM argo_changes('nosuch_slot', NULL, 'not a token');
+\echo :SQLSTATE
+RESET ROLE;
+DROP ROLE ni_norepl;
+SELECT argo_changes_ack('nosuch_slot', 'not a token');
+\echo :SQLSTATE
+SELECT * FROM argo_changes('nosuch_slot', NULL, 'not a token', 0);
+\echo :SQLSTATE
 \set VERBOSITY default
 SELECT argo_drop_collection('nif');
 DROP USER MAPPING FOR CURRENT_USER SERVER ni_fdw;

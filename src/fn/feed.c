@@ -131,7 +131,8 @@ slot_arg(FunctionCallInfo fcinfo)
 }
 
 /*
- * The slot must exist and decode with Argo's plugin: another plugin's
+ * The caller must be one who may use replication slots, and the slot must
+ * exist and decode with Argo's plugin: another plugin's
  * output is not events, and a name that is not a slot should say so
  * whatever wal_level is (PostgreSQL checks wal_level first).  Returns
  * the position up to which its consumer has acknowledged events.
@@ -144,6 +145,8 @@ check_slot(const char *slot)
 				argo = false;
 	XLogRecPtr	confirmed = InvalidXLogRecPtr;
 
+	/* PostgreSQL's own rule and error (42501), before anything of the slot is told */
+	CheckSlotPermissions();
 	LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
 	s = SearchNamedReplicationSlot(slot, false);
 	found = s != NULL;
@@ -387,13 +390,12 @@ argo_changes(PG_FUNCTION_ARGS)
 				lsn;
 	bool		gone;
 
-	if (after != NULL)
-		(void) token_arg(after, &lsn);
+	/* who may use slots, then whether this one is there, then its arguments */
+	confirmed = check_slot(slot);
 	if (max < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max must be at least 1, not %d", max)));
-	confirmed = check_slot(slot);
 	if (after != NULL)
 		after = given_token(slot, after, confirmed, false, &lsn, &gone);
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
@@ -434,11 +436,11 @@ argo_changes_ack(PG_FUNCTION_ARGS)
 	char	   *token = argo_text_arg(fcinfo, 1, "token");
 	Oid			types[2] = {NAMEOID, PG_LSNOID};
 	Datum		values[2];
+	XLogRecPtr	confirmed = check_slot(slot);
 	XLogRecPtr	lsn;
 	bool		gone;
 
-	(void) token_arg(token, &lsn);
-	token = given_token(slot, token, check_slot(slot), true, &lsn, &gone);
+	token = given_token(slot, token, confirmed, true, &lsn, &gone);
 	if (gone)
 		PG_RETURN_VOID();
 	values[0] = DirectFunctionCall1(namein, CStringGetDatum(slot));
