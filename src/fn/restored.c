@@ -171,10 +171,19 @@ directory_readable(ArgoCollection *c)
 static void
 write_maps_again(const char *coll)
 {
-	ArgoCollection *c = collection_lookup(coll, true, ShareRowExclusiveLock);
+	ArgoCollection *c = collection_lookup(coll, true, NoLock);
 	int64		n;
 	bool		stale;
 
+	/*
+	 * A restore runs as the collection's owner (or a superuser); anyone
+	 * else's DDL on a table of that name (one with CREATE on argo_data
+	 * can make one) is none of this trigger's business, and must not get
+	 * the lock every writer of the collection would then queue behind.
+	 */
+	if (c == NULL || !has_privs_of_role(GetUserId(), collection_owner(c)))
+		return;
+	c = collection_lookup(coll, true, ShareRowExclusiveLock);
 	if (c == NULL || collection_is_distributed(c) || !directory_readable(c))
 		return;
 	/* a utility command may run without a snapshot; the directory is read with one */
