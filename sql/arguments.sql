@@ -153,6 +153,35 @@ RESET search_path;
 DROP SCHEMA nohint;
 -- a shard's functions, called with what no coordinator sends
 SELECT argo_create_collection('shardpart', 'argo3');
+-- only a shard's part takes ids drawn elsewhere: a collection that numbers
+-- its own objects is refused (its sequence would give the ids out again),
+-- whoever calls; its owner's first call marks a part never numbered here,
+-- as a coordinator marks the parts it makes
+SELECT * FROM argo_query('INSERT INTO shardpart OBJECT {"a": 0}');
+SELECT argo_shard_insert('shardpart', '{3,4}', ARRAY['{"a": 3}'::jsonb, '{"a": 4}'::jsonb]);
+\echo :SQLSTATE
+BEGIN;
+SELECT argo_shard_load('shardpart', true);
+\echo :SQLSTATE
+ROLLBACK;
+CREATE ROLE shard_writer;
+SELECT argo_create_collection('localpart', 'argo3');
+SELECT argo_grant('localpart', 'shard_writer', 'write');
+SET ROLE shard_writer;
+SELECT argo_shard_insert('localpart', '{3,4}', ARRAY['{"a": 3}'::jsonb, '{"a": 4}'::jsonb]);
+\echo :SQLSTATE
+RESET ROLE;
+SELECT * FROM argo_query('INSERT INTO localpart OBJECTS $1 RETURNING ID', '[{"b": 1}, {"b": 2}, {"b": 3}, {"b": 4}]');
+SELECT argo_revoke('localpart', 'shard_writer', 'read');
+DROP ROLE shard_writer;
+SELECT argo_drop_collection('localpart');
+SELECT * FROM argo_query('DELETE FROM shardpart');
+SELECT argo_drop_collection('shardpart');
+SELECT argo_create_collection('shardpart', 'argo3');
+SELECT argo_shard_insert('shardpart', '{}', '{}') AS marked;
+SELECT obj_description('argo_data.shardpart_obj'::regclass, 'pg_class') AS mark;
+SELECT argo_shard_insert('shardpart', '{-7}', ARRAY['{"a": 1}'::jsonb]);
+\echo :SQLSTATE
 SELECT * FROM argo_shard_rows(NULL, '[]', 0, -1);
 \echo :SQLSTATE
 SELECT * FROM argo_shard_rows('SELECT * FROM shardpart', NULL, 0, -1);
@@ -181,6 +210,7 @@ SELECT count(*) AS objects, (SELECT count(*) FROM argo_data.shardpart_keys) AS k
 -- a load's beginning and end: only inside a transaction block, only of a collection that exists,
 -- and a transaction that began one and commits without ending it fails (its indexes come back)
 SELECT argo_create_collection('shardload', 'argo3');
+SELECT argo_shard_insert('shardload', '{}', '{}') AS marked;
 SELECT argo_shard_load('shardload', true);
 \echo :SQLSTATE
 BEGIN;
@@ -202,6 +232,25 @@ SELECT count(*) AS indexes FROM pg_index WHERE indrelid::regclass::text LIKE 'ar
 SELECT argo_shard_load('shardload', false) AS built;
 COMMIT;
 SELECT count(*) AS indexes FROM pg_index WHERE indrelid::regclass::text LIKE 'argo_data.shardload%';
+-- loads of two collections in one transaction are two loads: ending one
+-- does not end the other, whose missing indexes fail the commit; a load
+-- begun twice is an error; argo_check names an index a collection lacks
+SELECT argo_create_collection('shardload2', 'argo3');
+SELECT argo_shard_insert('shardload2', '{}', '{}') AS marked;
+BEGIN;
+SELECT argo_shard_load('shardload', true) AS dropped, argo_shard_load('shardload2', true) AS dropped2;
+SELECT argo_shard_load('shardload2', false) AS built2;
+COMMIT;
+\echo :SQLSTATE
+SELECT count(*) AS indexes FROM pg_index WHERE indrelid::regclass::text LIKE 'argo_data.shardload\_%';
+BEGIN;
+SELECT argo_shard_load('shardload', true) AS dropped;
+SELECT argo_shard_load('shardload', true) AS dropped;
+\echo :SQLSTATE
+ROLLBACK;
+DROP INDEX argo_data.shardload_num_objid_idx;
+SELECT * FROM argo_check('shardload');
+SELECT argo_drop_collection('shardload2');
 SELECT name FROM argo_collections WHERE name LIKE 'no_such%';
 SELECT argo_drop_collection('shardload');
 -- a join's source: its own conjuncts, each condition's value under a name of its own, the first item's ids

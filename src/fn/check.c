@@ -10,6 +10,7 @@
  * holds no value; an Argo/1 row holds at most one value), and an
  * object's map says where exactly its rows are (or it has none), and a
  * kept document is exactly what its rows rebuild (or there is none).
+ * First of all, the value tables have every index Argo made for them.
  */
 #include "postgres.h"
 
@@ -29,7 +30,7 @@ PG_FUNCTION_INFO_V1(argo_check);
 
 /* What each check looks for, in the order check_queries gives them. */
 static const char *const check_names[] = {
-	"rows of no object", "rows of unknown keys", "two rows for one key",
+	"Argo's indexes", "rows of no object", "rows of unknown keys", "two rows for one key",
 	"values at empty-container markers", "rows holding two values",
 	"malformed key ids", "exact number texts", "row maps", "kept documents"
 };
@@ -313,6 +314,11 @@ argo_check(PG_FUNCTION_ARGS)
 		ereport(NOTICE,
 				(errmsg("argo_check(%s): the rows of a sample of the objects", quote_literal_cstr(c->name)),
 				 errdetail(INT64_FORMAT " of " INT64_FORMAT " objects", sample.sampled, sample.objects)));
+	progress_begin(&p, rsinfo);
+	if (!collection_is_distributed(c))
+		foreach(lc, collection_missing_indexes(c))
+			put_problem(rsinfo, lfirst(lc));
+	progress_end(&p, c, rsinfo);
 	foreach(lc, check_queries(c, sample.ids != (Datum) 0 ? "objid IN (SELECT pg_catalog.unnest($1))" : "true"))
 	{
 		progress_begin(&p, rsinfo);

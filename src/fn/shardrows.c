@@ -11,6 +11,7 @@
 #include "storage/proc.h"
 #include "utils/memutils.h"
 #include "executor/spi.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
@@ -27,17 +28,32 @@ PG_FUNCTION_INFO_V1(argo_jsonb_bytes);
 PG_FUNCTION_INFO_V1(argo_shard_load);
 
 /*
- * The indexes a coordinator's load into this shard's part of a collection
- * dropped at its beginning, to build at its end: both calls come in the
- * coordinator's remote transaction, so to this backend, in one local
- * transaction.
+ * The loads a coordinator began on this shard's parts and has not ended,
+ * each with the indexes it dropped, to build at its end: both calls come
+ * in the coordinator's remote transaction, so to this backend, in one
+ * local transaction.  One per collection: a transaction may begin loads
+ * of several.
  */
-static struct
+typedef struct ShardLoad
 {
-	LocalTransactionId lxid;
-	char	   *name;			/* both in TopTransactionContext */
+	char	   *name;
 	List	   *dropped;
-}			shard_load;
+} ShardLoad;
+
+static LocalTransactionId loads_lxid = InvalidLocalTransactionId;
+static List *loads = NIL;		/* of ShardLoad, in TopTransactionContext */
+
+/* This transaction's loads (forgotten when it is another's). */
+static List *
+open_loads(void)
+{
+	if (loads_lxid != MyProc->lxid)
+	{
+		loads = NIL;
+		loads_lxid = MyProc->lxid;
+	}
+	return loads;
+}
 
 /*
  * A transaction that began a load here and commits without ending it
@@ -47,11 +63,11 @@ static struct
 static void
 shard_load_xact_callback(XactEvent event, void *arg)
 {
-	if (event == XACT_EVENT_PRE_COMMIT && shard_load.lxid == MyProc->lxid)
+	if (event == XACT_EVENT_PRE_COMMIT && loads_lxid == MyProc->lxid && loads != NIL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
 				 errmsg("a load into collection \"%s\" was begun on this shard and not ended",
-						shard_load.name)));
+						((ShardLoad *) linitial(loads))->name)));
 }
 
 /*
@@ -204,10 +220,45 @@ argo_shard_join_part(PG_FUNCTION_ARGS)
 	return part_call_run(fcinfo, &c);
 }
 
+/* Whether the collection's own sequence has ever given out an id. */
+static bool
+numbered_here(ArgoCollection *c)
+{
+	if (SPI_execute(psprintf("SELECT is_called FROM %s", c->seq), true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "argo: could not read the sequence of collection \"%s\"", c->name);
+	return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
+									  &(bool) {false}));
+}
+
+/*
+ * Only a shard's part (storage/home.c) takes ids chosen elsewhere and
+ * loads that drop its indexes.  A part a coordinator made before the
+ * mark existed is marked by its owner's first call, provided its own
+ * sequence never numbered an object: a collection that numbers its
+ * objects would give out again the ids written here.
+ */
+static void
+check_shard_part(ArgoCollection *c)
+{
+	if (collection_is_shard_part(c))
+		return;
+	if (pg_class_ownercheck(argo_table_relid(c, "obj"), GetUserId()) && !numbered_here(c))
+	{
+		collection_mark_shard_part(c);
+		return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("collection \"%s\" is not a shard's part of a distributed collection", c->name),
+			 errdetail("Objects with ids drawn elsewhere, and loads that drop its indexes, go only into a collection a coordinator made on this server."),
+			 errhint("Insert into it with argo_query.")));
+}
+
 /*
  * A coordinator's write to this shard's part of collection name: SPI
  * connected (the caller finishes it), the collection locked for writing,
- * and not itself distributed.
+ * a shard's part and not itself distributed.
  */
 static ArgoCollection *
 shard_collection_open(const char *name)
@@ -221,6 +272,7 @@ shard_collection_open(const char *name)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("collection \"%s\" is distributed here too", name)));
+	check_shard_part(c);
 	return c;
 }
 
@@ -249,10 +301,17 @@ argo_shard_insert(PG_FUNCTION_ARGS)
 				 errmsg("a shard's objects and their ids must not be null")));
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), INT8OID, 8, true, TYPALIGN_DOUBLE, &ids, &nulls, &nids);
 	for (int i = 0; i < nids; i++)
+	{
 		if (nulls[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("a shard's object ids must not be null")));
+		if (DatumGetInt64(ids[i]) < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("object id " INT64_FORMAT " is not one a coordinator draws",
+							DatumGetInt64(ids[i]))));
+	}
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(2), JSONBOID, -1, false, TYPALIGN_INT, &docs, &nulls, &ndocs);
 	if (ndocs != nids)
 		ereport(ERROR,
@@ -291,6 +350,54 @@ argo_shard_write(PG_FUNCTION_ARGS)
 	return part_call_run(fcinfo, &c);
 }
 
+/* A load of c begins: its indexes dropped if its part is empty. */
+static int
+load_begin(ArgoCollection *c)
+{
+	static bool registered = false;
+	List	   *dropped;
+	MemoryContext old;
+	ShardLoad  *l;
+	ListCell   *lc;
+
+	foreach(lc, open_loads())
+		if (strcmp(((ShardLoad *) lfirst(lc))->name, c->name) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
+					 errmsg("a load into collection \"%s\" was begun on this shard already", c->name)));
+	dropped = collection_is_empty(c) ? collection_drop_indexes(c) : NIL;
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	l = palloc(sizeof(ShardLoad));
+	l->name = pstrdup(c->name);
+	l->dropped = list_copy(dropped);
+	loads = lappend(loads, l);
+	MemoryContextSwitchTo(old);
+	if (!registered)
+		RegisterXactCallback(shard_load_xact_callback, NULL);
+	registered = true;
+	return list_length(dropped);
+}
+
+/* A load of c ends: what its beginning dropped, built (nothing if none began). */
+static int
+load_end(ArgoCollection *c)
+{
+	ListCell   *lc;
+
+	foreach(lc, open_loads())
+	{
+		ShardLoad  *l = lfirst(lc);
+
+		if (strcmp(l->name, c->name) == 0)
+		{
+			collection_rebuild_indexes(c, l->dropped);
+			loads = foreach_delete_current(loads, lc);
+			return list_length(l->dropped);
+		}
+	}
+	return 0;
+}
+
 /*
  * argo_shard_load(collection text, begin boolean) RETURNS integer: a
  * coordinator's load into an empty distributed collection begins or ends
@@ -317,27 +424,9 @@ argo_shard_load(PG_FUNCTION_ARGS)
 				 errmsg("argo_shard_load runs inside a transaction block, as a coordinator sends it")));
 	c = shard_collection_open(name);
 	if (PG_GETARG_BOOL(1))
-	{
-		static bool registered = false;
-
-		List	   *dropped = collection_is_empty(c) ? collection_drop_indexes(c) : NIL;
-		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
-
-		shard_load.lxid = MyProc->lxid;
-		shard_load.name = pstrdup(name);
-		shard_load.dropped = list_copy(dropped);
-		MemoryContextSwitchTo(old);
-		if (!registered)
-			RegisterXactCallback(shard_load_xact_callback, NULL);
-		registered = true;
-		n = list_length(dropped);
-	}
-	else if (shard_load.lxid == MyProc->lxid && strcmp(shard_load.name, name) == 0)
-	{
-		collection_rebuild_indexes(c, shard_load.dropped);
-		n = list_length(shard_load.dropped);
-		shard_load.lxid = InvalidLocalTransactionId;
-	}
+		n = load_begin(c);
+	else
+		n = load_end(c);
 	SPI_finish();
 	PG_RETURN_INT32(n);
 }

@@ -25,6 +25,7 @@
 #include "storage/storage.h"
 
 #define HOME_PREFIX "argo coordinator: "
+#define SHARD_PART_MARK "argo shard part"
 
 /* This database, as a home is recorded. */
 static char *
@@ -61,4 +62,21 @@ collection_check_home(ArgoCollection *c)
 					   home + strlen(HOME_PREFIX), here + strlen(HOME_PREFIX)),
 			 errhint("If this database replaces that one, argo_adopt_shards('%s') makes it the coordinator; never let two write.",
 					 c->name)));
+}
+
+/* Whether c, here, is the part of a distributed collection a coordinator made. */
+bool
+collection_is_shard_part(ArgoCollection *c)
+{
+	char	   *mark = GetComment(argo_table_relid(c, "obj"), RelationRelationId, 0);
+
+	return mark != NULL && strcmp(mark, SHARD_PART_MARK) == 0;
+}
+
+/* Mark c as a shard's part (its owner, as a coordinator connects). */
+void
+collection_mark_shard_part(ArgoCollection *c)
+{
+	run_ddl(psprintf("COMMENT ON TABLE %s IS %s", c->obj_table,
+					 quote_literal_cstr(SHARD_PART_MARK)));
 }

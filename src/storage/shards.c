@@ -204,13 +204,20 @@ collection_check_shards_answer(const char *name, List *servers)
 	probe_shards(name, servers, NULL);
 }
 
-/* The collection on one shard, as probed. */
+/*
+ * The collection on one shard, as probed, marked there as a shard's part
+ * (storage/home.c) in the same transaction: argo_shard_insert of no
+ * object marks a collection its caller owns and never numbered objects
+ * of.
+ */
 static void
 create_on_shard(const char *server, ShardProbe *p, const char *name, ArgoFormat format)
 {
-	shard_query(server, psprintf("SELECT pg_catalog.count(*)::text FROM %s(%s, %s)",
+	shard_query(server, psprintf("SELECT pg_catalog.count(*)::text FROM %s(%s, %s);"
+								 " SELECT %s(%s, '{}'::pg_catalog.int8[], '{}'::pg_catalog.jsonb[])::text",
 								 shard_function(p, "argo_create_collection"), quote_literal_cstr(name),
-								 quote_literal_cstr(format == ARGO_FORMAT_ARGO1 ? "argo1" : "argo3")));
+								 quote_literal_cstr(format == ARGO_FORMAT_ARGO1 ? "argo1" : "argo3"),
+								 shard_function(p, "argo_shard_insert"), quote_literal_cstr(name)));
 }
 
 /*

@@ -69,6 +69,7 @@ extern void collcache_put(const char *name, ArgoFormat format, Oid seq,
 extern void collection_create_indexes(ArgoCollection *coll);
 extern List *collection_drop_indexes(ArgoCollection *coll);
 extern void collection_rebuild_indexes(ArgoCollection *coll, List *dropped);
+extern List *collection_missing_indexes(ArgoCollection *coll);
 extern bool collection_is_empty(ArgoCollection *coll);
 extern ArgoFormat format_from_name(const char *fmt);
 
@@ -80,6 +81,8 @@ extern bool collection_is_distributed(ArgoCollection *c);
 /* home.c: which database coordinates a distributed collection */
 extern void collection_record_home(ArgoCollection *c);
 extern void collection_check_home(ArgoCollection *c);
+extern bool collection_is_shard_part(ArgoCollection *c);
+extern void collection_mark_shard_part(ArgoCollection *c);
 extern const char *const *collection_object_tables(ArgoCollection *c, int *n);
 extern List *collection_shard_servers(ArgoCollection *c);
 extern void collection_drop_shards(const char *name, List *servers);
