@@ -91,6 +91,8 @@ SELECT path, is_unique FROM argo_keys('wr1') WHERE path IN ('email', 'name') ORD
 SELECT argo_unique('wr3', 'account.`login name`');
 SELECT wr_run('wr3', 'INSERT INTO %s OBJECT {"account": {"login name": "ada"}}');
 SELECT wr_run('wr3', 'INSERT INTO %s OBJECT {"account": {"login name": "ada", "other": 1}}');
+-- unique is the path made unique, not the objects above it
+SELECT path, is_unique FROM argo_keys('wr3') WHERE path LIKE 'account%' ORDER BY path;
 -- duplicates already stored refuse the key, naming one
 SELECT argo_unique('wr3', 'age');
 SELECT argo_unique('wr1', 'seen');

@@ -209,6 +209,7 @@ schema_query(ArgoCollection *c, KeyMap *m, Scope scope, Datum arg, ObjSample *s)
 	sqlbuf_param(buf, INT4ARRAYOID, map_id_array(m));
 	sqlbuf_param(buf, TEXTARRAYOID, text_array(m->paths, NULL, m->n));
 	sqlbuf_param(buf, TEXTARRAYOID, text_array(m->types, m->type_nulls, m->n));
+	/* unique at a key's own path (no fixed type), not at its parents' */
 	sqlbuf_param(buf, INT4ARRAYOID, keydict_id_array(unique_keys(c)));
 	if (scope != EVERY_ROW)
 		sqlbuf_param(buf, scope == SAMPLED_OBJECTS ? INT8ARRAYOID : INT4ARRAYOID, arg);
@@ -219,7 +220,7 @@ schema_query(ArgoCollection *c, KeyMap *m, Scope scope, Datum arg, ObjSample *s)
 	}
 	appendStringInfo(&buf->sql,
 					 "SELECT k.path, pg_catalog.array_agg(DISTINCT coalesce(k.type, r.t) ORDER BY coalesce(k.type, r.t)), %s,"
-					 " pg_catalog.bool_or(k.keyid OPERATOR(pg_catalog.=) ANY($4)), %s"
+					 " pg_catalog.bool_or(k.keyid OPERATOR(pg_catalog.=) ANY($4) AND k.type IS NULL), %s"
 					 " FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), pg_catalog.unnest($3)) k(keyid, path, type) JOIN (",
 					 scope == SAMPLED_OBJECTS ?
 					 "LEAST($6, pg_catalog.round(pg_catalog.count(DISTINCT r.objid) OPERATOR(pg_catalog.*) $6 OPERATOR(pg_catalog./) $7))::bigint"
