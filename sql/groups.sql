@@ -1,4 +1,4 @@
--- Queries of ARGO-SQL.md 7.4 and 7.1's grouping by elements: DISTINCT,
+-- Queries of ARGO-SQL.md 7.4, 7.1's grouping by elements and 8.3's output names: DISTINCT,
 -- COUNT(DISTINCT), GROUP BY several paths, GROUP BY p[*] (unwinding),
 -- HAVING, ORDER BY an aggregate; on an Argo/3 and an Argo/1 copy of the
 -- same documents, which must give the same results.
@@ -62,6 +62,14 @@ SELECT g_on_both('SELECT COUNT(*) AS n FROM %s HAVING COUNT(*) > 10');
 -- ORDER BY an aggregate's output name
 SELECT g_on_both('SELECT city, COUNT(*) AS n FROM %s GROUP BY city ORDER BY n DESC, city LIMIT 2');
 SELECT g_on_both('SELECT kind, MAX(city) AS top FROM %s GROUP BY kind ORDER BY top');
+
+-- a renamed group path comes back under its output name, and GROUP BY
+-- and ORDER BY may name it (and ORDER BY a renamed path of a projection)
+SELECT g_on_both('SELECT city AS c, COUNT(*) AS n FROM %s GROUP BY city ORDER BY c');
+SELECT g_on_both('SELECT city AS c, kind AS k, COUNT(*) AS n FROM %s GROUP BY c, k ORDER BY n DESC, c, k DESC');
+SELECT g_on_both('SELECT items[*].sku AS s, SUM(items[*].qty) AS q FROM %s GROUP BY s ORDER BY q DESC, s');
+SELECT g_on_both('SELECT zip AS z, kind AS k FROM %s ORDER BY k, z DESC');
+SELECT * FROM argo_query('SELECT city AS c, COUNT(*) AS c FROM q3 GROUP BY city');
 
 -- GROUP BY p[*]: each element of the array at the first [*] is a row;
 -- a [*] path into that array means the row's element; COUNT(*) counts

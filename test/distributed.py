@@ -682,6 +682,8 @@ MERGE_AGGREGATES = [
     ("SELECT v, COUNT(*) AS n FROM @C GROUP BY v HAVING MIN(i) < 10 OR COUNT(*) = 1 ORDER BY n DESC, v", True, True),
     ("SELECT COUNT(*) AS n FROM @C HAVING MAX(v) > 'r'", True, True),
     ("SELECT COUNT(DISTINCT g) FROM @C", True, False),
+    ("SELECT g AS k, COUNT(*) AS n FROM @C GROUP BY k ORDER BY k DESC", True, True),
+    ("SELECT v AS w, COUNT(*) AS n FROM @C GROUP BY v ORDER BY n DESC, w LIMIT 4", True, True),
 ]
 
 MERGE_STATEMENTS = [

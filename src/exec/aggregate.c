@@ -487,9 +487,10 @@ sqlgen_aggregate(ArgoQuery *q)
 }
 
 /*
- * Where a group value goes in a result: its path (a [*] as the element
- * [0]: the group's element, written as a projection of one), under the
- * alias of its collection in a join.
+ * Where a group value goes in a result: its output name where a target
+ * renames it, else its path (a [*] as the element [0]: the group's
+ * element, written as a projection of one), under the alias of its
+ * collection in a join.
  */
 static char *
 group_key(ArgoQuery *q, ArgoPath *g)
@@ -499,6 +500,13 @@ group_key(ArgoQuery *q, ArgoPath *g)
 	StringInfoData key;
 	char	   *path = g->keystr;
 
+	/* renamed (AS): its output name, one key (AS is refused in a join) */
+	if (g->out_name != NULL)
+	{
+		initStringInfo(&key);
+		keypath_append_key(&key, g->out_name, strlen(g->out_name), true);
+		return key.data;
+	}
 	if (g->wild)
 	{
 		KeySeg	   *segs = palloc(sizeof(KeySeg) * g->nsegs);

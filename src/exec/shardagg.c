@@ -366,12 +366,41 @@ having(Combine *c, AggGroup *g, ArgoPred *p)
 	}
 }
 
+/*
+ * Where a group path's value is in a result: under its output name when
+ * a target renames it (one key), else at its path.
+ */
+static Jsonb *
+result_steps(ArgoStmt *s, ArgoPath *path)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->group_by)
+	{
+		ArgoPath   *g = lfirst(lc);
+
+		if (g->out_name != NULL && g->source == path->source &&
+			strcmp(g->keystr, path->keystr) == 0)
+		{
+			JsonbParseState *st = NULL;
+			JsonbValue	name = {.type = jbvString};
+
+			name.val.string.val = g->out_name;
+			name.val.string.len = strlen(g->out_name);
+			pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+			pushJsonbValue(&st, WJB_ELEM, &name);
+			return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL));
+		}
+	}
+	return DatumGetJsonbP(sql_path_steps(path));
+}
+
 /* The sort key at path in doc into key (data NULL for none). */
 static void
-path_key(Jsonb *doc, ArgoPath *path, StringInfo key)
+path_key(ArgoStmt *s, Jsonb *doc, ArgoPath *path, StringInfo key)
 {
 	initStringInfo(key);
-	if (!argo_doc_sort_key(doc, DatumGetJsonbP(sql_path_steps(path)), key))
+	if (!argo_doc_sort_key(doc, result_steps(s, path), key))
 		key->data = NULL;
 }
 
@@ -402,7 +431,7 @@ group_keys(Combine *c, AggGroup *g)
 		StringInfo	key = &g->keys[foreach_current_index(lc)];
 
 		if (o->agg == NULL)
-			path_key(g->result, o->path, key);
+			path_key(s, g->result, o->path, key);
 		else
 		{
 			JsonbValue	v = final_value(o->agg, &g->partials[target_index(s, o->agg)]);
@@ -413,7 +442,7 @@ group_keys(Combine *c, AggGroup *g)
 		}
 	}
 	foreach(lc, s->group_by)
-		path_key(g->result, lfirst(lc), &g->keys[n + foreach_current_index(lc)]);
+		path_key(s, g->result, lfirst(lc), &g->keys[n + foreach_current_index(lc)]);
 }
 
 static ArgoStmt *sorting;

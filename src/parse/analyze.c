@@ -640,10 +640,55 @@ named_aggregate(ArgoStmt *s, ArgoPath *path)
 }
 
 /*
+ * A GROUP BY or ORDER BY path that is a path target's output name (AS)
+ * stands for that target's path (SELECT city AS c … GROUP BY c ORDER
+ * BY c): a copy of it, bound as any path, at the name's place.
+ */
+static ArgoPath *
+output_name_path(ArgoStmt *s, ArgoPath *path)
+{
+	ArgoStep   *first = linitial(path->steps);
+	ListCell   *lc;
+
+	if (path->id || list_length(path->steps) != 1 || first->is_index)
+		return path;
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+		ArgoPath   *copy;
+
+		if (t->agg != AAGG_NONE || t->alias == NULL || strcmp(t->alias, first->key) != 0)
+			continue;
+		copy = palloc(sizeof(ArgoPath));
+		*copy = *t->path;
+		copy->steps = list_copy(t->path->steps);
+		copy->location = path->location;
+		return copy;
+	}
+	return path;
+}
+
+/* A renamed group path comes back under its target's output name. */
+static void
+name_group_paths(ArgoStmt *s)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+		ArgoPath   *g;
+
+		if (t->agg == AAGG_NONE && t->alias != NULL && (g = group_path(s, t->path)) != NULL)
+			g->out_name = t->alias;
+	}
+}
+
+/*
  * One result object cannot hold two values under one name: COUNT(*),
  * COUNT(kids) would both be "count", and one would silently be lost.
- * Group values come out under their paths' first keys (several may share
- * one: GROUP BY address.city, address.zip).
+ * Group values come out under their output names, or their paths' first
+ * keys (several may share one: GROUP BY address.city, address.zip).
  */
 static void
 check_output_names(AnalyzeState *as, ArgoStmt *s)
@@ -657,7 +702,9 @@ check_output_names(AnalyzeState *as, ArgoStmt *s)
 		ArgoPath   *g = lfirst(lc);
 		ArgoStep   *first = linitial(g->steps);
 
-		if (!first->is_index)
+		if (g->out_name != NULL)
+			groups = lappend(groups, g->out_name);
+		else if (!first->is_index)
 			groups = lappend(groups, first->key);
 	}
 	foreach(lc, s->targets)
@@ -803,6 +850,7 @@ check_grouping(AnalyzeState *as, ArgoStmt *s)
 	if (!argo_is_aggregate(s) && s->having == NULL)
 		return;
 	check_unwinding(as, s);
+	name_group_paths(s);
 	foreach(lc, s->targets)
 	{
 		ArgoTarget *t = lfirst(lc);
@@ -929,6 +977,15 @@ static void
 analyze_select(AnalyzeState *as, ArgoStmt *s)
 {
 	ListCell   *lc;
+
+	foreach(lc, s->group_by)
+		lfirst(lc) = output_name_path(s, lfirst(lc));
+	foreach(lc, s->order_by)
+	{
+		ArgoOrder  *o = lfirst(lc);
+
+		o->path = output_name_path(s, o->path);
+	}
 
 	foreach(lc, s->from)
 	{

@@ -58,6 +58,7 @@ typedef struct ArgoPath
 	KeySeg	   *pattern;		/* wild: the steps as segments, [*] as KSEG_WILD */
 	int			nsegs;
 	int			first_wild;		/* wild: the segment of the first [*] */
+	char	   *out_name;		/* a GROUP BY path a target renames: its name */
 } ArgoPath;
 
 typedef enum ArgoCmpOp
