@@ -63,6 +63,35 @@ SELECT * FROM argo_query('UPDATE op1 SET n += 1 WHERE k = ''a''');
 SELECT (SELECT array_agg(x ORDER BY x::text) FROM argo_query('SELECT * FROM op3 WHERE k = ''a''') x)
      = (SELECT array_agg(x ORDER BY x::text) FROM argo_query('SELECT * FROM op1 WHERE k = ''a''') x) AS same;
 
+-- an index past an array's end appends at the end, whatever follows it
+-- in the path: the value is never dropped (on both formats, and through
+-- every operator and UPSERT)
+CREATE FUNCTION op_past_end(coll text) RETURNS SETOF jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  stmt text;
+BEGIN
+  PERFORM argo_query(format('INSERT INTO %s OBJECTS $1', coll), '[{"pe": 1, "a": [{"b": 0}, {"b": 1}]},
+    {"pe": 2, "a": [{"b": 0}]}, {"pe": 3, "a": []}, {"pe": 4, "a": []}, {"pe": 5, "a": []},
+    {"pe": 6, "a": [0]}, {"pe": 7}]');
+  FOREACH stmt IN ARRAY ARRAY[
+    'UPDATE %s SET a[3].c += 5 WHERE pe = 1',
+    'UPDATE %s SET a[2].c = 5, a[2].d = 6 WHERE pe = 2',
+    'UPDATE %s SET a[3].b APPEND 1 WHERE pe = 3',
+    'UPDATE %s SET a[1].x ADD 1 WHERE pe = 4',
+    'UPDATE %s SET a[2][0] = 9 WHERE pe = 5',
+    'UPDATE %s SET a[5] = 2, a[9].z.w[4] = true WHERE pe = 6',
+    'UPDATE %s SET a[0][1].q = ''s'' WHERE pe = 7',
+    'UPSERT %s SET items[1].qty += 1 WHERE sku = ''x''']
+  LOOP
+    RETURN QUERY SELECT * FROM argo_query(format(stmt, coll));
+  END LOOP;
+  RETURN QUERY SELECT x - 'pe' FROM argo_query(format('SELECT * FROM %s WHERE EXISTS pe OR sku = ''x'' ORDER BY pe', coll)) x;
+  PERFORM argo_query(format('DELETE FROM %s WHERE EXISTS pe OR sku = ''x''', coll));
+END $$;
+SELECT * FROM op_past_end('op3');
+SELECT (SELECT array_agg(x::text) FROM op_past_end('op1') x) = (SELECT array_agg(x::text) FROM op_past_end('op3') x) AS formats_agree;
+DROP FUNCTION op_past_end(text);
+
 -- errors change nothing
 SELECT * FROM argo_query('UPDATE op3 SET n += ''x''');
 SELECT * FROM argo_query('UPDATE op3 SET n -= $1', '[1]');

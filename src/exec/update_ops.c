@@ -84,22 +84,66 @@ set_at(Jsonb *doc, List *steps, int nsteps, Jsonb *value)
 											  BoolGetDatum(true)));
 }
 
+/* The number of elements of the array at the first nsteps steps (0: not one). */
+static uint32
+array_size_at(Jsonb *doc, List *steps, int nsteps)
+{
+	JsonbValue *v;
+
+	if (nsteps == 0)
+		return 0;
+	v = value_at(doc, steps, nsteps);
+	if (v == NULL || v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		return 0;
+	return JsonContainerSize(v->val.binary.data);
+}
+
+/* A copy of the steps that may be changed. */
+static List *
+steps_copy(List *steps)
+{
+	List	   *copy = NIL;
+	ListCell   *lc;
+
+	foreach(lc, steps)
+	{
+		ArgoStep   *s = palloc(sizeof(ArgoStep));
+
+		*s = *(ArgoStep *) lfirst(lc);
+		copy = lappend(copy, s);
+	}
+	return copy;
+}
+
 /*
  * SET p = v: create what is missing on the way, as MongoDB's $set does;
- * a scalar in the way is an error, not silently replaced.
+ * a scalar in the way is an error, not silently replaced.  An index past
+ * an array's end appends there, whatever follows it (a[3].c = 5 on a
+ * two-element array makes a[2] {"c": 5}): the rest of the path goes on
+ * from the element appended, where jsonb_set put it, not from a position
+ * that does not exist (which jsonb_set would silently not create).
  */
 Jsonb *
 argo_apply_set(Jsonb *doc, ArgoPath *path, Jsonb *value)
 {
 	int			n = list_length(path->steps);
+	List	   *steps = steps_copy(path->steps);
 
-	for (int i = 1; i < n; i++)
+	for (int i = 0; i < n; i++)
 	{
-		bool		want_array = ((ArgoStep *) list_nth(path->steps, i))->is_index;
-		JsonbValue *v = value_at(doc, path->steps, i);
+		ArgoStep   *s = list_nth(steps, i);
+		bool		want_array;
+		JsonbValue *v;
 
+		if (s->is_index && s->index >= 0 && s->index <= PG_INT32_MAX &&
+			s->index > array_size_at(doc, steps, i))
+			s->index = array_size_at(doc, steps, i);
+		if (i == n - 1)
+			break;
+		want_array = ((ArgoStep *) list_nth(steps, i + 1))->is_index;
+		v = value_at(doc, steps, i + 1);
 		if (v == NULL)
-			doc = set_at(doc, path->steps, i, empty_container(want_array));
+			doc = set_at(doc, steps, i + 1, empty_container(want_array));
 		else if (v->type != jbvBinary ||
 				 (want_array ? !JsonContainerIsArray(v->val.binary.data) :
 				  !JsonContainerIsObject(v->val.binary.data)))
@@ -108,7 +152,7 @@ argo_apply_set(Jsonb *doc, ArgoPath *path, Jsonb *value)
 					 errmsg("cannot set \"%s\": a value on the way is not %s",
 							path->keystr, want_array ? "an array" : "an object")));
 	}
-	return set_at(doc, path->steps, n, value);
+	return set_at(doc, steps, n, value);
 }
 
 static const char *
