@@ -240,6 +240,22 @@ def main():
         states[state or "ok"] = states.get(state or "ok", 0) + 1
         if state is not None:
             failures.append((state, "full size: " + query[:200]))
+    # what must stay linear in the statement's size answers within a second:
+    # a 20,000-path projection of an object fetched by id (its kept
+    # document is cut to paths none of which may be inside another)
+    paths = ", ".join("k%d" % i for i in range(20000))
+    with conn.cursor() as cur:
+        cur.execute("SET statement_timeout = '1s'")
+    conn.commit()
+    for query in ["SELECT count(*) FROM argo_explain('SELECT %s FROM fz WHERE ID() = 1')" % paths,
+                  "SELECT count(*) FROM argo_query('SELECT %s FROM fz WHERE ID() = 1')" % paths]:
+        n += 1
+        state = run_one(conn, None, None, raw=query.encode())
+        if state is not None:
+            failures.append((state, "within 1 s: " + query[:200]))
+    with conn.cursor() as cur:
+        cur.execute("SET statement_timeout = '5s'")
+    conn.commit()
     # an error in a long statement quotes a few kB of it, not all of it
     in_list = "a IN (" + ", ".join(str(i) for i in range(10000)) + ")"
     for query in ["SELECT * FROM fz WHERE " + in_list + " AND b.c LIKE 5 AND " + in_list,
