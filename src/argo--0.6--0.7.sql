@@ -302,3 +302,15 @@ SET jit = off;
 
 COMMENT ON FUNCTION argo_shard_load(text, boolean) IS
 'A coordinator''s load into an empty distributed collection: at its beginning (begin true) Argo''s indexes of this shard''s part are dropped if it is empty, at its end built again; how many';
+
+-- Every object of a collection into a JSON-lines file on the server, as
+-- argo_load_file reads it back (src/fn/export.c).
+CREATE FUNCTION @extschema@.argo_export_file(collection text, path text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'argo_export_file'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION @extschema@.argo_export_file(text, text) IS
+'Write every object of a collection to a JSON-lines file on the server, one object a line, as argo_load_file reads it; returns the count';

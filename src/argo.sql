@@ -112,6 +112,18 @@ SET jit = off;
 COMMENT ON FUNCTION argo_load_file(text, text) IS
 'Insert the objects of a JSON-lines file on the server; returns the count';
 
+-- Every object of a collection into a JSON-lines file on the server, as
+-- argo_load_file reads it back (src/fn/export.c).
+CREATE FUNCTION argo_export_file(collection text, path text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'argo_export_file'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION argo_export_file(text, text) IS
+'Write every object of a collection to a JSON-lines file on the server, one object a line, as argo_load_file reads it; returns the count';
+
 CREATE FUNCTION argo_count(collection text)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'argo_count'

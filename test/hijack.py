@@ -199,6 +199,10 @@ def workload(conn, tag):
         f("SELECT argo_load(%s, %s)", c, "SELECT pg_catalog.jsonb_build_object('n', g, 's', 'g' OPERATOR(pg_catalog.||) g::pg_catalog.text)"
           " FROM pg_catalog.generate_series(10, 60) g")
         f("SELECT argo_load_file(%s, %s)", c, path)
+        # exported and loaded back (the file written by the server)
+        f("SELECT argo_export_file(%s, %s)", c, path + "." + c)
+        f("SELECT argo_load_file(%s, %s)", c + "_x", path + "." + c)
+        f("SELECT argo_drop_collection(%s)::pg_catalog.text", c + "_x")
         # into an empty collection: Argo's indexes dropped and built again
         f("SELECT argo_create_collection(%s, %s)::pg_catalog.text", c + "_e", fmt)
         f("SELECT argo_load(%s, %s)", c + "_e",

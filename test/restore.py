@@ -7,9 +7,12 @@ queries in between.  After each restore argo_check is clean, the maps
 of where objects' rows lie are current (so reads take them, as before
 the dump: no argo_repair by hand), every statement gives what it gave
 in the original, and writes go on (ids, new keys, the unique key).
+A collection exported as JSON lines, on the server and from a client,
+loads back equal.
 
     python3 test/restore.py      (as root or postgres; makes its own server)
 """
+import json
 import os
 import shutil
 import sys
@@ -151,6 +154,67 @@ def one_collection_case(server, root, want):
               % (ONE % "people", tables, problems or err.strip()[:200]))
 
 
+# every kind of character a JSON string may hold, in values and in keys
+TEXTS = ['say "hi"', "back\\slash", "a\\\\b", "\\u0041 as text", "line\nbreak", "cr\rlf\r\n", "tab\tend",
+         "".join(chr(c) for c in range(1, 32)), "del\x7f", "é ü ß", "𝄞 clef", "😀", "", "'single'", "x" * 5000,
+         "ends with \\", "\\", '"', "{\"json\": [1]} as text", "\u2028\u2029"]
+
+
+def json_lines_case(server):
+    """A collection written as JSON lines, by argo_export_file on the
+    server and by psql from a client, comes back equal through
+    argo_load_file: no character of a string is escaped twice."""
+    docs = [{"s": t, t[:100]: i, "nested": {"arr": [t, {"k": t}]}, "n": 123456789012345678901234567890 + i}
+            for i, t in enumerate(TEXTS)]
+    server_file = os.path.join(server.dir, "texts_server.jsonl")
+    client_file = os.path.join(server.dir, "texts_client.jsonl")
+    with connect(server, "original") as conn:
+        conn.execute("SELECT argo_create_collection('texts')")
+        q(conn, "INSERT INTO texts OBJECTS $1", docs)
+        want = sorted(json.dumps(d, sort_keys=True) for d in q(conn, "SELECT * FROM texts"))
+        exported = conn.execute("SELECT argo_export_file('texts', %s)", (server_file,)).fetchone()[0]
+        client = as_postgres([BIN + "/psql", "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-v", "FETCH_COUNT=1000",
+                              "-h", "127.0.0.1", "-p", str(server.port), "-U", "postgres", "-d", "original",
+                              "-o", client_file, "-c", "SELECT x FROM argo_query('SELECT * FROM texts') x"])
+        # a client's load: the lines into a table as they are (CSV with a
+        # quote and a delimiter no JSON text holds raw), then argo_load
+        conn.execute("CREATE TABLE staged (doc jsonb)")
+        copy_in = as_postgres([BIN + "/psql", "-X", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", str(server.port),
+                               "-U", "postgres", "-d", "original", "-c",
+                               "\\copy staged (doc) FROM '%s' WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')"
+                               % client_file])
+        got = {}
+        for name, source in (("from_server", server_file), ("from_client", client_file),
+                             ("copied_in", "SELECT doc FROM staged")):
+            if name == "copied_in":
+                loaded = conn.execute("SELECT argo_load(%s, %s)", (name, source)).fetchone()[0]
+            else:
+                loaded = conn.execute("SELECT argo_load_file(%s, %s)", (name, source)).fetchone()[0]
+            got[name] = (loaded, sorted(json.dumps(d, sort_keys=True) for d in q(conn, "SELECT * FROM %s" % name)))
+            conn.execute("SELECT argo_drop_collection(%s)", (name,))
+        conn.execute("DROP TABLE staged")
+        relative, _ = outcome(lambda: conn.execute("SELECT argo_export_file('texts', 'texts.jsonl')"))
+        conn.execute("CREATE ROLE exporter")
+        conn.execute("GRANT SELECT ON ALL TABLES IN SCHEMA argo_data TO exporter")
+        conn.execute("SET ROLE exporter")
+        denied, _ = outcome(lambda: conn.execute("SELECT argo_export_file('texts', %s)", (server_file,)))
+        conn.execute("RESET ROLE")
+        conn.execute("DROP OWNED BY exporter")
+        conn.execute("DROP ROLE exporter")
+        missing, _ = outcome(lambda: conn.execute("SELECT argo_export_file('no_such', %s)", (server_file + "x",)))
+        conn.execute("SELECT argo_drop_collection('texts')")
+    check(exported == len(docs) and client.returncode == 0 and copy_in.returncode == 0
+          and all(v == (len(docs), want) for v in got.values())
+          and (relative, denied, missing) == ("42602", "42501", "42P01")
+          and not os.path.exists(server_file + "x"),
+          "JSON lines: %d objects with quotes, backslashes, line breaks, control characters and astral "
+          "text, exported by argo_export_file (%s) and by psql -At from a client (%s), come back equal through "
+          "argo_load_file and through \\copy (csv) and argo_load (%s); a relative path, a role without pg_write_server_files and a missing collection "
+          "are refused (%s, %s, %s)"
+          % (len(docs), exported, client.returncode or client.stderr.strip() or copy_in.stderr.strip(),
+             {k: v[0] for k, v in got.items()}, relative, denied, missing))
+
+
 def main():
     root = tempfile.mkdtemp(prefix="argo_restore_")
     server = Cluster("argo_restore", root, ["wal_level=logical", "max_parallel_workers_per_gather=0"])
@@ -168,6 +232,7 @@ def main():
         restored_case(server, path, want, "jobs", ["-j", "2"], "a whole database with two jobs")
         mid_restore_case(server, path, want)
         one_collection_case(server, root, want)
+        json_lines_case(server)
     finally:
         server.stop("immediate")
         shutil.rmtree(root, ignore_errors=True)
