@@ -7,7 +7,11 @@
    the server's crash recovery the collection holds exactly what was
    committed before (no partial objects), and Argo still works.
 3. Memory: a SELECT of every object with work_mem = 64kB completes (results
-   spill to the tuplestore's temporary file) and returns them all.
+   spill to the tuplestore's temporary file) and returns them all; reads
+   of 1,500 documents of 100 kB under work_mem = 4MB (streamed, as the
+   function, WHERE, ORDER BY, GROUP BY, DISTINCT, a projection, a
+   cursor's FETCH) each grow the backend's private memory (RssAnon, polled
+   from /proc) by at most 32 MB.
 4. Concurrent drop: sessions inserting, selecting, updating, deleting and
    counting while another drops and re-creates the collection in a loop
    get results or 42P01 / 42P07, never an internal error or a deadlock.
@@ -190,6 +194,76 @@ def memory_case(admin):
     conn.close()
 
 
+def rss_anon_kb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("RssAnon:"):
+                return int(line.split()[1])
+    return 0
+
+
+def peak_growth_mb(conn, sql):
+    """How far the backend's private memory rose above its start while sql ran (polled)."""
+    pid = conn.info.backend_pid
+    start = rss_anon_kb(pid)
+    peak = [start]
+    done = threading.Event()
+
+    def poll():
+        while not done.is_set():
+            peak[0] = max(peak[0], rss_anon_kb(pid))
+            time.sleep(0.002)
+
+    t = threading.Thread(target=poll)
+    t.start()
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            cur.fetchall()
+    finally:
+        done.set()
+        t.join()
+    return (peak[0] - start) / 1024.0
+
+
+def bounded_memory_case(admin):
+    """Reads of 1,500 documents of 100 kB under work_mem = 4MB: each holds
+    at most 32 MB more than it started with, whatever the collection
+    holds (results streamed a budget at a time, documents freed as they
+    go, DISTINCT and GROUP BY spilling or streaming their groups)."""
+    admin.execute("SELECT argo_drop_collection('relmem', true)")
+    admin.execute("SELECT argo_load('relmem', $$SELECT jsonb_build_object('i', i, 'g', i % 10, 's', "
+                  "(SELECT string_agg(md5(i::text || k::text), '') FROM generate_series(1, 3200) k)) "
+                  "FROM generate_series(1, 1500) i$$)")
+    conn = connect()
+    conn.execute("SET work_mem = '4MB'")
+    whole = "SELECT sum(length(x::text)) FROM argo_query('%s') x"
+    cases = [("SELECT * (streamed)", whole % "SELECT * FROM relmem"),
+             ("SELECT * (the function)", "SELECT sum(length(x::text)) FROM (SELECT argo_query('SELECT * FROM relmem') x) s"),
+             ("WHERE", whole % "SELECT * FROM relmem WHERE g < 5"),
+             ("ORDER BY", whole % "SELECT * FROM relmem ORDER BY i DESC"),
+             ("GROUP BY", whole % "SELECT s, COUNT(*) AS n FROM relmem GROUP BY s"),
+             ("DISTINCT", whole % "SELECT DISTINCT * FROM relmem"),
+             ("a projection", whole % "SELECT s FROM relmem")]
+    grown = {}
+    for name, sql in cases:
+        grown[name] = peak_growth_mb(conn, sql)
+    conn.autocommit = False
+    conn.execute("DECLARE c CURSOR FOR SELECT x FROM argo_query('SELECT * FROM relmem') x")
+    pid = conn.info.backend_pid
+    start = peak = rss_anon_kb(pid)
+    for _ in range(15):
+        conn.execute("FETCH 100 FROM c").fetchall()
+        peak = max(peak, rss_anon_kb(pid))
+    grown["a cursor's FETCH"] = (peak - start) / 1024.0
+    conn.rollback()
+    conn.close()
+    admin.execute("SELECT argo_drop_collection('relmem')")
+    over = {k: round(v, 1) for k, v in grown.items() if v > 32}
+    check(not over, "bounded memory: 1,500 documents of 100 kB, work_mem = 4MB, the most a read grew: %.1f MB (%s)"
+          % (max(grown.values()), ", ".join("%s +%.1f" % (k, v) for k, v in grown.items())))
+
+
 def drop_case(seconds=6):
     """Every statement kind against a collection dropped and re-created in a loop."""
     stop = time.monotonic() + seconds
@@ -249,12 +323,13 @@ def main():
                 ("SELECT * FROM rel",), workers=True)
     consistent(admin, "rel", "cancelled statements")
     memory_case(admin)
+    bounded_memory_case(admin)
     progress_case(admin)
     admin = crash_case(admin)
     drop_case()
     admin.execute("SELECT argo_drop_collection('rel', true), argo_drop_collection('rel2', true)")
     admin.close()
-    total = 14
+    total = 15
     print("reliability: %d passed, %d failed" % (total - len(failures), len(failures)))
     return 1 if failures else 0
 

@@ -532,14 +532,13 @@ group_key(ArgoQuery *q, ArgoPath *g)
 
 /* Feed one value (column col of the result row) to the rebuilder. */
 static void
-add_value(Rebuilder *rb, int64 id, const char *keystr, HeapTuple tup,
+add_value(Rebuilder *rb, int64 id, const char *keystr, Datum *values, bool *nulls,
 		  TupleDesc desc, int col)
 {
-	bool		isnull;
-	Datum		d = SPI_getbinval(tup, desc, col, &isnull);
-	Oid			type = SPI_gettypeid(desc, col);
+	Datum		d = values[col - 1];
+	Oid			type = TupleDescAttr(desc, col - 1)->atttypid;
 
-	if (isnull)
+	if (nulls[col - 1])
 		rebuilder_add_keystr_row(rb, id, keystr, NULL, true, 0, true, false);
 	else if (type == TEXTOID)
 		rebuilder_add_keystr_row(rb, id, keystr, DatumGetTextPP(d), true, 0, true, false);
@@ -556,38 +555,42 @@ add_value(Rebuilder *rb, int64 id, const char *keystr, HeapTuple tup,
 
 /* First non-null of three columns, in the given order of preference. */
 static int
-first_present(HeapTuple tup, TupleDesc desc, int a, int b, int c)
+first_present(bool *nulls, int a, int b, int c)
 {
 	int			order[3] = {a, b, c};
 
 	for (int i = 0; i < 3; i++)
-	{
-		bool		isnull;
-
-		(void) SPI_getbinval(tup, desc, order[i], &isnull);
-		if (!isnull)
+		if (!nulls[order[i] - 1])
 			return order[i];
-	}
 	return a;
 }
 
+/* What each group's row needs to become its result. */
+typedef struct GroupTake
+{
+	Rebuilder  *rb;
+	ArgoQuery  *q;
+	char	  **group_keys;
+	TupleDesc	desc;			/* the rows', set before the first */
+	int64		n;				/* rows so far: each its own result */
+} GroupTake;
+
 /* One result row: the group values, then each aggregate under its name. */
 static void
-rebuild_group(Rebuilder *rb, int64 id, ArgoQuery *q, char **group_keys,
-			  HeapTuple tup, TupleDesc desc)
+rebuild_group(void *arg, Datum *values, bool *nulls)
 {
-	ArgoStmt   *s = q->stmt;
+	GroupTake  *g = arg;
+	ArgoStmt   *s = g->q->stmt;
+	int64		id = g->n++;
 	int			col = 1;
 	ListCell   *lc;
 
 	foreach(lc, s->group_by)
 	{
-		int			gc = first_present(tup, desc, col, col + 1, col + 2);
-		bool		isnull;
+		int			gc = first_present(nulls, col, col + 1, col + 2);
 
-		(void) SPI_getbinval(tup, desc, gc, &isnull);
-		if (!isnull)
-			add_value(rb, id, group_keys[foreach_current_index(lc)], tup, desc, gc);
+		if (!nulls[gc - 1])
+			add_value(g->rb, id, g->group_keys[foreach_current_index(lc)], values, nulls, g->desc, gc);
 		col += 3;
 	}
 	foreach(lc, s->targets)
@@ -603,37 +606,31 @@ rebuild_group(Rebuilder *rb, int64 id, ArgoQuery *q, char **group_keys,
 			initStringInfo(&key);
 			keypath_append_key(&key, t->alias, strlen(t->alias), true);
 			if (t->agg == AAGG_MIN)
-				add_value(rb, id, key.data, tup, desc, first_present(tup, desc, col, col + 1, col + 2));
+				add_value(g->rb, id, key.data, values, nulls, g->desc, first_present(nulls, col, col + 1, col + 2));
 			else if (t->agg == AAGG_MAX)
-				add_value(rb, id, key.data, tup, desc, first_present(tup, desc, col + 2, col + 1, col));
+				add_value(g->rb, id, key.data, values, nulls, g->desc, first_present(nulls, col + 2, col + 1, col));
 			else
-				add_value(rb, id, key.data, tup, desc, col);
+				add_value(g->rb, id, key.data, values, nulls, g->desc, col);
 		}
 		col += three ? 3 : 1;
 	}
 	/* even an empty result object is one group's answer */
-	rebuilder_add_object(rb, id);
+	rebuilder_add_object(g->rb, id);
 }
 
+/*
+ * The groups come as the statement makes them, each rebuilt and given on
+ * before the next (a result of many groups is never held whole here).
+ */
 void
 run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg)
 {
-	SqlBuf	   *buf = sqlgen_aggregate(q);
-	Rebuilder  *rb = rebuilder_create(NULL, emit, arg);
-	char	  **group_keys = palloc(sizeof(char *) * Max(list_length(q->stmt->group_by), 1));
-	SPITupleTable *tt;
-	uint64		n;
-	int			rc;
+	GroupTake	g = {rebuilder_create(NULL, emit, arg), q};
 	ListCell   *lc;
 
+	g.group_keys = palloc(sizeof(char *) * Max(list_length(q->stmt->group_by), 1));
 	foreach(lc, q->stmt->group_by)
-		group_keys[foreach_current_index(lc)] = group_key(q, lfirst(lc));
-	rc = argo_run(buf, true);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "argo: aggregate query failed: %s", SPI_result_code_string(rc));
-	tt = SPI_tuptable;
-	n = SPI_processed;
-	for (uint64 i = 0; i < n; i++)
-		rebuild_group(rb, (int64) i, q, group_keys, tt->vals[i], tt->tupdesc);
-	rebuilder_finish(rb);
+		g.group_keys[foreach_current_index(lc)] = group_key(q, lfirst(lc));
+	argo_stream_described(sqlgen_aggregate(q), rebuild_group, &g, &g.desc);
+	rebuilder_finish(g.rb);
 }

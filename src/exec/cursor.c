@@ -61,6 +61,8 @@ struct ArgoCursor
 	int			head;
 	int			n;
 	int			cap;
+	Size		queued_bytes;	/* of the objects in the queue */
+	Distinct   *distinct;		/* DISTINCT: what it kept back past work_mem */
 	/* made whole first */
 	Tuplestorestate *store;
 	TupleTableSlot *slot;
@@ -84,6 +86,7 @@ enqueue(void *arg, Jsonb *value)
 	copy = MemoryContextAlloc(c->queued, VARSIZE(value));
 	memcpy(copy, value, VARSIZE(value));
 	c->queue[c->n++] = copy;
+	c->queued_bytes += VARSIZE(value);
 }
 
 static void
@@ -113,6 +116,8 @@ run_whole(ArgoCursor *c, result_emit emit, void *arg)
 	c->store = tuplestore_begin_heap(false, false, work_mem);
 	argo_run_plan(c->plan, emit, arg);
 	argo_plan_close(c->plan);
+	if (c->distinct)
+		distinct_finish(c->distinct, true);
 	c->done = true;
 }
 
@@ -226,7 +231,7 @@ argo_cursor_open(const char *query, Jsonb **params, int nparams, ArgoShare *shar
 	/* DISTINCT filters the results; LIMIT and OFFSET count what it gives */
 	if (stmt->distinct)
 	{
-		arg = distinct_begin(stmt, emit, arg);
+		arg = c->distinct = distinct_begin(stmt, emit, arg);
 		emit = distinct_emit;
 	}
 	c->share = share;
@@ -260,7 +265,46 @@ finish(ArgoCursor *c)
 		rowcursor_close(c->rows);
 	c->rows = NULL;
 	argo_plan_close(c->plan);
+	/* what DISTINCT kept back is read from its sort as it is taken */
+	if (c->distinct)
+		distinct_finish(c->distinct, false);
 	c->done = true;
+}
+
+/*
+ * What a round may queue: work_mem, as a sort holds that much before it
+ * spills.  A round of 2,000 objects of 100 kB would hold 200 MB.
+ */
+static Size
+round_budget(void)
+{
+	return (Size) work_mem * 1024;
+}
+
+/*
+ * Up to want rows of the driving statement, a few at a time, until the
+ * objects they made fill the round's budget: as many rows at a step as
+ * the rows so far say will fit (one, to begin with).  False once the
+ * statement has ended.
+ */
+static bool
+fetch_rows(ArgoCursor *c, uint64 want)
+{
+	uint64		got = 0;
+
+	while (got < want && c->queued_bytes < round_budget())
+	{
+		uint64		step = 1;
+
+		if (got > 0 && c->queued_bytes > 0)
+			step = (round_budget() - c->queued_bytes) / Max(c->queued_bytes / got, 1);
+		step = Max(step, 1);
+		step = Min(step, want - got);
+		if (!rowcursor_fetch(c->rows, step))
+			return false;
+		got += step;
+	}
+	return true;
 }
 
 /* One round of the driving statement's rows (or ids) into the queue. */
@@ -271,11 +315,12 @@ run_round(ArgoCursor *c)
 
 	MemoryContextReset(c->queued);
 	c->head = c->n = 0;
+	c->queued_bytes = 0;
 	MemoryContextReset(c->round);
 	old = MemoryContextSwitchTo(c->round);
 	if (c->rows)
 	{
-		if (!rowcursor_fetch(c->rows, c->round_rows))
+		if (!fetch_rows(c, c->round_rows))
 		{
 			if (c->chunked)
 			{
@@ -291,7 +336,7 @@ run_round(ArgoCursor *c)
 	{
 		int			end = Min(c->next_id + FETCH_ROWS, c->drv.nids);
 
-		for (; c->next_id < end; c->next_id++)
+		for (; c->next_id < end && c->queued_bytes < round_budget(); c->next_id++)
 		{
 			Datum		id = Int64GetDatum(c->drv.ids[c->next_id]);
 			bool		isnull = false;
@@ -323,7 +368,7 @@ argo_cursor_next(ArgoCursor *c)
 	while (c->head == c->n && !c->done)
 		run_round(c);
 	if (c->head == c->n)
-		return NULL;
+		return c->distinct ? distinct_next(c->distinct) : NULL;
 	return c->queue[c->head++];
 }
 
@@ -350,6 +395,8 @@ argo_cursor_close(ArgoCursor *c)
 	c->rows = NULL;
 	if (!c->done)
 		argo_plan_close(c->plan);
+	if (c->distinct)
+		distinct_end(c->distinct);
 	if (c->store)
 	{
 		ExecDropSingleTupleTableSlot(c->slot);

@@ -156,6 +156,9 @@ typedef struct Distinct Distinct;
 
 extern Distinct *distinct_begin(ArgoStmt *s, result_emit emit, void *arg);
 extern void distinct_emit(void *arg, Jsonb *doc);
+extern void distinct_finish(Distinct *d, bool give_on);
+extern Jsonb *distinct_next(Distinct *d);
+extern void distinct_end(Distinct *d);
 
 /* results.c: what write statements return */
 extern Jsonb *argo_count_result(const char *key, int64 n);
@@ -241,6 +244,7 @@ extern void argo_fetch_in_batches(ArgoQuery *q, SqlBuf *idsql, rebuild_emit emit
 extern void argo_rebuild_from_query(SqlBuf *buf, Rebuilder *rb);
 extern void argo_fetch_objects(SqlBuf *ids, ObjFetch *f, Rebuilder *rb);
 extern void argo_stream_rows(SqlBuf *buf, row_fn take, void *arg);
+extern void argo_stream_described(SqlBuf *buf, row_fn take, void *arg, TupleDesc *desc);
 extern void argo_add_row(Rebuilder *rb, KeyDict *d, Datum *v, bool *isnull);
 extern void argo_rebuild_row(void *rb, Datum *values, bool *nulls);
 extern void *argo_fetch_target(ObjFetch *f, Rebuilder *rb);

@@ -530,16 +530,19 @@ void
 argo_run_analyzed(ArgoQuery *q, result_emit emit, void *arg)
 {
 	ArgoPlan   *p;
+	Distinct   *d = NULL;
 
 	/* DISTINCT filters the results; LIMIT and OFFSET count what it gives */
 	if (q->stmt->distinct)
 	{
-		arg = distinct_begin(q->stmt, emit, arg);
+		arg = d = distinct_begin(q->stmt, emit, arg);
 		emit = distinct_emit;
 	}
 	p = argo_plan(q);
 	argo_run_plan(p, emit, arg);
 	argo_plan_close(p);
+	if (d != NULL)
+		distinct_finish(d, true);
 }
 
 /* Append a copy of line, made in the caller's (non-SPI) context. */

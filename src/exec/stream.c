@@ -33,6 +33,8 @@ typedef struct RebuildReceiver
 	Rebuilder  *rb;
 	row_fn		take;			/* or rows go to this function */
 	void	   *arg;
+	MemoryContext rowcxt;		/* one row's: what it detoasts, freed after it */
+	TupleDesc  *desc;			/* if not NULL: told the rows' descriptor */
 } RebuildReceiver;
 
 /*
@@ -68,28 +70,41 @@ add_row_values(Rebuilder *rb, Oid keytype, Datum *v, bool *isnull)
 							 isnull[4], isnull[4] ? false : DatumGetBool(v[4]));
 }
 
+/*
+ * One row, in a context of its own that is emptied after it: the
+ * executor calls this in the statement's memory, where a kept document
+ * detoasted to be taken (or a long string) would otherwise stay until
+ * the statement ends — a whole collection's worth.  Whatever outlives the
+ * row the rebuilder and the takers copy into memory of their own.
+ */
 static bool
 receive_row(TupleTableSlot *slot, DestReceiver *self)
 {
 	RebuildReceiver *r = (RebuildReceiver *) self;
+	MemoryContext old;
 
+	old = MemoryContextSwitchTo(r->rowcxt);
 	slot_getallattrs(slot);
 	if (r->take)
-	{
 		r->take(r->arg, slot->tts_values, slot->tts_isnull);
-		return true;
-	}
-	add_row_values(r->rb,
-				   TupleDescAttr(slot->tts_tupleDescriptor, 1)->atttypid,
-				   slot->tts_values, slot->tts_isnull);
+	else
+		add_row_values(r->rb,
+					   TupleDescAttr(slot->tts_tupleDescriptor, 1)->atttypid,
+					   slot->tts_values, slot->tts_isnull);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(r->rowcxt);
 	return true;
 }
 
 static void
 receiver_startup(DestReceiver *self, int operation, TupleDesc desc)
 {
-	if (((RebuildReceiver *) self)->take == NULL && desc->natts != 5)
+	RebuildReceiver *r = (RebuildReceiver *) self;
+
+	if (r->take == NULL && desc->natts != 5)
 		elog(ERROR, "argo: a row query returned %d columns, not 5", desc->natts);
+	if (r->desc != NULL)
+		*r->desc = desc;
 }
 
 static void
@@ -97,9 +112,11 @@ receiver_noop(DestReceiver *self)
 {
 }
 
+/* Ready to receive; its row context is a child of the current one. */
 static void
 receiver_init(RebuildReceiver *recv)
 {
+	recv->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "argo row", ALLOCSET_DEFAULT_SIZES);
 	recv->pub.receiveSlot = receive_row;
 	recv->pub.rStartup = receiver_startup;
 	recv->pub.rShutdown = receiver_noop;
@@ -132,6 +149,7 @@ run_into(SqlBuf *buf, RebuildReceiver *recv)
 	opts.read_only = true;
 	opts.dest = (DestReceiver *) recv;
 	rc = argo_run_with(buf, CURSOR_OPT_PARALLEL_OK, &opts);
+	MemoryContextDelete(recv->rowcxt);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "argo: row query failed: %s", SPI_result_code_string(rc));
 	if (recv->rb)
@@ -156,11 +174,22 @@ argo_rebuild_from_query(SqlBuf *buf, Rebuilder *rb)
 void
 argo_stream_rows(SqlBuf *buf, row_fn take, void *arg)
 {
+	argo_stream_described(buf, take, arg, NULL);
+}
+
+/*
+ * The same, *desc set to the rows' descriptor before the first row (for
+ * a take that reads columns of several types), valid while they come.
+ */
+void
+argo_stream_described(SqlBuf *buf, row_fn take, void *arg, TupleDesc *desc)
+{
 	RebuildReceiver recv;
 
 	memset(&recv, 0, sizeof(recv));
 	recv.take = take;
 	recv.arg = arg;
+	recv.desc = desc;
 	run_into(buf, &recv);
 }
 
