@@ -39,6 +39,19 @@ SELECT g_on_both('SELECT DISTINCT COUNT(*) AS n FROM %s GROUP BY city');
 -- DISTINCT as a key is still a key
 SELECT g_on_both('SELECT distinct FROM %s');
 
+-- DISTINCT past work_mem spills to sorts: the same results, in the same
+-- order, streamed or as the function, with LIMIT and OFFSET
+SELECT argo_load('dsp', $$SELECT jsonb_build_object('g', (i * 7919) % 300, 'h', repeat('x', 50 + i % 7), 'i', i) FROM generate_series(1, 6000) i$$);
+CREATE TEMP TABLE dsp_want AS SELECT n, x FROM argo_query('SELECT DISTINCT g, h FROM dsp') WITH ORDINALITY t(x, n);
+SET work_mem = '64kB';
+SELECT count(*) AS distinct_results,
+       (SELECT array_agg(x ORDER BY n) FROM dsp_want) = (SELECT array_agg(x) FROM argo_query('SELECT DISTINCT g, h FROM dsp') x) AS streamed,
+       (SELECT array_agg(x ORDER BY n) FROM dsp_want) = (SELECT array_agg(x) FROM (SELECT argo_query('SELECT DISTINCT g, h FROM dsp') x) s) AS function,
+       (SELECT array_agg(x ORDER BY n) FROM dsp_want WHERE n > 1500 AND n <= 1530) = (SELECT array_agg(x) FROM argo_query('SELECT DISTINCT g, h FROM dsp LIMIT 30 OFFSET 1500') x) AS limited
+  FROM dsp_want;
+RESET work_mem;
+SELECT argo_drop_collection('dsp');
+
 -- COUNT(DISTINCT p): distinct scalars (5 and "5" are two; null, objects
 -- and arrays left out); over [*], every value reached
 SELECT g_on_both('SELECT COUNT(DISTINCT city) AS cities, COUNT(DISTINCT kind) AS kinds, COUNT(DISTINCT items) AS i, COUNT(DISTINCT items[*].sku) AS skus, COUNT(DISTINCT tags[*]) AS tags FROM %s');
