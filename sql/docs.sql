@@ -1,8 +1,9 @@
 -- Kept documents: a collection may keep each object's jsonb beside its
--- rows (argo_keep_documents), read for whole objects instead of a
--- rebuild.  What is kept must be exactly the rebuild (numbers as Argo
--- gives them back); writes from C keep it, writes through SQL forget it,
--- argo_check compares, argo_repair writes forgotten ones again.
+-- rows, in a table of its own (c_doc; argo_keep_documents), read for
+-- whole objects instead of a rebuild.  What is kept must be exactly the
+-- rebuild (numbers as Argo gives them back); writes from C keep it,
+-- writes through SQL forget it, SQL cannot write it, argo_check
+-- compares, argo_repair writes missing and wrong ones again.
 SET client_min_messages = warning;
 -- kept from the start by default (kd3), or filled later (kd1; kdplain never)
 SELECT argo_create_collection('kd3', 'argo3');
@@ -18,17 +19,17 @@ INSERT INTO src VALUES
 SELECT argo_load('kd3', 'SELECT doc FROM src'), argo_load('kd1', 'SELECT doc FROM src'),
        argo_load('kdplain', 'SELECT doc FROM src');
 SELECT argo_keep_documents('kd1') AS written, argo_keep_documents('kd1') AS again;
--- a directory that keeps documents leaves room for an update's new row
--- on its page (HOT); one that keeps none is packed
+-- the table of kept documents leaves room for an update's new version on
+-- its page (HOT); a collection that keeps none has no such table
 SELECT c.relname, c.reloptions FROM pg_class c
-  WHERE c.oid IN ('argo_data.kd3_obj'::regclass, 'argo_data.kd1_obj'::regclass,
-                  'argo_data.kdplain_obj'::regclass) ORDER BY c.relname;
+  WHERE c.relname IN ('kd3_doc', 'kd1_doc', 'kdplain_doc') AND c.relnamespace = 'argo_data'::regnamespace
+  ORDER BY c.relname;
 -- each kept document is the object as a read without them gives it back
-SELECT o.objid, o.doc IS NOT NULL AS kept, o.doc::text = argo_object('kdplain', o.objid)::text AS same
-  FROM argo_data.kd3_obj o ORDER BY o.objid;
-SELECT o.objid, o.doc::text = argo_object('kdplain', o.objid)::text AS same
-  FROM argo_data.kd1_obj o ORDER BY o.objid;
-SELECT left(doc::text, 140) FROM argo_data.kd3_obj ORDER BY objid;
+SELECT o.objid, d.doc IS NOT NULL AS kept, d.doc::text = argo_object('kdplain', o.objid)::text AS same
+  FROM argo_data.kd3_obj o LEFT JOIN argo_data.kd3_doc d USING (objid) ORDER BY o.objid;
+SELECT o.objid, d.doc::text = argo_object('kdplain', o.objid)::text AS same
+  FROM argo_data.kd1_obj o LEFT JOIN argo_data.kd1_doc d USING (objid) ORDER BY o.objid;
+SELECT left(doc::text, 140) FROM argo_data.kd3_doc ORDER BY objid;
 -- reads of whole objects, one by one, by id, all, sorted, as the plain collection
 SELECT (SELECT array_agg(x::text ORDER BY x::text) FROM argo_query('SELECT * FROM kd3') x) =
        (SELECT array_agg(x::text ORDER BY x::text) FROM argo_query('SELECT * FROM kdplain') x) AS all_same;
@@ -53,9 +54,10 @@ SELECT * FROM argo_query('INSERT INTO kd3 OBJECT {"new": 1.50}');
 SELECT * FROM argo_query('INSERT INTO kdplain OBJECT {"new": 1.50}');
 SELECT * FROM argo_query('DELETE FROM kd3 WHERE ID() = 3');
 SELECT * FROM argo_query('DELETE FROM kdplain WHERE ID() = 3');
-SELECT o.objid, o.doc::text = argo_object('kdplain', o.objid)::text AS same
-  FROM argo_data.kd3_obj o ORDER BY o.objid;
-SELECT doc FROM argo_data.kd3_obj WHERE objid = 1;
+SELECT o.objid, d.doc::text = argo_object('kdplain', o.objid)::text AS same
+  FROM argo_data.kd3_obj o LEFT JOIN argo_data.kd3_doc d USING (objid) ORDER BY o.objid;
+SELECT doc FROM argo_data.kd3_doc WHERE objid = 1;
+SELECT count(*) AS documents_of_no_object FROM argo_data.kd3_doc WHERE objid = 3;
 SELECT * FROM argo_check('kd3');
 -- an update compares only the rows of the members its SET list touches,
 -- except where the object has no member before or after (its row says
@@ -78,34 +80,57 @@ SELECT argo_drop_collection('kdu');
 -- a row written through SQL: the document is forgotten, the rows read
 INSERT INTO argo_data.kd3_num (objid, keyid, valnum)
   SELECT 2, keyid, 9 FROM argo_data.kd3_keys WHERE keystr = 'a';
-SELECT objid, doc IS NULL AS forgotten FROM argo_data.kd3_obj ORDER BY objid;
+SELECT o.objid, d.objid IS NULL AS forgotten FROM argo_data.kd3_obj o LEFT JOIN argo_data.kd3_doc d USING (objid) ORDER BY o.objid;
 SELECT x FROM argo_query('SELECT * FROM kd3 WHERE ID() = 2') x;
 SELECT argo_repair('kd3') >= 1 AS repaired;
-SELECT objid, doc IS NULL AS forgotten FROM argo_data.kd3_obj ORDER BY objid;
+SELECT o.objid, d.objid IS NULL AS forgotten FROM argo_data.kd3_obj o LEFT JOIN argo_data.kd3_doc d USING (objid) ORDER BY o.objid;
 SELECT x FROM argo_query('SELECT * FROM kd3 WHERE ID() = 2') x;
+-- directory rows written through SQL: a changed or deleted id forgets its
+-- document (a map written alone does not)
+UPDATE argo_data.kd3_obj SET rowmap = rowmap WHERE objid = 4;
+SELECT count(*) AS kept_4 FROM argo_data.kd3_doc WHERE objid = 4;
+BEGIN;
+DELETE FROM argo_data.kd3_obj WHERE objid = 4;
+SELECT count(*) AS kept_4 FROM argo_data.kd3_doc WHERE objid = 4;
+ROLLBACK;
+BEGIN;
+TRUNCATE argo_data.kd3_obj;
+SELECT count(*) AS kept FROM argo_data.kd3_doc;
+ROLLBACK;
 -- rows that go through SQL (a trigger of the owner's on a value table, which
 -- changes them) are not known to be the object given: nothing is kept
 CREATE FUNCTION kd_upper() RETURNS trigger LANGUAGE plpgsql AS
   $$ BEGIN NEW.valstr := upper(NEW.valstr); RETURN NEW; END $$;
 CREATE TRIGGER kd_upper BEFORE INSERT ON argo_data.kd3_str FOR EACH ROW EXECUTE FUNCTION kd_upper();
 SELECT * FROM argo_query('INSERT INTO kd3 OBJECT {"shout": "quiet"}');
-SELECT doc IS NULL AS not_kept FROM argo_data.kd3_obj WHERE objid = 6;
+SELECT count(*) = 0 AS not_kept FROM argo_data.kd3_doc WHERE objid = 6;
 SELECT x FROM argo_query('SELECT * FROM kd3 WHERE ID() = 6') x;
 DROP TRIGGER kd_upper ON argo_data.kd3_str;
 DROP FUNCTION kd_upper();
--- a kept document that lies (written into the directory by hand) is reported
-UPDATE argo_data.kd1_obj SET doc = '{"forged": true}' WHERE objid = 2;
+-- a document cannot be written through SQL, even by the owner
+UPDATE argo_data.kd1_doc SET doc = '{"forged": true}' WHERE objid = 2;
+INSERT INTO argo_data.kd1_doc VALUES (99, '{"forged": true}');
+-- one that lies (the owner's trigger switched off to write it) is
+-- reported, and argo_repair writes it again from the rows
+ALTER TABLE argo_data.kd1_doc DISABLE TRIGGER argo_docs_guard;
+UPDATE argo_data.kd1_doc SET doc = '{"forged": true}' WHERE objid = 2;
+INSERT INTO argo_data.kd1_doc VALUES (99, '{"forged": true}');
+ALTER TABLE argo_data.kd1_doc ENABLE TRIGGER argo_docs_guard;
 SELECT * FROM argo_check('kd1');
 -- (until then a read takes it as it is, a projection too: the kept
 -- document is what both read)
 SELECT x FROM argo_query('SELECT forged FROM kd1 WHERE ID() >= 2 AND ID() <= 2') x;
--- one that is not an object is not used: the rows are read
-UPDATE argo_data.kd1_obj SET doc = '[1, 2]' WHERE objid = 2;
+SELECT argo_repair('kd1') AS repaired;
+SELECT * FROM argo_check('kd1');
 SELECT x FROM argo_query('SELECT * FROM kd1 WHERE ID() = 2') x;
--- no longer kept: the column goes, reads are the same
+-- one that is not an object is not used: the rows are read
+ALTER TABLE argo_data.kd1_doc DISABLE TRIGGER argo_docs_guard;
+UPDATE argo_data.kd1_doc SET doc = '[1, 2]' WHERE objid = 2;
+ALTER TABLE argo_data.kd1_doc ENABLE TRIGGER argo_docs_guard;
+SELECT x FROM argo_query('SELECT * FROM kd1 WHERE ID() = 2') x;
+-- no longer kept: the table goes, reads are the same
 SELECT argo_keep_documents('kd1', false) AS written;
-SELECT count(*) FROM pg_attribute WHERE attrelid = 'argo_data.kd1_obj'::regclass AND attname = 'doc' AND NOT attisdropped;
-SELECT reloptions FROM pg_class WHERE oid = 'argo_data.kd1_obj'::regclass;
+SELECT count(*) FROM pg_class WHERE relname = 'kd1_doc';
 SELECT x FROM argo_query('SELECT * FROM kd1 WHERE ID() = 2') x;
 -- errors: NULL, a collection that does not exist, not the owner, row-level security
 SELECT argo_keep_documents('kd1', NULL);
@@ -116,9 +141,13 @@ SET ROLE kd_other;
 SELECT argo_keep_documents('kd1');
 SELECT x FROM argo_query('SELECT * FROM kd3 WHERE ID() = 1') x;
 RESET ROLE;
+-- made by the owner, whom no policy filters, under row-level security;
+-- its table of documents has row-level security as its other tables do
 ALTER TABLE argo_data.kd1_data ENABLE ROW LEVEL SECURITY;
-SELECT argo_keep_documents('kd1');
+SELECT argo_keep_documents('kd1') AS written;
+SELECT relrowsecurity, relforcerowsecurity FROM pg_class WHERE oid = 'argo_data.kd1_doc'::regclass;
 ALTER TABLE argo_data.kd1_data DISABLE ROW LEVEL SECURITY;
+SELECT relrowsecurity, relforcerowsecurity FROM pg_class WHERE oid = 'argo_data.kd1_doc'::regclass;
 -- a reader subject to a policy on a value table reads the rows, not the document
 ALTER TABLE argo_data.kd3_str ENABLE ROW LEVEL SECURITY;
 CREATE POLICY kd_hide ON argo_data.kd3_str TO kd_other USING (keyid <> (SELECT keyid FROM argo_data.kd3_keys WHERE keystr = 'g'));
@@ -153,7 +182,7 @@ CREATE TEMP TABLE sorted_docs AS
 SELECT i, x FROM sorted_docs WHERE ord = 'v' ORDER BY i;
 SELECT i, x FROM sorted_docs WHERE ord = 'n.m, arr[1] desc, v' ORDER BY i;
 -- an object whose document is not kept is rebuilt and sorted among them
-UPDATE argo_data.ks_obj SET doc = NULL WHERE objid IN (1, 2, 9);
+DELETE FROM argo_data.ks_doc WHERE objid IN (1, 2, 9);
 SELECT count(*) AS same_place FROM argo_query('SELECT * FROM ks ORDER BY v DESC') WITH ORDINALITY r(x, i)
   JOIN sorted_docs s USING (i, x) WHERE s.ord = 'v desc';
 -- the same orders from the rows alone

@@ -140,7 +140,8 @@ SELECT * FROM argo_query('INSERT INTO ld3 OBJECT {"n": 1}');
 SELECT * FROM argo_query('DELETE FROM ld3');
 SELECT * FROM argo_query('DELETE FROM ld1');
 GRANT SELECT, INSERT, UPDATE, DELETE ON argo_data.ld3_str, argo_data.ld3_num, argo_data.ld3_bool,
-  argo_data.ld3_keys, argo_data.ld3_obj, argo_data.ld1_data, argo_data.ld1_keys, argo_data.ld1_obj TO argo_mallory;
+  argo_data.ld3_keys, argo_data.ld3_obj, argo_data.ld3_doc, argo_data.ld1_data, argo_data.ld1_keys, argo_data.ld1_obj,
+  argo_data.ld1_doc TO argo_mallory;
 GRANT USAGE ON argo_data.ld3_seq, argo_data.ld3_kseq, argo_data.ld1_seq, argo_data.ld1_kseq TO argo_mallory;
 RESET ROLE;
 SET ROLE argo_mallory;
@@ -257,7 +258,7 @@ RESET client_min_messages;
 RESET argo.stream_results;
 SELECT argo_drop_collection('ord3'), argo_drop_collection('ord1');
 
-DROP TABLE argo_data.victim_str, argo_data.victim_num, argo_data.victim_keys, argo_data.victim_obj;
+DROP TABLE argo_data.victim_str, argo_data.victim_num, argo_data.victim_keys, argo_data.victim_obj, argo_data.victim_doc;
 DROP SEQUENCE argo_data.victim_seq;
 SELECT argo_drop_collection(c) FROM unnest(ARRAY['rls3', 'rls1', 'dict3', 'dict1', 'ld3', 'ld1']) c;
 REVOKE ALL ON SCHEMA argo_data FROM argo_alice, argo_mallory;

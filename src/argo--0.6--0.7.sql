@@ -30,7 +30,7 @@ SELECT c.name,
                    WHERE t.relnamespace OPERATOR(pg_catalog.=) c.nsp
                      AND t.relowner OPERATOR(pg_catalog.=) c.owner
                      AND t.relkind OPERATOR(pg_catalog.=) 'r'
-                     AND t.relname OPERATOR(pg_catalog.=) ANY (c.tables))::bigint
+                     AND t.relname OPERATOR(pg_catalog.=) ANY (c.tables OPERATOR(pg_catalog.||) (c.name OPERATOR(pg_catalog.||) '_doc')::pg_catalog.name))::bigint
        END AS size_bytes
   FROM (SELECT n.name, s.relnamespace AS nsp, s.relowner AS owner,
                ARRAY[n.name OPERATOR(pg_catalog.||) '_str', n.name OPERATOR(pg_catalog.||) '_num',
@@ -314,3 +314,48 @@ SET jit = off;
 
 COMMENT ON FUNCTION @extschema@.argo_export_file(text, text) IS
 'Write every object of a collection to a JSON-lines file on the server, one object a line, as argo_load_file reads it; returns the count';
+
+-- Only Argo writes a collection's kept documents (src/storage/docs.c):
+-- this trigger on each c_doc refuses an INSERT or UPDATE through SQL.
+CREATE FUNCTION @extschema@.argo_docs_guard()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'argo_docs_guard'
+LANGUAGE C VOLATILE SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION @extschema@.argo_docs_guard() IS
+'Trigger on a collection''s kept documents: refuses to write them through SQL (only Argo writes them, with the rows they copy)';
+
+COMMENT ON FUNCTION @extschema@.argo_forget_rowmaps() IS
+'Trigger on a collection''s value tables and directory: rows written through SQL make their objects'' row maps and kept documents forgotten';
+
+-- Every directory of a collection of this server gets the triggers that
+-- forget kept documents when its rows are written through SQL, as 0.7
+-- makes them (a collection then may keep documents: argo_keep_documents).
+DO $$
+DECLARE
+  dir pg_catalog.regclass;
+  coll pg_catalog.text;
+BEGIN
+  FOR dir, coll IN
+    SELECT o.oid::pg_catalog.regclass, pg_catalog.left(s.relname::pg_catalog.text, -4)
+      FROM pg_catalog.pg_class s
+      JOIN pg_catalog.pg_class o
+        ON o.relnamespace OPERATOR(pg_catalog.=) s.relnamespace
+       AND o.relowner OPERATOR(pg_catalog.=) s.relowner
+       AND o.relkind OPERATOR(pg_catalog.=) 'r'
+       AND o.relname OPERATOR(pg_catalog.=) (pg_catalog.left(s.relname::pg_catalog.text, -4) OPERATOR(pg_catalog.||) '_obj')::pg_catalog.name
+     WHERE s.relnamespace OPERATOR(pg_catalog.=) 'argo_data'::pg_catalog.regnamespace
+       AND s.relkind OPERATOR(pg_catalog.=) 'S'
+       AND s.relname OPERATOR(pg_catalog.~~) '%\_seq'
+       AND NOT EXISTS (SELECT FROM pg_catalog.pg_trigger t
+                        WHERE t.tgrelid OPERATOR(pg_catalog.=) o.oid AND t.tgname OPERATOR(pg_catalog.=) 'argo_rowmaps_delete')
+  LOOP
+    EXECUTE pg_catalog.format('CREATE TRIGGER argo_rowmaps_update AFTER UPDATE ON %s REFERENCING OLD TABLE AS argo_old NEW TABLE AS argo_new'
+                              ' FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.argo_forget_rowmaps(%L)', dir, coll);
+    EXECUTE pg_catalog.format('CREATE TRIGGER argo_rowmaps_delete AFTER DELETE ON %s REFERENCING OLD TABLE AS argo_old'
+                              ' FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.argo_forget_rowmaps(%L)', dir, coll);
+    EXECUTE pg_catalog.format('CREATE TRIGGER argo_rowmaps_truncate AFTER TRUNCATE ON %s'
+                              ' FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.argo_forget_rowmaps(%L)', dir, coll);
+  END LOOP;
+END $$;

@@ -311,7 +311,18 @@ LANGUAGE C VOLATILE SECURITY INVOKER
 SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION argo_forget_rowmaps() IS
-'Trigger on a collection''s value tables: rows written through SQL make their objects'' row maps forgotten';
+'Trigger on a collection''s value tables and directory: rows written through SQL make their objects'' row maps and kept documents forgotten';
+
+-- Only Argo writes a collection's kept documents (src/storage/docs.c):
+-- this trigger on each c_doc refuses an INSERT or UPDATE through SQL.
+CREATE FUNCTION argo_docs_guard()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'argo_docs_guard'
+LANGUAGE C VOLATILE SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION argo_docs_guard() IS
+'Trigger on a collection''s kept documents: refuses to write them through SQL (only Argo writes them, with the rows they copy)';
 
 CREATE FUNCTION argo_repair(collection text)
 RETURNS bigint
@@ -357,7 +368,7 @@ SELECT c.name,
                    WHERE t.relnamespace OPERATOR(pg_catalog.=) c.nsp
                      AND t.relowner OPERATOR(pg_catalog.=) c.owner
                      AND t.relkind OPERATOR(pg_catalog.=) 'r'
-                     AND t.relname OPERATOR(pg_catalog.=) ANY (c.tables))::bigint
+                     AND t.relname OPERATOR(pg_catalog.=) ANY (c.tables OPERATOR(pg_catalog.||) (c.name OPERATOR(pg_catalog.||) '_doc')::pg_catalog.name))::bigint
        END AS size_bytes
   FROM (SELECT n.name, s.relnamespace AS nsp, s.relowner AS owner,
                ARRAY[n.name OPERATOR(pg_catalog.||) '_str', n.name OPERATOR(pg_catalog.||) '_num',

@@ -128,7 +128,7 @@ def mid_restore_case(server, path, want):
 
 
 # the tables and sequences of one collection, as pg_dump -t takes them
-ONE = "argo_data.%s_(str|num|bool|data|keys|obj|seq|kseq|feed)"
+ONE = "argo_data.%s_(str|num|bool|data|keys|obj|doc|seq|kseq|feed)"
 
 
 def one_collection_case(server, root, want):
@@ -145,7 +145,7 @@ def one_collection_case(server, root, want):
                                              "'argo_data'::regnamespace AND relkind IN ('r', 'S') ORDER BY 1")]
         problems = [p for (p,) in conn.execute("SELECT * FROM argo_check('people')")]
         same = all(q(conn, s % "people") == want[("people", s)] for s in STATEMENTS)
-        check(r.returncode == 0 and rc == 0 and tables == sorted(["people_bool", "people_feed", "people_keys",
+        check(r.returncode == 0 and rc == 0 and tables == sorted(["people_bool", "people_doc", "people_feed", "people_keys",
                                                                  "people_kseq", "people_num", "people_obj",
                                                                  "people_seq", "people_str"])
               and not problems and same,

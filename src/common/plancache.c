@@ -185,7 +185,12 @@ argo_param_list(SqlBuf *buf)
 	return params;
 }
 
-/* Run the statement in buf (a write) with the given snapshot. */
+/*
+ * Run the statement in buf (a write) with the given snapshot; its AFTER
+ * triggers fire at its end (the directory's, which keep kept documents
+ * honest, read the statement's transition tables, which exist only
+ * where triggers fire with the statement).
+ */
 int
 argo_run_snapshot(SqlBuf *buf, Snapshot snap)
 {
@@ -196,7 +201,7 @@ argo_run_snapshot(SqlBuf *buf, Snapshot snap)
 	PG_TRY();
 	{
 		rc = SPI_execute_snapshot(plan, buf->values, buf->nulls, snap,
-								  InvalidSnapshot, false, false, 0);
+								  InvalidSnapshot, false, true, 0);
 	}
 	PG_FINALLY();
 	{

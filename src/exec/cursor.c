@@ -15,9 +15,11 @@
  * results do.
  *
  * Every object, unsorted, can also be shared among the processes of a
- * parallel query (fn/scan.c): each runs the directory's rows a chunk of
- * pages at a time (a TID range scan), taking the next chunk no process
- * has taken, and rebuilds (or takes the kept documents of) its objects.
+ * parallel query (fn/scan.c): each runs the kept documents (or, where
+ * there are none, the directory's rows) a chunk of pages at a time (a
+ * TID range scan), taking the next chunk no process has taken, and
+ * rebuilds the objects of the directory's rows; the objects without a
+ * kept document are then rebuilt by the first process done.
  * Every process reads the same snapshot.  Any other statement runs, as
  * above, in the one process that claims it first.
  */
@@ -54,6 +56,7 @@ struct ArgoCursor
 	/* shared with other processes: the directory's pages a chunk at a time */
 	ArgoShare  *share;
 	bool		chunked;		/* sharing: rows runs the current chunk */
+	bool		docs;			/* the chunks are of the kept documents */
 	MemoryContext chunkcxt;		/* its memory */
 	BlockNumber nblocks;
 	EmitTarget	target;
@@ -128,6 +131,7 @@ argo_share_init(ArgoShare *share)
 {
 	pg_atomic_init_u32(&share->next_chunk, 0);
 	pg_atomic_init_u32(&share->whole_claimed, 0);
+	pg_atomic_init_u32(&share->rest_claimed, 0);
 }
 
 /*
@@ -142,27 +146,35 @@ argo_shareable_statement(ArgoStmt *s)
 		!s->distinct && s->group_by == NIL && !s->select_ids && !s->renames;
 }
 
-/* The next chunk of the directory's pages no process has taken; false when none is left. */
+/*
+ * The next chunk of pages (of the kept documents, or of the directory)
+ * no process has taken, then, where documents are read, the objects that
+ * have none, for the first process to ask; false when none is left.
+ */
 static bool
 next_chunk(ArgoCursor *c)
 {
 	uint32		chunk = pg_atomic_fetch_add_u32(&c->share->next_chunk, 1);
 	BlockNumber first = (BlockNumber) chunk * CHUNK_BLOCKS;
 	MemoryContext old;
+	SqlBuf	   *sql;
 
 	if (c->rows)
 		rowcursor_close(c->rows);
 	c->rows = NULL;
 	MemoryContextReset(c->chunkcxt);
-	if (chunk >= (MaxBlockNumber / CHUNK_BLOCKS) || first >= c->nblocks)
+	if (chunk < (MaxBlockNumber / CHUNK_BLOCKS) && first < c->nblocks)
+		sql = sqlgen_all_objects_range(c->plan->q, first, first + CHUNK_BLOCKS);
+	else if (c->docs && pg_atomic_exchange_u32(&c->share->rest_claimed, 1) == 0)
+		sql = sqlgen_all_objects_undocumented(c->plan->q);
+	else
 		return false;
 	old = MemoryContextSwitchTo(c->chunkcxt);
 	/* the plan is cached after the first chunk, but may have to be made again */
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
 	MemoryContextSwitchTo(c->chunkcxt);
-	c->rows = rowcursor_open(sqlgen_all_objects_range(c->plan->q, first, first + CHUNK_BLOCKS),
-							 argo_row_receiver(allobjects_take, &c->target));
+	c->rows = rowcursor_open(sql, argo_row_receiver(allobjects_take, &c->target));
 	SPI_finish();
 	MemoryContextSwitchTo(old);
 	return true;
@@ -184,7 +196,10 @@ share_statement(ArgoCursor *c, result_emit emit, void *arg)
 	if (c->plan->strategy != ARGO_PLAN_ALL_OBJECTS || !argo_shareable_statement(q->stmt) ||
 		!allobjects_readable(q))
 		return false;
-	dir = argo_open_table(linitial(q->colls), "obj");
+	/* every process decides alike: the role and the tables are the same */
+	c->docs = sqlgen_reads_docs(linitial(q->colls));
+	dir = c->docs ? table_open(docs_relid(linitial(q->colls)), NoLock) :
+		argo_open_table(linitial(q->colls), "obj");
 	c->nblocks = RelationGetNumberOfBlocks(dir);
 	table_close(dir, NoLock);
 	c->target.emit = emit;

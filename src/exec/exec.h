@@ -100,6 +100,7 @@ typedef struct ArgoShare
 {
 	pg_atomic_uint32 next_chunk;
 	pg_atomic_uint32 whole_claimed;
+	pg_atomic_uint32 rest_claimed;	/* the objects without kept documents */
 } ArgoShare;
 
 extern void argo_share_init(ArgoShare *share);

@@ -37,17 +37,17 @@
 
 /*
  * What a write through SQL forgets of the directory row: the map (0.6 and
- * later) and the kept document, where there are such columns.
+ * later), where there is the column.  (Its rows written through SQL then
+ * have their kept documents deleted: fn/rowmaps.c.)
  */
 static const char *
 forget_columns(ArgoCollection *c)
 {
 	Relation	dir = argo_open_table(c, "obj");
 	bool		maps = rowmap_column(dir) > 0;
-	bool		docs = docs_column(dir) > 0;
 
 	table_close(dir, NoLock);
-	return docs ? ", rowmap = NULL, doc = NULL" : maps ? ", rowmap = NULL" : "";
+	return maps ? ", rowmap = NULL" : "";
 }
 
 /*

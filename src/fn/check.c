@@ -37,6 +37,8 @@ static const char *const check_names[] = {
 
 #define NCHECKS lengthof(check_names)
 
+static bool run_check(const char *sql, ObjSample *sample, ReturnSetInfo *rsinfo, const char *name);
+
 /*
  * Each query yields one text per problem found, among the rows that
  * pass filter (on objid: every row, or those of sampled objects, $1).
@@ -189,25 +191,33 @@ static void
 check_docs(ArgoCollection *c, ReturnSetInfo *rsinfo, ObjSample *sample)
 {
 	DocCheck	dc = {rsinfo};
-	Relation	dir = argo_open_table(c, "obj");
-	bool		docs = docs_column(dir) > 0;
 	SqlBuf	   *buf;
 
-	table_close(dir, NoLock);
-	if (!docs || (dc.fetch = objfetch_open(c, NIL, false, true)) == NULL)
+	if (!OidIsValid(docs_relid(c)))
+		return;
+	/* a document of no object: Argo deletes both together */
+	run_check(psprintf("SELECT pg_catalog.format('object %%s has a kept document but no directory row', d.objid)"
+					   " FROM %s d WHERE NOT EXISTS (SELECT FROM %s o WHERE o.objid OPERATOR(pg_catalog.=) d.objid)"
+					   " AND %s ORDER BY d.objid",
+					   c->doc_table, c->obj_table,
+					   sample->ids != (Datum) 0 ? "d.objid IN (SELECT pg_catalog.unnest($1))" : "true"),
+			  sample, rsinfo, c->name);
+	if ((dc.fetch = objfetch_open(c, NIL, false, true)) == NULL)
 		return;
 	objfetch_ignore_docs(dc.fetch);
 	dc.rb = rebuilder_create(keydict_of(c), rebuilt_object, &dc);
 	buf = sqlbuf_create();
 	if (sample->ids != (Datum) 0)
 		sqlbuf_param(buf, INT8ARRAYOID, sample->ids);
-	appendStringInfo(&buf->sql, "SELECT objid, doc FROM %s WHERE doc IS NOT NULL AND %s ORDER BY objid",
-					 c->obj_table, sample->ids != (Datum) 0 ? "objid IN (SELECT pg_catalog.unnest($1))" : "true");
+	appendStringInfo(&buf->sql, "SELECT d.objid, d.doc FROM %s d JOIN %s o ON o.objid OPERATOR(pg_catalog.=) d.objid"
+					 " WHERE %s ORDER BY d.objid",
+					 c->doc_table, c->obj_table,
+					 sample->ids != (Datum) 0 ? "d.objid IN (SELECT pg_catalog.unnest($1))" : "true");
 	argo_stream_rows(buf, check_doc, &dc);
 	objfetch_close(dc.fetch);
 	if (dc.wrong > 0)
 		put_problem(rsinfo, psprintf(INT64_FORMAT " object(s) in all have kept documents that differ from their rows; "
-									 "argo_keep_documents('%s', false) and then true writes them again",
+									 "argo_repair('%s') writes them again",
 									 dc.wrong, c->name));
 }
 

@@ -6,22 +6,23 @@
 #include "postgres.h"
 
 #include "access/table.h"
-#include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/builtins.h"
 #include "utils/rel.h"
 
 #include "exec/exec.h"
+#include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_keep_documents);
 
 /*
- * A kept document holds every row of its object, so it must not be made
- * where a policy filters the rows: made by a role the policy filters, it
- * would hold less than the object; read by a role it filters, more.
+ * A document is made from the rows the caller sees, so the caller must
+ * see every row: a role a policy filters would make copies holding less
+ * than their objects (storage/docs.c keeps copies out of reach of the
+ * roles policies filter).  The maps of rows are made alongside.
  */
 static void
-check_no_policies(ArgoCollection *c)
+check_sees_every_row(ArgoCollection *c)
 {
 	int			n;
 	const char *const *tables = collection_object_tables(c, &n);
@@ -29,35 +30,18 @@ check_no_policies(ArgoCollection *c)
 	for (int i = 0; i < n; i++)
 	{
 		Relation	rel = argo_open_table(c, tables[i]);
-		bool		rls = rel->rd_rel->relrowsecurity;
+		bool		rls = argo_rls_applies(rel);
 		char	   *relname = pstrdup(RelationGetRelationName(rel));
 
 		table_close(rel, NoLock);
 		if (rls)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("collection \"%s\" cannot keep documents: table \"%s\" has row-level security",
-							c->name, relname),
-					 errdetail("A kept document holds all of its object's rows, whatever a policy hides.")));
+					 errmsg("collection \"%s\" cannot keep documents made by a role that row-level security filters", c->name),
+					 errdetail("Table \"%s\" has a policy that applies to this role; a kept document holds all of its object's rows.",
+							   relname),
+					 errhint("Run argo_keep_documents as the tables' owner (without FORCE ROW LEVEL SECURITY) or a role with BYPASSRLS.")));
 	}
-}
-
-/* Add the column and fill it with each object as it is rebuilt now. */
-static int64
-keep(ArgoCollection *c)
-{
-	SqlBuf	   *buf = sqlbuf_create();
-	int			rc;
-
-	run_ddl(psprintf("ALTER TABLE %s ADD COLUMN doc pg_catalog.jsonb, SET (fillfactor = %d)", c->obj_table,
-					 ARGO_DIRECTORY_FILLFACTOR));
-	appendStringInfo(&buf->sql, "UPDATE %s o SET doc = %s($%d, o.objid)",
-					 c->obj_table, argo_function("argo_object"),
-					 sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)));
-	rc = argo_run(buf, false);
-	if (rc != SPI_OK_UPDATE)
-		elog(ERROR, "argo: could not keep the documents: %s", SPI_result_code_string(rc));
-	return (int64) SPI_processed;
 }
 
 /*
@@ -91,8 +75,8 @@ argo_keep_documents(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("collection \"%s\" is distributed: its documents are on its shards", name)));
+	has = OidIsValid(docs_relid(c));
 	dir = argo_open_table(c, "obj");
-	has = docs_column(dir) > 0;
 	maps = rowmap_column(dir) > 0;
 	table_close(dir, NoLock);
 	if (on && !has)
@@ -102,11 +86,12 @@ argo_keep_documents(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("collection \"%s\" was made before version 0.6 and has no row maps", name),
 					 errhint("Run ALTER EXTENSION argo UPDATE and argo_repair('%s') first.", name)));
-		check_no_policies(c);
-		n = keep(c);
+		check_sees_every_row(c);
+		docs_create(c);
+		n = argo_repair_docs(c);
 	}
 	else if (!on && has)
-		run_ddl(psprintf("ALTER TABLE %s DROP COLUMN doc, RESET (fillfactor)", c->obj_table));
+		docs_drop(c);
 	SPI_finish();
 	PG_RETURN_INT64(n);
 }

@@ -19,6 +19,7 @@ extern Jsonb **argo_params_of(Datum array, bool isnull, int *nparams);
 /* rowmaps.c: the maps written again, for argo_repair and after a restore (restored.c) */
 struct ArgoCollection;
 extern int64 argo_repair_maps(struct ArgoCollection *c);
+extern int64 argo_repair_docs(struct ArgoCollection *c);
 
 /* scan.c: FROM argo_query(...) as a custom scan; replan.c: a generic plan
  * planned again for its statement; init.c installs both */

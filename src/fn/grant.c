@@ -11,9 +11,9 @@
  * are GRANT's own.
  *
  *   read:  SELECT on every table of the collection
- *   write: read, and INSERT, UPDATE, DELETE on the value tables and the
- *          directory, INSERT on the key dictionary, USAGE on the object
- *          and key sequences
+ *   write: read, and INSERT, UPDATE, DELETE on the value tables, the
+ *          directory and the kept documents, INSERT on the key
+ *          dictionary, USAGE on the object and key sequences
  *
  * Revoking read revokes write too (a writer reads what it changes);
  * revoking write leaves read.
@@ -81,13 +81,23 @@ grantee_arg(FunctionCallInfo fcinfo, int argno)
 	return quote_identifier(role);
 }
 
-/* The collection's tables: value tables and directory, then the dictionary. */
+/*
+ * The collection's tables but the dictionary: value tables, directory,
+ * and the kept documents where it keeps them (a reader reads them, a
+ * writer writes them: storage/docs.c).
+ */
 static List *
 value_tables(ArgoCollection *c)
 {
+	List	   *tables;
+
 	if (c->format == ARGO_FORMAT_ARGO1)
-		return list_make2(c->data_table, c->obj_table);
-	return list_make4(c->str_table, c->num_table, c->bool_table, c->obj_table);
+		tables = list_make2(c->data_table, c->obj_table);
+	else
+		tables = list_make4(c->str_table, c->num_table, c->bool_table, c->obj_table);
+	if (OidIsValid(docs_relid(c)))
+		tables = lappend(tables, c->doc_table);
+	return tables;
 }
 
 static char *

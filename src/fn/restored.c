@@ -37,6 +37,7 @@
 PG_FUNCTION_INFO_V1(argo_restored);
 
 #define MAP_TRIGGERS 4			/* argo_rowmaps_insert, _update, _delete, _truncate */
+#define DIRECTORY_TRIGGERS 3	/* argo_rowmaps_update, _delete, _truncate */
 
 /* An ALTER TABLE that adds a constraint (a dump's primary and unique keys). */
 static bool
@@ -71,7 +72,7 @@ command_table(Node *parsetree)
 static char *
 collection_of(const char *relname)
 {
-	static const char *const suffixes[] = {"_str", "_num", "_bool", "_data", "_keys", "_obj"};
+	static const char *const suffixes[] = {"_str", "_num", "_bool", "_data", "_keys", "_obj", "_doc"};
 	size_t		len = strlen(relname);
 
 	for (int i = 0; i < lengthof(suffixes); i++)
@@ -114,7 +115,7 @@ table_whole(Oid nsp, const char *coll, const char *suffix)
 		whole = list_length(RelationGetIndexList(rel)) >= 2;
 	else
 		whole = OidIsValid(argo_objid_index(rel)) &&
-			(strcmp(suffix, "obj") == 0 || map_triggers(rel) == MAP_TRIGGERS);
+			map_triggers(rel) == (strcmp(suffix, "obj") == 0 ? DIRECTORY_TRIGGERS : MAP_TRIGGERS);
 	table_close(rel, AccessShareLock);
 	return whole;
 }
@@ -237,6 +238,52 @@ write_maps_guarded(const char *coll)
 			 errhint("argo_repair('%s') writes them; until then its objects are read through its indexes.", coll)));
 }
 
+/* An ALTER TABLE that turns row-level security on or off, or forces it. */
+static RangeVar *
+changes_rls(Node *parsetree)
+{
+	AlterTableStmt *stmt = (AlterTableStmt *) parsetree;
+	ListCell   *lc;
+
+	if (!IsA(parsetree, AlterTableStmt))
+		return NULL;
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableType t = ((AlterTableCmd *) lfirst(lc))->subtype;
+
+		if (t == AT_EnableRowSecurity || t == AT_DisableRowSecurity ||
+			t == AT_ForceRowSecurity || t == AT_NoForceRowSecurity)
+			return stmt->relation;
+	}
+	return NULL;
+}
+
+/*
+ * Row-level security turned on (or off) on a table of a collection that
+ * keeps documents: its kept documents get the same at once, in the same
+ * transaction (storage/docs.c), so that no role the new policies filter
+ * reads whole objects through them.  Only the tables' owner can alter
+ * them, and it is who runs this.
+ */
+static void
+sync_docs_rls(RangeVar *table, Oid nsp)
+{
+	Oid			relid = RangeVarGetRelid(table, NoLock, true);
+	char	   *coll;
+	ArgoCollection *c;
+
+	if (!OidIsValid(relid) || get_rel_namespace(relid) != nsp ||
+		(coll = collection_of(get_rel_name(relid))) == NULL || !collection_name_valid(coll))
+		return;
+	c = collection_lookup(coll, true, NoLock);
+	if (c == NULL || !has_privs_of_role(GetUserId(), collection_owner(c)))
+		return;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	docs_sync_rls(c);
+	SPI_finish();
+}
+
 /* argo_restored() RETURNS event_trigger, ON ddl_command_end */
 Datum
 argo_restored(PG_FUNCTION_ARGS)
@@ -252,8 +299,10 @@ argo_restored(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("argo_restored() runs only as an event trigger")));
 	ev = (EventTriggerData *) fcinfo->context;
-	table = command_table(ev->parsetree);
 	nsp = get_namespace_oid(ARGO_SCHEMA, true);
+	if (OidIsValid(nsp) && !creating_extension && (table = changes_rls(ev->parsetree)) != NULL)
+		sync_docs_rls(table, nsp);
+	table = command_table(ev->parsetree);
 	if (table == NULL || !OidIsValid(nsp))
 		PG_RETURN_NULL();
 	/* a restore names every table with its schema; so does Argo */

@@ -24,6 +24,7 @@
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
+#include "miscadmin.h"
 #include "access/table.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -36,50 +37,138 @@
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_forget_rowmaps);
+PG_FUNCTION_INFO_V1(argo_docs_guard);
 PG_FUNCTION_INFO_V1(argo_repair);
 
-/* The ids of the objects with a map among those the statement's rows belong to. */
+/*
+ * The ids of the statement's rows' objects (objid of the transition
+ * tables; of old: the old one, of new: the new one) among those of table
+ * of that have cond, as an int8[] ($1 of later statements); *none when
+ * there are none.
+ */
 static Datum
-mapped_objects(const char *dir, bool docs, TriggerData *td, bool *none)
+written_objects(TriggerData *td, const char *of, const char *cond, bool with_new, bool with_old,
+				bool *none)
 {
-	bool		with_new = td->tg_trigger->tgnewtable != NULL;
-	bool		with_old = td->tg_trigger->tgoldtable != NULL;
 	char	   *sql;
 	int			rc;
-	Datum		ids;
-
-	const char *kept = docs ? "(d.rowmap IS NOT NULL OR d.doc IS NOT NULL)" : "d.rowmap IS NOT NULL";
 
 	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
-		sql = psprintf("SELECT pg_catalog.array_agg(d.objid) FROM %s d WHERE %s", dir, kept);
+		sql = psprintf("SELECT pg_catalog.array_agg(d.objid) FROM %s d WHERE %s", of, cond);
 	else
 		sql = psprintf("SELECT pg_catalog.array_agg(d.objid) FROM %s d WHERE %s"
 					   " AND d.objid OPERATOR(pg_catalog.=) ANY (SELECT objid FROM %s%s%s)",
-					   dir, kept,
+					   of, cond,
 					   with_new ? quote_identifier(td->tg_trigger->tgnewtable) : "",
 					   with_new && with_old ? " UNION ALL SELECT objid FROM " : "",
 					   with_old ? quote_identifier(td->tg_trigger->tgoldtable) : "");
 	rc = SPI_execute(sql, false, 1);
 	if (rc != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "argo: could not find the objects written: %s", SPI_result_code_string(rc));
-	ids = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, none);
+	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, none);
+}
+
+/* Run sql, an UPDATE or DELETE of the objects in ids ($1). */
+static void
+run_on_objects(const char *sql, Datum ids, int expected)
+{
+	Oid			type = INT8ARRAYOID;
+	int			rc = SPI_execute_with_args(sql, 1, &type, &ids, NULL, false, 0);
+
+	if (rc != expected)
+		elog(ERROR, "argo: could not forget what rows written through SQL left wrong: %s",
+			 SPI_result_code_string(rc));
+}
+
+/* The objids of a transition table (by name), as a C array. */
+static int64 *
+transition_ids(const char *table, const char *except, int *n)
+{
+	char	   *sql = except == NULL ? psprintf("SELECT DISTINCT objid FROM %s", quote_identifier(table)) :
+		psprintf("SELECT objid FROM %s EXCEPT SELECT objid FROM %s", quote_identifier(table),
+				 quote_identifier(except));
+	int64	   *ids;
+
+	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "argo: could not read the rows written");
+	*n = (int) SPI_processed;
+	ids = palloc(sizeof(int64) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+
+		ids[i] = isnull ? 0 : DatumGetInt64(d);
+	}
 	return ids;
 }
 
-/* Whether collection coll's directory keeps documents (storage/docs.c). */
-static bool
-directory_keeps_docs(const char *coll)
+/*
+ * The kept documents of the objects whose rows (or directory rows) a
+ * statement wrote through SQL deleted: of both transition tables, or of
+ * the old one only, or those that one has and the other lacks
+ * (storage/docs.c).
+ */
+static void
+forget_docs(TriggerData *td, Oid docs, bool changed_ids_only)
 {
-	Oid			relid = get_relname_relid(psprintf("%s_obj", coll),
-										  get_namespace_oid(ARGO_SCHEMA, false));
-	AttrNumber	att = OidIsValid(relid) ? get_attnum(relid, "doc") : InvalidAttrNumber;
+	const char *oldt = td->tg_trigger->tgoldtable;
+	const char *newt = td->tg_trigger->tgnewtable;
+	int			n;
+	int64	   *ids;
 
-	return att != InvalidAttrNumber && get_atttype(relid, att) == JSONBOID;
+	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+	{
+		docs_forget_all(docs);
+		return;
+	}
+	if (changed_ids_only && oldt != NULL && newt != NULL)
+	{
+		ids = transition_ids(oldt, newt, &n);
+		docs_forget(docs, ids, n);
+		ids = transition_ids(newt, oldt, &n);
+		docs_forget(docs, ids, n);
+		return;
+	}
+	if (oldt != NULL)
+	{
+		ids = transition_ids(oldt, NULL, &n);
+		docs_forget(docs, ids, n);
+	}
+	if (newt != NULL && !changed_ids_only)
+	{
+		ids = transition_ids(newt, NULL, &n);
+		docs_forget(docs, ids, n);
+	}
+}
+
+/* Rows of a value table written through SQL: the maps of their objects (those that have one) forgotten. */
+static void
+forget_maps(TriggerData *td, const char *dir)
+{
+	bool		none;
+	Datum		ids = written_objects(td, dir, "d.rowmap IS NOT NULL", td->tg_trigger->tgnewtable != NULL,
+									  td->tg_trigger->tgoldtable != NULL, &none);
+
+	if (!none)
+		run_on_objects(psprintf("UPDATE %s SET rowmap = NULL WHERE objid OPERATOR(pg_catalog.=) ANY ($1)", dir),
+					   ids, SPI_OK_UPDATE);
+}
+
+/* The table of collection coll's kept documents (its owner's), or InvalidOid. */
+static Oid
+docs_table_of(const char *coll, Oid owner)
+{
+	Oid			relid = get_relname_relid(psprintf("%s_doc", coll),
+										  get_namespace_oid(ARGO_SCHEMA, false));
+
+	return OidIsValid(relid) && argo_relation_owner(relid) == owner ? relid : InvalidOid;
 }
 
 /*
  * argo_forget_rowmaps() RETURNS trigger, AFTER … FOR EACH STATEMENT on a
- * value table, with transition tables; its argument is the collection.
+ * value table or the directory, with transition tables; its argument is
+ * the collection.
  */
 Datum
 argo_forget_rowmaps(PG_FUNCTION_ARGS)
@@ -87,9 +176,8 @@ argo_forget_rowmaps(PG_FUNCTION_ARGS)
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	const char *coll;
 	char	   *dir;
-	bool		docs;
-	bool		none;
-	Datum		ids;
+	Oid			docs;
+	bool		on_directory;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) ||
 		td->tg_trigger->tgnargs != 1)
@@ -99,23 +187,44 @@ argo_forget_rowmaps(PG_FUNCTION_ARGS)
 	coll = td->tg_trigger->tgargs[0];
 	collection_check_name(coll);
 	dir = quote_qualified_identifier(ARGO_SCHEMA, psprintf("%s_obj", coll));
-	docs = directory_keeps_docs(coll);
+	docs = docs_table_of(coll, RelationGetForm(td->tg_relation)->relowner);
+	on_directory = strcmp(RelationGetRelationName(td->tg_relation), psprintf("%s_obj", coll)) == 0;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "argo: SPI_connect failed");
 	if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
 		elog(ERROR, "argo: could not register the transition tables");
-	ids = mapped_objects(dir, docs, td, &none);
-	if (!none)
-	{
-		Oid			type = INT8ARRAYOID;
-		int			rc = SPI_execute_with_args(psprintf("UPDATE %s SET rowmap = NULL%s WHERE objid OPERATOR(pg_catalog.=) ANY ($1)",
-														dir, docs ? ", doc = NULL" : ""),
-											   1, &type, &ids, NULL, false, 0);
-
-		if (rc != SPI_OK_UPDATE)
-			elog(ERROR, "argo: could not forget maps: %s", SPI_result_code_string(rc));
-	}
+	if (!on_directory)
+		forget_maps(td, dir);
+	/* a directory row's map written alone changes no object */
+	if (OidIsValid(docs))
+		forget_docs(td, docs, on_directory);
 	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * argo_docs_guard() RETURNS trigger, BEFORE INSERT OR UPDATE … FOR EACH
+ * ROW on a table of kept documents: only Argo writes them, from C (which
+ * fires no trigger), with the rows they copy.  A document written
+ * through SQL would stand beside rows that do not hold it, and readers
+ * would take it; deleting one only has the object rebuilt.
+ */
+Datum
+argo_docs_guard(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	const char *relname;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("argo_docs_guard() runs only as a row trigger")));
+	relname = RelationGetRelationName(td->tg_relation);
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("the kept documents in table \"%s\" are written by Argo only", relname),
+			 errdetail("A document is a copy of its object's rows, written with them."),
+			 errhint("Change objects with argo_query; deleting a document has its object rebuilt from its rows, and argo_repair writes missing ones again.")));
 	return PointerGetDatum(NULL);
 }
 
@@ -199,26 +308,112 @@ check_readable(ArgoCollection *c)
 	}
 }
 
-/* Documents forgotten by writes through SQL, kept again from the rows. */
-static int64
-repair_docs(ArgoCollection *c)
+/* Kept documents being compared with their objects' rows, and written again. */
+typedef struct DocRepair
 {
-	Relation	dir = argo_open_table(c, "obj");
-	bool		docs = docs_column(dir) > 0;
-	SqlBuf	   *buf;
+	ObjFetch   *fetch;			/* every object rebuilt from its rows */
+	Rebuilder  *rb;
+	DocWriter  *writer;
+	Jsonb	   *kept;			/* the object's document, or NULL */
+	bool		rebuilt;
+	int64		written;
+} DocRepair;
+
+static void
+repair_rebuilt(void *arg, int64 objid, Jsonb *obj)
+{
+	DocRepair  *r = arg;
+
+	r->rebuilt = true;
+	if (r->kept != NULL && VARSIZE(obj) == VARSIZE(r->kept) &&
+		memcmp(obj, r->kept, VARSIZE(obj)) == 0)
+		return;
+	docwriter_put(r->writer, objid, obj);
+	r->written++;
+}
+
+/* One object (objid, its kept document or NULL): the document made what its rows say. */
+static void
+repair_object(DocRepair *r, HeapTuple tup, TupleDesc desc)
+{
+	bool		isnull;
+	int64		objid = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
+	Datum		kept = SPI_getbinval(tup, desc, 2, &isnull);
+
+	CHECK_FOR_INTERRUPTS();
+	r->kept = isnull ? NULL : DatumGetJsonbP(kept);
+	r->rebuilt = false;
+	objfetch_object(r->fetch, objid, r->rb);
+	rebuilder_finish(r->rb);
+}
+
+/*
+ * The objects and their documents, a batch at a time from a cursor: the
+ * documents are written between fetches, never while a (perhaps
+ * parallel) statement runs.
+ */
+static void
+repair_all(ArgoCollection *c, DocRepair *r)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "argo document repair",
+											  ALLOCSET_DEFAULT_SIZES);
+	Portal		portal;
+
+	portal = SPI_cursor_open_with_args(NULL, psprintf("SELECT o.objid, d.doc FROM %s o LEFT JOIN %s d"
+													  " ON d.objid OPERATOR(pg_catalog.=) o.objid ORDER BY o.objid",
+													  c->obj_table, c->doc_table),
+									   0, NULL, NULL, NULL, true, 0);
+	for (;;)
+	{
+		SPITupleTable *tt;
+
+		SPI_cursor_fetch(portal, true, 1000);
+		if (SPI_processed == 0)
+			break;
+		tt = SPI_tuptable;
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			MemoryContext old = MemoryContextSwitchTo(cxt);
+
+			repair_object(r, tt->vals[i], tt->tupdesc);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(cxt);
+		}
+		SPI_freetuptable(tt);
+	}
+	SPI_cursor_close(portal);
+	MemoryContextDelete(cxt);
+}
+
+/*
+ * Every kept document that is not what its object's rows rebuild (or is
+ * missing) written again from the rows, and documents of no object
+ * deleted; the number written and deleted.  The caller holds c's tables
+ * in ShareRowExclusiveLock and has checked that they can be read
+ * directly.
+ */
+int64
+argo_repair_docs(ArgoCollection *c)
+{
+	DocRepair	r = {0};
 	int			rc;
 
-	table_close(dir, NoLock);
-	if (!docs)
+	if (!OidIsValid(docs_relid(c)))
 		return 0;
-	buf = sqlbuf_create();
-	appendStringInfo(&buf->sql, "UPDATE %s o SET doc = %s($%d, o.objid) WHERE o.doc IS NULL",
-					 c->obj_table, argo_function("argo_object"),
-					 sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)));
-	rc = argo_run(buf, false);
-	if (rc != SPI_OK_UPDATE)
-		elog(ERROR, "argo: could not write documents: %s", SPI_result_code_string(rc));
-	return (int64) SPI_processed;
+	r.writer = docwriter_open(c, ACL_UPDATE);
+	r.fetch = objfetch_open(c, NIL, false, true);
+	if (r.fetch == NULL)
+		elog(ERROR, "argo: collection \"%s\" cannot be read directly", c->name);
+	objfetch_ignore_docs(r.fetch);
+	r.rb = rebuilder_create(keydict_of(c), repair_rebuilt, &r);
+	repair_all(c, &r);
+	objfetch_close(r.fetch);
+	docwriter_close(r.writer);
+	rc = SPI_execute(psprintf("DELETE FROM %s d WHERE NOT EXISTS (SELECT FROM %s o WHERE o.objid OPERATOR(pg_catalog.=) d.objid)",
+							  c->doc_table, c->obj_table), false, 0);
+	if (rc != SPI_OK_DELETE)
+		elog(ERROR, "argo: could not delete documents of no object: %s", SPI_result_code_string(rc));
+	return r.written + (int64) SPI_processed;
 }
 
 /*
@@ -251,7 +446,7 @@ argo_repair(PG_FUNCTION_ARGS)
 		PG_RETURN_INT64(total);
 	}
 	check_readable(c);
-	total = argo_repair_maps(c) + repair_docs(c);
+	total = argo_repair_maps(c) + argo_repair_docs(c);
 	SPI_finish();
 	PG_RETURN_INT64(total);
 }

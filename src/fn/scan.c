@@ -51,6 +51,7 @@
 #include "optimizer/cost.h"
 #include "optimizer/planner.h"
 #include "parser/parse_func.h"
+#include "access/table.h"
 #include "storage/bufmgr.h"
 #include "storage/shm_toc.h"
 #include "catalog/namespace.h"
@@ -212,6 +213,37 @@ read_directory(Datum stmt_text)
 	return get_relname_relid(psprintf("%s_obj", src->coll), nsp);
 }
 
+/*
+ * The pages a parallel read of every object of the statement's
+ * collection goes through: its kept documents' (docs.c), or five times
+ * its directory's where it keeps none (each object rebuilt from its rows
+ * reads about as much again as its document would be); 0 if unknown.
+ */
+static double
+read_pages(Datum stmt_text, Oid dir)
+{
+	ArgoStmt   *stmt = argo_parse(TextDatumGetCString(stmt_text));
+	ArgoSource *src = linitial(stmt->from);
+	Oid			docs = get_relname_relid(psprintf("%s_doc", src->coll), get_rel_namespace(dir));
+	Oid			relid = OidIsValid(docs) ? docs : dir;
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	double		pages;
+
+	if (!HeapTupleIsValid(tup))
+		return 0;
+	pages = ((Form_pg_class) GETSTRUCT(tup))->relpages;
+	ReleaseSysCache(tup);
+	/* not analyzed yet (the directory may have been): its size now */
+	if (pages <= 0 && OidIsValid(docs))
+	{
+		Relation	rel = table_open(docs, AccessShareLock);
+
+		pages = RelationGetNumberOfBlocks(rel);
+		table_close(rel, AccessShareLock);
+	}
+	return OidIsValid(docs) ? pages : pages * 5;
+}
+
 /* Like PostgreSQL's own (costsize.c): the leader's share counted in. */
 static double
 parallel_divisor(int workers)
@@ -245,17 +277,11 @@ add_shared_paths(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte, CustomP
 	if (!OidIsValid(dir) || !(tup = SearchSysCache1(RELOID, ObjectIdGetDatum(dir))))
 		return;
 	objects = ((Form_pg_class) GETSTRUCT(tup))->reltuples;
-	pages = ((Form_pg_class) GETSTRUCT(tup))->relpages;
 	ReleaseSysCache(tup);
+	pages = read_pages(((Const *) linitial(fe->args))->constvalue, dir);
 	if (objects <= 0 || pages <= 0)
 		return;
 	per_object = (pages * seq_page_cost) / objects + cpu_tuple_cost;
-	/* rebuilding from rows reads about as much again as the documents would be */
-	if (get_attnum(dir, "doc") == InvalidAttrNumber)
-	{
-		per_object *= 5;
-		pages *= 5;
-	}
 	rel->rows = clamp_row_est(objects * clauselist_selectivity(root, rel->baserestrictinfo, 0, JOIN_INNER, NULL));
 	whole->path.rows = rel->rows;
 	whole->path.total_cost = objects * per_object;
@@ -821,16 +847,12 @@ static int
 read_workers(Datum stmt_text)
 {
 	Oid			dir = read_directory(stmt_text);
-	HeapTuple	tup;
 	double		pages;
 	RelOptInfo	rel;
 
-	if (!OidIsValid(dir) || !(tup = SearchSysCache1(RELOID, ObjectIdGetDatum(dir))))
+	if (!OidIsValid(dir))
 		return 0;
-	pages = ((Form_pg_class) GETSTRUCT(tup))->relpages;
-	ReleaseSysCache(tup);
-	if (get_attnum(dir, "doc") == InvalidAttrNumber)
-		pages *= 5;
+	pages = read_pages(stmt_text, dir);
 	/* compute_parallel_worker reads only these of a base relation */
 	memset(&rel, 0, sizeof(rel));
 	rel.type = T_RelOptInfo;

@@ -84,6 +84,8 @@ extern SqlBuf *sqlgen_select_ids(ArgoQuery *q);
 extern SqlBuf *sqlgen_order_ids(ArgoQuery *q, const int64 *ids, int n);
 extern SqlBuf *sqlgen_all_objects(ArgoQuery *q);
 extern SqlBuf *sqlgen_all_objects_range(ArgoQuery *q, BlockNumber first, BlockNumber end);
+extern SqlBuf *sqlgen_all_objects_undocumented(ArgoQuery *q);
+extern bool sqlgen_reads_docs(ArgoCollection *c);
 extern SqlBuf *sqlgen_delete_ids(ArgoCollection *c, const int64 *ids, int n);
 extern SqlBuf *sqlgen_rows_of_batch(ArgoQuery *q, const int64 *ids, int n);
 extern SqlBuf *sqlgen_rows_of_ids(ArgoCollection *c, const int64 *ids, int n);

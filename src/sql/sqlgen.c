@@ -182,15 +182,15 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, Datum ids)
 		sqlbuf_replace(buf, "@KEYS@", keys.data);
 }
 
-/* Whether c keeps its objects' documents (storage/docs.c). */
-static bool
-keeps_docs(ArgoCollection *c)
+/*
+ * Whether a read of every object of c takes its kept documents: c keeps
+ * them and the role may take them (storage/docs.c).  Objects without one
+ * are rebuilt by argo_object().
+ */
+bool
+sqlgen_reads_docs(ArgoCollection *c)
 {
-	Relation	dir = argo_open_table(c, "obj");
-	bool		docs = docs_column(dir) > 0;
-
-	table_close(dir, NoLock);
-	return docs;
+	return docs_readable(c);
 }
 
 /*
@@ -206,18 +206,22 @@ sqlgen_all_objects(ArgoQuery *q)
 	ArgoCollection *c = linitial(q->colls);
 	SqlBuf	   *buf = sqlbuf_create();
 	StringInfoData keys;
-	bool		docs = keeps_docs(c);
+	bool		docs = sqlgen_reads_docs(c);
 	char	   *object;
 
 	initStringInfo(&keys);
 	/* a kept document is the object; only objects without one are rebuilt */
-	object = psprintf("%s%s($%d, o.objid)%s", docs ? "COALESCE(o.doc, " : "",
+	object = psprintf("%s%s($%d, o.objid)%s", docs ? "COALESCE(d.doc, " : "",
 					  argo_function("argo_object"),
 					  sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)),
 					  docs ? ")" : "");
 	appendStringInfo(&buf->sql, "SELECT %s, o.objid FROM %s o", object, c->obj_table);
 	if (docs)
+	{
+		appendStringInfo(&buf->sql, " LEFT JOIN %s d ON d.objid OPERATOR(pg_catalog.=) o.objid",
+						 c->doc_table);
 		emit_document_keys(buf, q->stmt, object, &keys);
+	}
 	else
 		emit_order_joins(buf, c, q->stmt, &keys);
 	appendStringInfo(&buf->sql, " ORDER BY %s", keys.data);
@@ -225,9 +229,11 @@ sqlgen_all_objects(ArgoQuery *q)
 }
 
 /*
- * The objects whose directory rows lie on pages [first, end), in no
- * particular order: one chunk of every object read by several processes
- * (exec/cursor.c), a TID range scan each.
+ * The objects whose rows lie on pages [first, end), in no particular
+ * order: one chunk of every object read by several processes
+ * (exec/cursor.c), a TID range scan each — of the kept documents where
+ * the read takes them (the objects without one then come from
+ * sqlgen_all_objects_undocumented), else of the directory.
  */
 SqlBuf *
 sqlgen_all_objects_range(ArgoQuery *q, BlockNumber first, BlockNumber end)
@@ -236,19 +242,39 @@ sqlgen_all_objects_range(ArgoQuery *q, BlockNumber first, BlockNumber end)
 	SqlBuf	   *buf = sqlbuf_create();
 	ItemPointer from = palloc(sizeof(ItemPointerData));
 	ItemPointer to = palloc(sizeof(ItemPointerData));
-	int			name = sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name));
+	int			fromp,
+				top;
 
 	ItemPointerSet(from, first, FirstOffsetNumber);
 	ItemPointerSet(to, end, FirstOffsetNumber);
 	buf->generic_plan = true;
-	appendStringInfo(&buf->sql, "SELECT %s%s($%d, o.objid)%s, o.objid FROM %s o"
-					 " WHERE o.ctid OPERATOR(pg_catalog.>=) $%d AND o.ctid OPERATOR(pg_catalog.<) $%d",
-					 keeps_docs(c) ? "COALESCE(o.doc, " : "",
-					 argo_function("argo_object"), name,
-					 keeps_docs(c) ? ")" : "",
-					 c->obj_table,
-					 sqlbuf_param(buf, TIDOID, PointerGetDatum(from)),
-					 sqlbuf_param(buf, TIDOID, PointerGetDatum(to)));
+	fromp = sqlbuf_param(buf, TIDOID, PointerGetDatum(from));
+	top = sqlbuf_param(buf, TIDOID, PointerGetDatum(to));
+	if (sqlgen_reads_docs(c))
+		appendStringInfo(&buf->sql, "SELECT d.doc, d.objid FROM %s d"
+						 " WHERE d.ctid OPERATOR(pg_catalog.>=) $%d AND d.ctid OPERATOR(pg_catalog.<) $%d",
+						 c->doc_table, fromp, top);
+	else
+		appendStringInfo(&buf->sql, "SELECT %s($%d, o.objid), o.objid FROM %s o"
+						 " WHERE o.ctid OPERATOR(pg_catalog.>=) $%d AND o.ctid OPERATOR(pg_catalog.<) $%d",
+						 argo_function("argo_object"),
+						 sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)),
+						 c->obj_table, fromp, top);
+	return buf;
+}
+
+/* The objects of c that have no kept document, each rebuilt. */
+SqlBuf *
+sqlgen_all_objects_undocumented(ArgoQuery *q)
+{
+	ArgoCollection *c = linitial(q->colls);
+	SqlBuf	   *buf = sqlbuf_create();
+
+	appendStringInfo(&buf->sql, "SELECT %s($%d, o.objid), o.objid FROM %s o WHERE NOT EXISTS"
+					 " (SELECT FROM %s d WHERE d.objid OPERATOR(pg_catalog.=) o.objid)",
+					 argo_function("argo_object"),
+					 sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)),
+					 c->obj_table, c->doc_table);
 	return buf;
 }
 

@@ -31,7 +31,7 @@
 
 #include "storage/storage.h"
 
-static const char *const suffixes[ARGO_NTABLES] = {"str", "num", "bool", "data", "keys", "obj"};
+static const char *const suffixes[ARGO_NTABLES] = {"str", "num", "bool", "data", "keys", "obj", "doc"};
 
 static int
 table_index(const char *suffix)
@@ -103,18 +103,28 @@ collection_check_writer(ArgoCollection *c)
 	Oid			keys = argo_table_relid(c, "keys");
 	Oid			kseq = get_relname_relid(psprintf("%s_kseq", c->name),
 										 get_namespace_oid(ARGO_SCHEMA, false));
+	Oid			docs = docs_relid(c);
 	const char *missing = NULL;
 
 	if (pg_class_aclcheck(keys, GetUserId(), ACL_INSERT) != ACLCHECK_OK)
-		missing = psprintf("permission denied for table %s_keys", c->name);
+		missing = psprintf("table %s_keys", c->name);
 	else if (OidIsValid(kseq) &&
 			 pg_class_aclcheck(kseq, GetUserId(), ACL_USAGE | ACL_UPDATE) != ACLCHECK_OK)
-		missing = psprintf("permission denied for sequence %s_kseq", c->name);
+		missing = psprintf("sequence %s_kseq", c->name);
 	if (missing != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("%s", missing),
+				 errmsg("permission denied for %s", missing),
 				 errdetail("A writer of collection \"%s\" adds the keys of new documents to its key dictionary.", c->name),
+				 errhint("argo_grant('%s', role, 'write') grants what a writer needs.", c->name)));
+	/* where policies apply to the role, its rows go through SQL and no copy is written */
+	if (OidIsValid(docs) && check_enable_rls(docs, InvalidOid, true) != RLS_ENABLED &&
+		pg_class_aclmask(docs, GetUserId(), ACL_INSERT | ACL_UPDATE | ACL_DELETE, ACLMASK_ALL) !=
+		(ACL_INSERT | ACL_UPDATE | ACL_DELETE))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s_doc", c->name),
+				 errdetail("A writer of collection \"%s\" writes the copy it keeps of each object it changes.", c->name),
 				 errhint("argo_grant('%s', role, 'write') grants what a writer needs.", c->name)));
 }
 
@@ -146,22 +156,27 @@ live_columns(TupleDesc desc)
 }
 
 /*
- * Whether every trigger on rel is Argo's own (the one that forgets maps
- * when rows are written through SQL, which writes from C need not fire).
+ * Whether every trigger on rel is Argo's own: the one that forgets maps
+ * and documents when rows are written through SQL, and the one that
+ * keeps SQL from writing documents — which writes from C need not fire.
  */
 bool
 argo_only_own_triggers(Relation rel)
 {
 	TriggerDesc *td = rel->trigdesc;
-	Oid			own = InvalidOid;
+	Oid			forget = InvalidOid,
+				guard = InvalidOid;
 
 	if (td == NULL)
 		return true;
 	for (int i = 0; i < td->numtriggers; i++)
 	{
-		if (!OidIsValid(own))
-			own = argo_forget_rowmaps_oid();
-		if (td->triggers[i].tgfoid != own)
+		if (!OidIsValid(forget))
+		{
+			forget = argo_forget_rowmaps_oid();
+			guard = argo_trigger_function_oid("argo_docs_guard");
+		}
+		if (td->triggers[i].tgfoid != forget && td->triggers[i].tgfoid != guard)
 			return false;
 	}
 	return true;
@@ -279,32 +294,41 @@ argo_objid_index(Relation rel)
 }
 
 /*
- * The OID of Argo's trigger function argo_forget_rowmaps(), looked up once
- * per backend and again after any change to pg_proc (a dropped and
- * re-created extension): every write from C asks.
+ * The OIDs of Argo's trigger functions, looked up once per backend and
+ * again after any change to pg_proc (a dropped and re-created
+ * extension): every write from C asks.
  */
 static Oid	forget_rowmaps_oid = InvalidOid;
-static bool forget_rowmaps_callback = false;
+static Oid	docs_guard_oid = InvalidOid;
+static bool trigger_oids_callback = false;
 
 static void
-forget_rowmaps_oid_reset(Datum arg, int cacheid, uint32 hashvalue)
+trigger_oids_reset(Datum arg, int cacheid, uint32 hashvalue)
 {
 	forget_rowmaps_oid = InvalidOid;
+	docs_guard_oid = InvalidOid;
+}
+
+/* The OID of Argo's trigger function fn (of no arguments), InvalidOid if none. */
+Oid
+argo_trigger_function_oid(const char *fn)
+{
+	Oid		   *cached = strcmp(fn, "argo_docs_guard") == 0 ? &docs_guard_oid : &forget_rowmaps_oid;
+
+	if (!trigger_oids_callback)
+	{
+		CacheRegisterSyscacheCallback(PROCOID, trigger_oids_reset, (Datum) 0);
+		trigger_oids_callback = true;
+	}
+	if (!OidIsValid(*cached))
+		*cached = LookupFuncName(stringToQualifiedNameList(argo_function(fn)), 0, NULL, true);
+	return *cached;
 }
 
 Oid
 argo_forget_rowmaps_oid(void)
 {
-	if (!forget_rowmaps_callback)
-	{
-		CacheRegisterSyscacheCallback(PROCOID, forget_rowmaps_oid_reset, (Datum) 0);
-		forget_rowmaps_callback = true;
-	}
-	if (!OidIsValid(forget_rowmaps_oid))
-		forget_rowmaps_oid =
-			LookupFuncName(stringToQualifiedNameList(argo_function("argo_forget_rowmaps")),
-						   0, NULL, true);
-	return forget_rowmaps_oid;
+	return argo_trigger_function_oid("argo_forget_rowmaps");
 }
 
 /* The owner of a relation; InvalidOid when there is none (dropped). */
@@ -319,4 +343,11 @@ argo_relation_owner(Oid relid)
 	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
 	ReleaseSysCache(tup);
 	return owner;
+}
+
+/* The OID the lookup resolved for c's table suffix (InvalidOid: none, or not yet). */
+Oid
+argo_resolved_relid(ArgoCollection *c, const char *suffix)
+{
+	return c->relids[table_index(suffix)];
 }

@@ -161,6 +161,7 @@ typedef struct TableNames
 			   *data,
 			   *keys,
 			   *obj,
+			   *doc,
 			   *seq;
 } TableNames;
 
@@ -201,6 +202,7 @@ table_names(const char *name)
 	made.data = qualified(name, "data");
 	made.keys = qualified(name, "keys");
 	made.obj = qualified(name, "obj");
+	made.doc = qualified(name, "doc");
 	made.seq = qualified(name, "seq");
 	MemoryContextSwitchTo(old);
 	t = hash_search(names, name, HASH_ENTER, &found);
@@ -223,6 +225,7 @@ make_collection(const char *name, ArgoFormat format)
 	c->data_table = t->data;
 	c->keys_table = t->keys;
 	c->obj_table = t->obj;
+	c->doc_table = t->doc;
 	c->seq = t->seq;
 	return c;
 }
@@ -249,20 +252,19 @@ table_columns(const char *suffix)
 	{"valnum", FLOAT8OID}, {"valbool", BOOLOID}, {"valexact", TEXTOID}, {NULL}};
 	static const ColumnSpec keys[] = {{"keyid", INT4OID}, {"keystr", TEXTOID}, {NULL}};
 	static const ColumnSpec obj[] = {{"objid", INT8OID}, {NULL}};
+	static const ColumnSpec doc[] = {{"objid", INT8OID}, {"doc", JSONBOID}, {NULL}};
 
 	return strcmp(suffix, "str") == 0 ? str : strcmp(suffix, "num") == 0 ? num :
 		strcmp(suffix, "bool") == 0 ? boo : strcmp(suffix, "data") == 0 ? data :
-		strcmp(suffix, "keys") == 0 ? keys : obj;
+		strcmp(suffix, "keys") == 0 ? keys : strcmp(suffix, "doc") == 0 ? doc : obj;
 }
 
 /*
- * A table of the collection must be one Argo made: owned by the
- * collection's owner, a table, with Argo's columns.  Anything else (a
- * table another role created under a dropped table's name, a view) is
- * refused before Argo reads or writes it.
+ * Why a table of the collection is not one Argo made (NULL: it is):
+ * owned by the collection's owner, a table, with Argo's columns.
  */
-static void
-check_table(ArgoCollection *c, Oid relid, const char *suffix, Oid owner)
+static const char *
+table_problem(Oid relid, const char *suffix, Oid owner)
 {
 	Relation	rel = relation_open(relid, NoLock);
 	char		kind = rel->rd_rel->relkind;
@@ -281,6 +283,19 @@ check_table(ArgoCollection *c, Oid relid, const char *suffix, Oid owner)
 			problem = psprintf("it lacks Argo's column %s", col->name);
 	}
 	relation_close(rel, NoLock);
+	return problem;
+}
+
+/*
+ * A table of the collection must be one Argo made.  Anything else (a
+ * table another role created under a dropped table's name, a view) is
+ * refused before Argo reads or writes it.
+ */
+static void
+check_table(ArgoCollection *c, Oid relid, const char *suffix, Oid owner)
+{
+	const char *problem = table_problem(relid, suffix, owner);
+
 	if (problem != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -314,7 +329,28 @@ lock_tables(ArgoCollection *c, LOCKMODE lockmode, Oid owner, Oid *order)
 		argo_table_resolved(c, suffixes[i], relid);
 		order[i] = relid;
 	}
+	/* last, as a drop drops it: the documents, where it keeps them */
+	if ((order[n] = docs_find(c, lockmode, owner)) != InvalidOid)
+		n++;
 	return n;
+}
+
+/*
+ * The table of c's kept documents, locked in lockmode (InvalidOid: it
+ * keeps none).  A table of that name that is not Argo's (another role's,
+ * say) is no collection's documents, and is not used.
+ */
+Oid
+docs_find(ArgoCollection *c, LOCKMODE lockmode, Oid owner)
+{
+	RangeVar   *rv = makeRangeVar(ARGO_SCHEMA, table_name(c->name, "doc"), -1);
+	Oid			relid = RangeVarGetRelid(rv, lockmode, true);
+
+	if (OidIsValid(relid) && table_problem(relid, "doc", owner) != NULL)
+		relid = InvalidOid;
+	argo_table_resolved(c, "doc", relid);
+	c->docs_known = true;
+	return relid;
 }
 
 /*
@@ -337,6 +373,7 @@ collection_lookup(const char *name, bool missing_ok, LOCKMODE lockmode)
 		ArgoCollection *c = make_collection(name, format);
 
 		memcpy(c->relids, relids, sizeof(relids));
+		c->docs_known = true;
 		shards_note_collection(c);
 		return c;
 	}
@@ -404,10 +441,32 @@ create_map_triggers(ArgoCollection *c, const char *table)
 }
 
 /*
+ * The directory's objects changed through SQL (a role writing it, or
+ * Argo's own statements where the tables need SQL) lose their kept
+ * documents (fn/rowmaps.c): a copy stands only beside the directory row
+ * and rows Argo wrote with it.
+ */
+static void
+create_directory_trigger(ArgoCollection *c)
+{
+	static const char *const events[][2] = {
+		{"update", "UPDATE ON %s REFERENCING OLD TABLE AS argo_old NEW TABLE AS argo_new"},
+		{"delete", "DELETE ON %s REFERENCING OLD TABLE AS argo_old"},
+		{"truncate", "TRUNCATE ON %s"}
+	};
+	char	   *fn = argo_function("argo_forget_rowmaps");
+
+	for (int i = 0; i < lengthof(events); i++)
+		run_ddl(psprintf("CREATE TRIGGER argo_rowmaps_%s AFTER %s FOR EACH STATEMENT EXECUTE FUNCTION %s(%s)",
+						 events[i][0], psprintf(events[i][1], c->obj_table), fn,
+						 quote_literal_cstr(c->name)));
+}
+
+/*
  * The dictionary, the object directory (an empty object {} has its
- * directory row and no other; with each object's document kept, as
- * argo.keep_documents says) and the value tables of the format, with
- * their triggers and indexes.
+ * directory row and no other) and the value tables of the format, with
+ * their triggers and indexes; and the table of kept documents, as
+ * argo.keep_documents says.
  */
 static void
 create_tables(ArgoCollection *c)
@@ -416,11 +475,8 @@ create_tables(ArgoCollection *c)
 	bool		is1 = c->format == ARGO_FORMAT_ARGO1;
 
 	collection_create_dictionary(c);
-	if (argo_keep_documents_default)
-		run_ddl(psprintf("CREATE TABLE %s (%s, doc pg_catalog.jsonb) WITH (fillfactor = %d)", c->obj_table,
-						 collection_table_columns("obj", false), ARGO_DIRECTORY_FILLFACTOR));
-	else
-		run_ddl(psprintf("CREATE TABLE %s (%s)", c->obj_table, collection_table_columns("obj", false)));
+	run_ddl(psprintf("CREATE TABLE %s (%s)", c->obj_table, collection_table_columns("obj", false)));
+	create_directory_trigger(c);
 	for (int i = 0; i < (is1 ? 1 : 3); i++)
 	{
 		const char *suffix = is1 ? "data" : argo3[i];
@@ -430,6 +486,8 @@ create_tables(ArgoCollection *c)
 		create_map_triggers(c, table);
 	}
 	collection_create_indexes(c);
+	if (argo_keep_documents_default)
+		docs_create(c);
 }
 
 /* Creating a collection needs CREATE on the schema, checked before its name is locked. */
@@ -574,12 +632,13 @@ collection_drop(const char *name, bool missing_ok)
 	if (feed_mode(c) != FEED_OFF)
 		drop_feed(c, true);
 	if (c->format == ARGO_FORMAT_ARGO3)
-		run_ddl(psprintf("DROP TABLE %s, %s, %s, %s, %s", c->str_table,
+		run_ddl(psprintf("DROP TABLE %s, %s, %s, %s, %s%s%s", c->str_table,
 						 c->num_table, c->bool_table, c->keys_table,
-						 c->obj_table));
+						 c->obj_table, docs_relid(c) ? ", " : "", docs_relid(c) ? c->doc_table : ""));
 	else
-		run_ddl(psprintf("DROP TABLE %s, %s, %s", c->data_table,
-						 c->keys_table, c->obj_table));
+		run_ddl(psprintf("DROP TABLE %s, %s, %s%s%s", c->data_table,
+						 c->keys_table, c->obj_table,
+						 docs_relid(c) ? ", " : "", docs_relid(c) ? c->doc_table : ""));
 	run_ddl(psprintf("DROP SEQUENCE %s", c->seq));
 	/*
 	 * The shards' parts last, each committing on its server at once: a

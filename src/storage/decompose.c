@@ -116,10 +116,7 @@ rowbatch_create(ArgoCollection *coll, bool directory)
 	b->feed = directory ? feed_mode(coll) : FEED_OFF;
 	if (directory)
 	{
-		Relation	dir = argo_open_table(coll, "obj");
-
-		b->docs = docs_column(dir) > 0;
-		table_close(dir, NoLock);
+		b->docs = docs_insertable(coll);
 		/* its shards write their own rows (and maps), from the objects */
 		b->shard_docs = b->feed == FEED_OFF && !b->docs && collection_is_distributed(coll);
 	}
@@ -646,17 +643,16 @@ new_maps(RowBatch *b, Written *w, int ntables)
 
 /*
  * The new objects' directory rows, with their maps where the directory
- * has the column (a collection of 0.5 not yet updated has not), and
+ * has the column (a collection of 0.5 not yet updated has not), then
  * their documents where the collection keeps them.
  */
 static void
 write_directory(RowBatch *b, Datum *maps)
 {
-	static const Oid types[3] = {INT8OID, BYTEAOID, JSONBOID};
+	static const Oid types[2] = {INT8OID, BYTEAOID};
 	Relation	dir = argo_open_table(b->coll, "obj");
 	bool		has_maps = rowmap_column(dir) > 0;
-	ArgoRows	rows = {b->nobjids, has_maps ? 2 + b->docs : 1, {"objid", "rowmap", "doc"},
-	{b->objids, maps, b->docs_kept}};
+	ArgoRows	rows = {b->nobjids, has_maps ? 2 : 1, {"objid", "rowmap"}, {b->objids, maps}};
 	bool	   *nulls = NULL;
 
 	table_close(dir, NoLock);
@@ -670,11 +666,11 @@ write_directory(RowBatch *b, Datum *maps)
 		memset(nulls, true, sizeof(bool) * Max(b->nobjids, 1));
 		rows.cols[1] = palloc0(sizeof(Datum) * Max(b->nobjids, 1));
 		rows.nulls[1] = nulls;
-		rows.cols[2] = rows.cols[1];
-		rows.nulls[2] = nulls;
 	}
 	rows.append = true;
-	write_rows(b->coll, "obj", b->coll->obj_table, rows.ncols, &rows, types);
+	if (write_rows(b->coll, "obj", b->coll->obj_table, rows.ncols, &rows, types) &&
+		maps != NULL && b->docs)
+		docs_insert_new(b->coll, b->nobjids, b->objids, b->docs_kept);
 }
 
 /* Log the rows of one table written directly: object, key, tid. */

@@ -2,41 +2,163 @@
  * docs.c — documents kept whole beside their rows.
  *
  * A collection may keep each object's jsonb, as Argo gives it back
- * (doc/canonical.c), in a "doc" column of its directory row
- * (argo_keep_documents).  A read of whole objects then takes the jsonb
- * instead of rebuilding it from ~20 rows on several pages, and so does a
- * projection of objects fetched one by one whose paths are object keys
- * (doc/docproject.c cuts the document down); every other read
- * (predicates, projections of every object, aggregates) reads the rows.
+ * (doc/canonical.c), in a table of its own, c_doc (objid, doc).  A read
+ * of whole objects then takes the document instead of rebuilding it from
+ * ~20 rows on several pages, and so does a projection of objects fetched
+ * one by one whose paths are object keys (doc/docproject.c cuts the
+ * document down); every other read (predicates, projections of every
+ * object, aggregates) reads the rows, which stay the store.
  *
- * It is trusted as a map is (rowmap.c): Argo's own writes from C write
- * it with the rows, in the same directory row version; a write through
- * SQL (Argo's own where the tables need SQL, or a role writing the value
- * tables) sets it to NULL (argo_forget_rowmaps), and NULL means "rebuild
- * from the rows".  Unlike a map it holds no address, so it survives
- * VACUUM FULL, CLUSTER and a dump restored.  It is also input: a value
- * that is not a jsonb object is not used.
+ * A copy is a cache of the rows, and trusted only as far as that holds
+ * (docs/design.md, "Kept documents: who reads and writes the copy"):
+ *
+ *  - Only Argo writes it, from C, in the statement that writes the
+ *    object's rows and directory row, with the privileges SQL would ask
+ *    on c_doc (42501).  An INSERT or UPDATE of c_doc through SQL is
+ *    refused by its trigger (argo_docs_guard), whoever runs it: no role
+ *    can make a reader see a document its rows do not hold.
+ *  - A write of the rows or the directory through SQL (a role writing
+ *    the tables, or Argo itself where they need SQL) deletes the copies
+ *    of the objects it touched (fn/rowmaps.c): no copy, and the object is
+ *    rebuilt from its rows.
+ *  - Reading a copy is SELECT on c_doc, which argo_grant gives readers;
+ *    unlike the directory (all that counting objects needs), c_doc holds
+ *    the objects.  A role that may read only some rows of an object must
+ *    not read its copy: whenever a table of the collection has row-level
+ *    security, c_doc has it too (docs_sync_rls), with no policy — no row
+ *    for anyone the policies apply to — and Argo takes copies only where
+ *    none applies to the reader on any of its tables.
+ *
+ * It is also input: a value that is not a jsonb object is not used.
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
 #include "parser/parse_relation.h"
+#include "utils/acl.h"
+#include "utils/fmgroids.h"
+#include "utils/inval.h"
 #include "utils/jsonb.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 
 #include "storage/storage.h"
 
 /* argo.keep_documents: whether collections made from now on keep them */
 bool		argo_keep_documents_default = true;
 
-/* The directory's doc column, or 0 where the collection keeps no documents. */
-AttrNumber
-docs_column(Relation dir)
+/* c's table of kept documents; InvalidOid where it keeps none. */
+Oid
+docs_relid(ArgoCollection *c)
 {
-	AttrNumber	att = attnameAttNum(dir, "doc", false);
+	if (!c->docs_known)
+		(void) docs_find(c, AccessShareLock, collection_owner(c));
+	return argo_resolved_relid(c, "doc");
+}
 
-	return att > 0 && TupleDescAttr(RelationGetDescr(dir), att - 1)->atttypid == JSONBOID ?
-		att : 0;
+/*
+ * c_doc's row-level security made what the collection's other tables
+ * have: on (and forced) when any of them has it on (forced).  Run by the
+ * tables' owner: at the table's making, and after each ALTER TABLE of a
+ * table of the collection (fn/restored.c's event trigger).
+ */
+void
+docs_sync_rls(ArgoCollection *c)
+{
+	static const char *const others[] = {"str", "num", "bool", "data", "keys", "obj"};
+	Oid			docs = docs_relid(c);
+	bool		rls = false,
+				force = false;
+	Relation	rel;
+	bool		has,
+				has_force;
+
+	if (!OidIsValid(docs))
+		return;
+	for (int i = 0; i < lengthof(others); i++)
+	{
+		Oid			relid = get_relname_relid(psprintf("%s_%s", c->name, others[i]),
+											  get_namespace_oid(ARGO_SCHEMA, false));
+		HeapTuple	tup;
+
+		if (!OidIsValid(relid) || argo_relation_owner(relid) != argo_relation_owner(docs))
+			continue;
+		tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+		if (!HeapTupleIsValid(tup))
+			continue;
+		rls |= ((Form_pg_class) GETSTRUCT(tup))->relrowsecurity;
+		force |= ((Form_pg_class) GETSTRUCT(tup))->relforcerowsecurity;
+		ReleaseSysCache(tup);
+	}
+	rel = table_open(docs, AccessShareLock);
+	has = rel->rd_rel->relrowsecurity;
+	has_force = rel->rd_rel->relforcerowsecurity;
+	table_close(rel, AccessShareLock);
+	if (has != rls)
+		run_ddl(psprintf("ALTER TABLE %s %s ROW LEVEL SECURITY", c->doc_table, rls ? "ENABLE" : "DISABLE"));
+	if (has_force != force)
+		run_ddl(psprintf("ALTER TABLE %s %s ROW LEVEL SECURITY", c->doc_table, force ? "FORCE" : "NO FORCE"));
+}
+
+/*
+ * Make c's table of kept documents (empty), with its guard; every
+ * backend that remembers c learns of it at its next lookup.
+ */
+void
+docs_create(ArgoCollection *c)
+{
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint PRIMARY KEY, doc pg_catalog.jsonb NOT NULL) WITH (fillfactor = %d)",
+					 c->doc_table, ARGO_DOCS_FILLFACTOR));
+	run_ddl(psprintf("CREATE TRIGGER argo_docs_guard BEFORE INSERT OR UPDATE ON %s FOR EACH ROW EXECUTE FUNCTION %s()",
+					 c->doc_table, argo_function("argo_docs_guard")));
+	c->docs_known = false;
+	(void) docs_find(c, NoLock, GetUserId());
+	docs_sync_rls(c);
+	CacheInvalidateRelcacheByRelid(argo_table_relid(c, "obj"));
+}
+
+/* Drop c's table of kept documents. */
+void
+docs_drop(ArgoCollection *c)
+{
+	if (!OidIsValid(docs_relid(c)))
+		return;
+	run_ddl(psprintf("DROP TABLE %s", c->doc_table));
+	CacheInvalidateRelcacheByRelid(argo_table_relid(c, "obj"));
+	argo_table_resolved(c, "doc", InvalidOid);
+}
+
+/*
+ * Whether the current role may take c's kept documents: c keeps them,
+ * the role may SELECT them, and no row-level security applies to it
+ * there (c_doc has it whenever another table of c has: docs_sync_rls).
+ * The caller has checked the rows' tables.
+ */
+bool
+docs_readable(ArgoCollection *c)
+{
+	Oid			docs = docs_relid(c);
+	Relation	rel;
+	bool		ok;
+
+	if (!OidIsValid(docs))
+		return false;
+	rel = table_open(docs, AccessShareLock);
+	ok = argo_readable_directly(rel) &&
+		pg_class_aclcheck(docs, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+	table_close(rel, NoLock);
+	return ok;
 }
 
 /*
@@ -52,4 +174,227 @@ docs_value(Datum d, bool isnull)
 		return NULL;
 	doc = DatumGetJsonbPCopy(d);
 	return JB_ROOT_IS_OBJECT(doc) && !JB_ROOT_IS_SCALAR(doc) ? doc : NULL;
+}
+
+/*
+ * Whether an INSERT into c writes its new objects' documents: c keeps
+ * them, no row-level security applies to the role there (it then applies
+ * on the rows' tables too, which are written through SQL, and no copy is
+ * kept), and C may write c_doc as SQL would let the role (INSERT
+ * granted: 42501 otherwise, as SQL says).
+ */
+bool
+docs_insertable(ArgoCollection *c)
+{
+	Oid			relid = docs_relid(c);
+	Relation	rel;
+	bool		ok;
+
+	if (!OidIsValid(relid))
+		return false;
+	rel = table_open(relid, RowExclusiveLock);
+	ok = !argo_rls_applies(rel);
+	if (ok)
+	{
+		argo_check_privilege(rel, ACL_INSERT);
+		ok = argo_insertable_directly(rel, 2);
+	}
+	table_close(rel, NoLock);
+	return ok;
+}
+
+/* New objects' documents, from C (docs_insertable said they may be). */
+void
+docs_insert_new(ArgoCollection *c, int n, Datum *objids, Datum *docs)
+{
+	ArgoRows	rows = {n, 2, {"objid", "doc"}, {objids, docs}};
+
+	if (n == 0)
+		return;
+	rows.append = true;
+	if (!argo_bulk_insert(docs_relid(c), 2, &rows))
+		elog(ERROR, "argo: the documents of collection \"%s\" could not be written", c->name);
+}
+
+/* ---------- one object's document written again, from C ---------- */
+
+struct DocWriter
+{
+	Relation	rel;
+	Relation	pk;
+	EState	   *estate;
+	ResultRelInfo *rri;
+	TupleTableSlot *slot;		/* a new version */
+	TupleTableSlot *found;		/* the version there */
+	AttrNumber	objatt;
+	AttrNumber	docatt;
+};
+
+/*
+ * Ready to write c's documents of objects whose writer holds their
+ * locks (mode: ACL_UPDATE for an UPDATE, which may also insert a
+ * missing one; ACL_DELETE for a DELETE), with SQL's privilege checks;
+ * NULL where c keeps none.
+ */
+DocWriter *
+docwriter_open(ArgoCollection *c, AclMode mode)
+{
+	Oid			relid = docs_relid(c);
+	DocWriter  *w;
+
+	if (!OidIsValid(relid))
+		return NULL;
+	w = palloc0(sizeof(DocWriter));
+	w->rel = table_open(relid, RowExclusiveLock);
+	argo_check_privilege(w->rel, mode);
+	if (mode == ACL_UPDATE)
+		argo_check_privilege(w->rel, ACL_INSERT);
+	w->pk = index_open(RelationGetPrimaryKeyIndex(w->rel), RowExclusiveLock);
+	w->estate = CreateExecutorState();
+	w->rri = makeNode(ResultRelInfo);
+	InitResultRelInfo(w->rri, w->rel, 0, NULL, 0);
+	ExecOpenIndices(w->rri, false);
+	w->objatt = attnameAttNum(w->rel, "objid", false);
+	w->docatt = attnameAttNum(w->rel, "doc", false);
+	w->slot = MakeSingleTupleTableSlot(RelationGetDescr(w->rel), &TTSOpsVirtual);
+	w->found = table_slot_create(w->rel, NULL);
+	return w;
+}
+
+void
+docwriter_close(DocWriter *w)
+{
+	if (w == NULL)
+		return;
+	ExecDropSingleTupleTableSlot(w->slot);
+	ExecDropSingleTupleTableSlot(w->found);
+	ExecCloseIndices(w->rri);
+	FreeExecutorState(w->estate);
+	index_close(w->pk, NoLock);
+	table_close(w->rel, NoLock);
+}
+
+/*
+ * The newest version of objid's document (the writer holds the object's
+ * lock: nobody else writes it through Argo); false if there is none.
+ */
+static bool
+current_doc(DocWriter *w, int64 objid, ItemPointer tid)
+{
+	Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
+	IndexScanDesc scan = index_beginscan(w->rel, w->pk, snap, 1, 0);
+	ScanKeyData key;
+	bool		found;
+
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(objid));
+	index_rescan(scan, &key, 1, NULL, 0);
+	found = index_getnext_slot(scan, ForwardScanDirection, w->found);
+	if (found)
+		*tid = w->found->tts_tid;
+	index_endscan(scan);
+	UnregisterSnapshot(snap);
+	return found;
+}
+
+/* objid's document is doc from now on (NULL: it has none). */
+void
+docwriter_put(DocWriter *w, int64 objid, Jsonb *doc)
+{
+	ItemPointerData tid;
+	bool		exists = current_doc(w, objid, &tid);
+	bool		update_indexes = true;
+
+	if (doc == NULL)
+	{
+		if (exists)
+			simple_table_tuple_delete(w->rel, &tid, GetActiveSnapshot());
+		return;
+	}
+	ExecClearTuple(w->slot);
+	memset(w->slot->tts_isnull, true, sizeof(bool) * w->slot->tts_tupleDescriptor->natts);
+	w->slot->tts_values[w->objatt - 1] = Int64GetDatum(objid);
+	w->slot->tts_isnull[w->objatt - 1] = false;
+	w->slot->tts_values[w->docatt - 1] = JsonbPGetDatum(doc);
+	w->slot->tts_isnull[w->docatt - 1] = false;
+	ExecStoreVirtualTuple(w->slot);
+	if (exists)
+		simple_table_tuple_update(w->rel, &tid, w->slot, GetActiveSnapshot(), &update_indexes);
+	else
+		table_tuple_insert(w->rel, w->slot, GetCurrentCommandId(true), 0, NULL);
+	if (update_indexes)
+	{
+		ResetPerTupleExprContext(w->estate);
+		ExecInsertIndexTuples(w->rri, w->slot, w->estate, false, false, NULL, NIL);
+	}
+}
+
+/* ---------- copies forgotten where rows were written through SQL ---------- */
+
+/* Delete tid's document, which may be gone already (another's delete). */
+static void
+forget_tid(Relation rel, ItemPointer tid)
+{
+	TM_FailureData tmfd;
+	TM_Result	res = table_tuple_delete(rel, tid, GetCurrentCommandId(true), GetActiveSnapshot(),
+										 InvalidSnapshot, true, &tmfd, false);
+
+	if (res != TM_Ok && res != TM_SelfModified && res != TM_Deleted)
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("could not serialize access due to concurrent update")));
+}
+
+/*
+ * Delete the documents of the n objects in ids from the table of kept
+ * documents relid.  Done from C for whoever wrote the rows through SQL,
+ * without a privilege of theirs on the table: as index entries are kept
+ * for a writer who may not touch the index, forgetting a copy reveals
+ * nothing and writes nothing a reader takes (the object is rebuilt from
+ * the rows the writer was allowed to write), and a copy left beside rows
+ * that changed would be read as the object.
+ */
+void
+docs_forget(Oid relid, const int64 *ids, int n)
+{
+	Relation	rel = table_open(relid, RowExclusiveLock);
+	Relation	pk = index_open(RelationGetPrimaryKeyIndex(rel), RowExclusiveLock);
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
+	IndexScanDesc scan = index_beginscan(rel, pk, snap, 1, 0);
+
+	for (int i = 0; i < n; i++)
+	{
+		ScanKeyData key;
+
+		CHECK_FOR_INTERRUPTS();
+		ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(ids[i]));
+		index_rescan(scan, &key, 1, NULL, 0);
+		while (index_getnext_slot(scan, ForwardScanDirection, slot))
+			forget_tid(rel, &slot->tts_tid);
+	}
+	index_endscan(scan);
+	UnregisterSnapshot(snap);
+	ExecDropSingleTupleTableSlot(slot);
+	index_close(pk, NoLock);
+	table_close(rel, NoLock);
+}
+
+/* Delete every document of the table relid (its rows' table was emptied). */
+void
+docs_forget_all(Oid relid)
+{
+	Relation	rel = table_open(relid, RowExclusiveLock);
+	Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
+	TableScanDesc scan = table_beginscan(rel, snap, 0, NULL);
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		CHECK_FOR_INTERRUPTS();
+		forget_tid(rel, &slot->tts_tid);
+	}
+	table_endscan(scan);
+	UnregisterSnapshot(snap);
+	ExecDropSingleTupleTableSlot(slot);
+	table_close(rel, NoLock);
 }

@@ -58,7 +58,8 @@ typedef enum ValKind
 	VAL_NUM,
 	VAL_BOOL,
 	VAL_ANY,					/* Argo/1: all three columns */
-	VAL_DIR						/* the directory: its row map */
+	VAL_DIR,					/* the directory: its row map */
+	VAL_DOC						/* the kept documents (docs.c) */
 } ValKind;
 
 typedef struct TableScan
@@ -108,7 +109,9 @@ struct ObjFetch
 	MemoryContext objcxt;		/* one object's map */
 	bool		dir_found;		/* the directory row of the object asked */
 	bytea	   *map;			/* its map, in objcxt; NULL: none */
-	AttrNumber	docatt;			/* the kept documents' column, or 0 */
+	bool		has_docs;		/* the kept documents are read (docscan) */
+	TableScan	docscan;
+	AttrNumber	docatt;			/* c_doc's doc column */
 	bool		docs;			/* whether to take them: whole objects, no log */
 	Jsonb	   *doc;			/* the object's, in objcxt; NULL: none */
 	const DocPath *doc_paths;	/* a projection taken from the documents */
@@ -129,7 +132,7 @@ table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 	argo_check_privilege(rel, ACL_SELECT);
 	if (argo_readable_directly(rel) && objatt > 0)
 	{
-		if (kind == VAL_DIR)
+		if (kind == VAL_DIR || kind == VAL_DOC)
 			index = RelationGetPrimaryKeyIndex(rel);
 		else if (keyatt > 0)
 			index = argo_objid_index(rel);
@@ -188,7 +191,6 @@ maps_begin(ObjFetch *f, ArgoCollection *c)
 	Relation	dir = argo_open_table(c, "obj");
 
 	f->mapatt = rowmap_column(dir);
-	f->docatt = docs_column(dir);
 	if (f->mapatt <= 0)
 	{
 		table_close(dir, NoLock);
@@ -201,6 +203,22 @@ maps_begin(ObjFetch *f, ArgoCollection *c)
 	f->epoch = rowmap_epoch(rels, f->ntables);
 	f->objcxt = AllocSetContextCreate(f->cxt, "argo object map", ALLOCSET_SMALL_SIZES);
 	f->maps = true;
+}
+
+/*
+ * Take the kept documents too, where the collection keeps them and the
+ * role may take them (docs.c); else every object is rebuilt from rows.
+ */
+static void
+docs_begin(ObjFetch *f, ArgoCollection *c)
+{
+	Relation	rel;
+
+	if (!f->maps || !docs_readable(c))
+		return;
+	rel = table_open(docs_relid(c), NoLock);
+	f->docatt = attnameAttNum(rel, "doc", false);
+	f->has_docs = table_begin(f, &f->docscan, rel, VAL_DOC);
 }
 
 /*
@@ -242,6 +260,7 @@ objfetch_open(ArgoCollection *c, List *keys, bool projection, bool stream)
 		f->ntables++;
 	}
 	maps_begin(f, c);
+	docs_begin(f, c);
 	return f;
 }
 
@@ -254,6 +273,9 @@ objfetch_close(ObjFetch *f)
 	if (f->maps)
 		table_end(&f->dir);
 	f->maps = false;
+	if (f->has_docs)
+		table_end(&f->docscan);
+	f->has_docs = false;
 	UnregisterSnapshot(f->snap);
 }
 
@@ -269,7 +291,6 @@ column(TableScan *t, int v, bool *isnull)
 }
 
 /* The directory row in t's slot: the object is there, with this map. */
-/* The directory row in t's slot: the object is there, with this map. */
 static void
 take_directory_row(ObjFetch *f, TableScan *t)
 {
@@ -279,11 +300,18 @@ take_directory_row(ObjFetch *f, TableScan *t)
 
 	f->dir_found = true;
 	f->map = isnull ? NULL : (bytea *) PG_DETOAST_DATUM_COPY(d);
-	if (f->docatt > 0 && (f->keys == NULL || f->doc_paths != NULL) && f->log == NULL && f->docs)
-	{
-		d = slot_getattr(t->slot, f->docatt, &isnull);
-		f->doc = docs_value(d, isnull);
-	}
+	MemoryContextSwitchTo(old);
+}
+
+/* The kept document in t's slot: the object's, whole. */
+static void
+take_doc_row(ObjFetch *f, TableScan *t)
+{
+	bool		isnull;
+	Datum		d = slot_getattr(t->slot, f->docatt, &isnull);
+	MemoryContext old = MemoryContextSwitchTo(f->objcxt);
+
+	f->doc = docs_value(d, isnull);
 	MemoryContextSwitchTo(old);
 }
 
@@ -343,6 +371,11 @@ take(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 	if (t->kind == VAL_DIR)
 	{
 		take_directory_row(f, t);
+		return;
+	}
+	if (t->kind == VAL_DOC)
+	{
+		take_doc_row(f, t);
 		return;
 	}
 	keyid = DatumGetInt32(slot_getattr(t->slot, t->keyatt, &isnull));
@@ -602,12 +635,26 @@ map_table(ObjFetch *f, TableScan *t, int64 objid, const RowRun *runs, int nruns,
 static bool
 read_directory(ObjFetch *f, int64 objid)
 {
-	MemoryContextReset(f->objcxt);
 	f->dir_found = false;
 	f->map = NULL;
-	f->doc = NULL;
 	read_table(f, &f->dir, objid, NULL);
 	return f->dir_found;
+}
+
+/*
+ * The object's kept document, where a whole object (or a projection cut
+ * from one) is wanted and the collection keeps one for it: NULL else.
+ * A document stands only beside its directory row (fn/rowmaps.c), so
+ * one found says that the object is there.
+ */
+static Jsonb *
+read_doc(ObjFetch *f, int64 objid, Rebuilder *rb)
+{
+	f->doc = NULL;
+	if (f->has_docs && f->docs && f->log == NULL && rb != NULL &&
+		(f->keys == NULL || f->doc_paths != NULL) && rebuilder_takes_docs(rb))
+		read_table(f, &f->docscan, objid, NULL);
+	return f->doc;
 }
 
 /*
@@ -645,12 +692,14 @@ objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb)
 	int			logged = f->log ? f->log->n : 0;
 
 	old = MemoryContextSwitchTo(f->cxt);
-	if (f->maps && !read_directory(f, objid))
+	if (f->maps)
+		MemoryContextReset(f->objcxt);
+	if (read_doc(f, objid, rb) == NULL && f->maps && !read_directory(f, objid))
 	{
 		MemoryContextSwitchTo(old);
 		return false;
 	}
-	if (f->doc != NULL && rb != NULL && rebuilder_takes_docs(rb))
+	if (f->doc != NULL)
 	{
 		Jsonb	   *doc = f->doc_paths == NULL ? f->doc :
 			doc_project(f->doc, f->doc_paths, f->ndoc_paths);

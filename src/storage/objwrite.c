@@ -49,7 +49,7 @@ struct ObjWriter
 	Relation	pk;
 	AttrNumber	objatt;
 	AttrNumber	mapatt;
-	AttrNumber	docatt;			/* kept documents (docs.c), or 0 */
+	DocWriter  *docs;			/* kept documents (docs.c), or NULL */
 	uint32		epoch;
 	EState	   *estate;			/* for the directory's index entries */
 	ResultRelInfo *rri;
@@ -115,6 +115,7 @@ objwriter_check_privileges(ArgoCollection *c, AclMode mode)
 		table_close(tables[i], NoLock);
 	}
 	table_close(dir, NoLock);
+	docwriter_close(docwriter_open(c, mode));
 }
 
 /*
@@ -159,7 +160,6 @@ objwriter_open(ArgoCollection *c, AclMode mode)
 	w->ntables = c->format == ARGO_FORMAT_ARGO1 ? 1 : 3;
 	w->dir = argo_open_table(c, "obj");
 	w->mapatt = rowmap_column(w->dir);
-	w->docatt = docs_column(w->dir);
 	w->objatt = attnameAttNum(w->dir, "objid", false);
 	ok = writable(w->dir) && w->mapatt > 0 && w->objatt > 0 &&
 		OidIsValid(RelationGetPrimaryKeyIndex(w->dir));
@@ -174,6 +174,9 @@ objwriter_open(ArgoCollection *c, AclMode mode)
 		return NULL;
 	}
 	check_privileges(w->dir, w->tables, w->ntables, mode);
+	if (mode == ACL_UPDATE)
+		collection_check_writer(c);
+	w->docs = docwriter_open(c, mode);
 	w->epoch = rowmap_epoch(w->tables, w->ntables);
 	w->pk = index_open(RelationGetPrimaryKeyIndex(w->dir), AccessShareLock);
 	w->estate = CreateExecutorState();
@@ -199,6 +202,7 @@ objwriter_close(ObjWriter *w)
 	FreeExecutorState(w->estate);
 	index_close(w->pk, NoLock);
 	hash_destroy(w->locked);
+	docwriter_close(w->docs);
 	objwriter_free(w, w->ntables);
 }
 
@@ -313,8 +317,9 @@ objwriter_delete_rows(ObjWriter *w, int t, const ItemPointerData *tids, int n)
 
 /*
  * Rewrite the locked directory row of objid with a new map and, where the
- * collection keeps documents, the object as it now is (NULL: none); the
- * new version is what later writers and REPEATABLE READ see.
+ * collection keeps documents, its document with the object as it now is
+ * (NULL: none); the new version is what later writers and REPEATABLE
+ * READ see.
  */
 void
 objwriter_set_map(ObjWriter *w, int64 objid, bytea *map, Jsonb *doc)
@@ -329,11 +334,6 @@ objwriter_set_map(ObjWriter *w, int64 objid, bytea *map, Jsonb *doc)
 	slot->tts_isnull[w->objatt - 1] = false;
 	slot->tts_values[w->mapatt - 1] = PointerGetDatum(map);
 	slot->tts_isnull[w->mapatt - 1] = map == NULL;
-	if (w->docatt > 0)
-	{
-		slot->tts_values[w->docatt - 1] = JsonbPGetDatum(doc);
-		slot->tts_isnull[w->docatt - 1] = doc == NULL;
-	}
 	ExecStoreVirtualTuple(slot);
 	simple_table_tuple_update(w->dir, &lr->tid, slot, GetActiveSnapshot(), &update_indexes);
 	lr->tid = slot->tts_tid;
@@ -342,13 +342,15 @@ objwriter_set_map(ObjWriter *w, int64 objid, bytea *map, Jsonb *doc)
 		ResetPerTupleExprContext(w->estate);
 		ExecInsertIndexTuples(w->rri, slot, w->estate, true, false, NULL, NIL);
 	}
+	if (w->docs != NULL)
+		docwriter_put(w->docs, objid, doc);
 }
 
-/* Whether the directory row keeps the object's document too. */
+/* Whether the collection keeps its objects' documents too. */
 bool
 objwriter_keeps_docs(ObjWriter *w)
 {
-	return w->docatt > 0;
+	return w->docs != NULL;
 }
 
 /* Delete the locked directory row of objid. */
@@ -359,4 +361,6 @@ objwriter_delete_object(ObjWriter *w, int64 objid)
 
 	simple_table_tuple_delete(w->dir, &lr->tid, GetActiveSnapshot());
 	hash_search(w->locked, &objid, HASH_REMOVE, NULL);
+	if (w->docs != NULL)
+		docwriter_put(w->docs, objid, NULL);
 }

@@ -13,8 +13,11 @@
 #include "storage/itemptr.h"
 #include "utils/rel.h"
 
-/* A collection's tables, by suffix: str, num, bool, data, keys, obj. */
-#define ARGO_NTABLES 6
+/*
+ * A collection's tables, by suffix: str, num, bool, data, keys, obj, and
+ * doc where it keeps its objects' documents (docs.c).
+ */
+#define ARGO_NTABLES 7
 
 /* ---------- collections (catalog.c) ---------- */
 
@@ -35,8 +38,10 @@ typedef struct ArgoCollection
 	char	   *data_table;		/* Argo/1 */
 	char	   *keys_table;		/* the key dictionary */
 	char	   *obj_table;		/* the object directory */
+	char	   *doc_table;		/* the kept documents (docs.c) */
 	char	   *seq;
 	Oid			relids[ARGO_NTABLES];	/* resolved and locked by the lookup */
+	bool		docs_known;		/* relids' doc says whether it keeps them */
 	struct KeyDict *dict;		/* this statement's, from keydict_of */
 } ArgoCollection;
 
@@ -265,17 +270,29 @@ extern bool rowmap_epoch_of(bytea *map, uint32 *epoch);
 extern bool rowmap_decode(bytea *map, int ntables, RowMap *m);
 extern AttrNumber rowmap_column(Relation dir);
 
-/* docs.c: documents kept whole beside their rows */
+/* docs.c: documents kept whole beside their rows, in c_doc */
 extern bool argo_keep_documents_default;
 /*
- * A directory that keeps documents leaves a fifth of each page free, so
- * that an update's new directory row (its document and row map) goes on
- * the same page, a HOT update that touches no index: 95% of YCSB updates
- * HOT instead of 72%, one client 22-27% faster (docs/design.md)
+ * c_doc leaves a fifth of each page free, so that an update's new version
+ * of a document goes on the same page, a HOT update that touches no index
+ * (docs/design.md)
  */
-#define ARGO_DIRECTORY_FILLFACTOR 80
-extern AttrNumber docs_column(Relation dir);
+#define ARGO_DOCS_FILLFACTOR 80
+extern Oid	docs_find(ArgoCollection *c, LOCKMODE lockmode, Oid owner);
+extern Oid	docs_relid(ArgoCollection *c);
+extern void docs_create(ArgoCollection *c);
+extern void docs_drop(ArgoCollection *c);
+extern void docs_sync_rls(ArgoCollection *c);
+extern bool docs_readable(ArgoCollection *c);
 extern Jsonb *docs_value(Datum d, bool isnull);
+extern bool docs_insertable(ArgoCollection *c);
+extern void docs_insert_new(ArgoCollection *c, int n, Datum *objids, Datum *docs);
+typedef struct DocWriter DocWriter;
+extern DocWriter *docwriter_open(ArgoCollection *c, AclMode mode);
+extern void docwriter_put(DocWriter *w, int64 objid, Jsonb *doc);
+extern void docwriter_close(DocWriter *w);
+extern void docs_forget(Oid relid, const int64 *ids, int n);
+extern void docs_forget_all(Oid relid);
 
 /* maprepair.c: the maps the objid indexes call for */
 typedef void (*map_visit) (void *arg, int64 objid, bytea *stored, bytea *actual);
@@ -348,5 +365,7 @@ extern Oid	argo_objid_index(Relation rel);
 extern Oid	argo_relation_owner(Oid relid);
 extern bool argo_only_own_triggers(Relation rel);
 extern Oid	argo_forget_rowmaps_oid(void);
+extern Oid	argo_trigger_function_oid(const char *fn);
+extern Oid	argo_resolved_relid(ArgoCollection *c, const char *suffix);
 
 #endif							/* ARGO_STORAGE_H */
