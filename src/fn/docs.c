@@ -88,6 +88,7 @@ argo_keep_documents(PG_FUNCTION_ARGS)
 					 errhint("Run ALTER EXTENSION argo UPDATE and argo_repair('%s') first.", name)));
 		check_sees_every_row(c);
 		docs_create(c);
+		docs_sync_rls(c);
 		n = argo_repair_docs(c);
 	}
 	else if (!on && has)

@@ -103,7 +103,6 @@ collection_check_writer(ArgoCollection *c)
 	Oid			keys = argo_table_relid(c, "keys");
 	Oid			kseq = get_relname_relid(psprintf("%s_kseq", c->name),
 										 get_namespace_oid(ARGO_SCHEMA, false));
-	Oid			docs = docs_relid(c);
 	const char *missing = NULL;
 
 	if (pg_class_aclcheck(keys, GetUserId(), ACL_INSERT) != ACLCHECK_OK)
@@ -116,15 +115,6 @@ collection_check_writer(ArgoCollection *c)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for %s", missing),
 				 errdetail("A writer of collection \"%s\" adds the keys of new documents to its key dictionary.", c->name),
-				 errhint("argo_grant('%s', role, 'write') grants what a writer needs.", c->name)));
-	/* where policies apply to the role, its rows go through SQL and no copy is written */
-	if (OidIsValid(docs) && check_enable_rls(docs, InvalidOid, true) != RLS_ENABLED &&
-		pg_class_aclmask(docs, GetUserId(), ACL_INSERT | ACL_UPDATE | ACL_DELETE, ACLMASK_ALL) !=
-		(ACL_INSERT | ACL_UPDATE | ACL_DELETE))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for table %s_doc", c->name),
-				 errdetail("A writer of collection \"%s\" writes the copy it keeps of each object it changes.", c->name),
 				 errhint("argo_grant('%s', role, 'write') grants what a writer needs.", c->name)));
 }
 

@@ -42,6 +42,9 @@
 
 #include "storage/storage.h"
 
+/* argo.keep_documents: whether collections made from now on keep them (docs.c) */
+bool		argo_keep_documents_default = true;
+
 /* Directory rows per page: a bigint, its 24-byte header and line pointer. */
 #define DIRECTORY_ROWS_PER_PAGE (BLCKSZ / 36)
 
@@ -284,6 +287,43 @@ table_problem(Oid relid, const char *suffix, Oid owner)
 	}
 	relation_close(rel, NoLock);
 	return problem;
+}
+
+/* c's table of kept documents; InvalidOid where it keeps none. */
+Oid
+docs_relid(ArgoCollection *c)
+{
+	if (!c->docs_known)
+		(void) docs_find(c, AccessShareLock, collection_owner(c));
+	return argo_resolved_relid(c, "doc");
+}
+
+/*
+ * Make c's table of kept documents (storage/docs.c), empty, with its
+ * guard; every backend that remembers c learns of it at its next lookup.
+ * (Its row-level security, where c's tables have some: docs_sync_rls.)
+ */
+void
+docs_create(ArgoCollection *c)
+{
+	run_ddl(psprintf("CREATE TABLE %s (objid bigint PRIMARY KEY, doc pg_catalog.jsonb NOT NULL) WITH (fillfactor = %d)",
+					 c->doc_table, ARGO_DOCS_FILLFACTOR));
+	run_ddl(psprintf("CREATE TRIGGER argo_docs_guard BEFORE INSERT OR UPDATE ON %s FOR EACH ROW EXECUTE FUNCTION %s()",
+					 c->doc_table, argo_function("argo_docs_guard")));
+	c->docs_known = false;
+	(void) docs_find(c, NoLock, GetUserId());
+	CacheInvalidateRelcacheByRelid(argo_table_relid(c, "obj"));
+}
+
+/* Drop c's table of kept documents. */
+void
+docs_drop(ArgoCollection *c)
+{
+	if (!OidIsValid(docs_relid(c)))
+		return;
+	run_ddl(psprintf("DROP TABLE %s", c->doc_table));
+	CacheInvalidateRelcacheByRelid(argo_table_relid(c, "obj"));
+	argo_table_resolved(c, "doc", InvalidOid);
 }
 
 /*

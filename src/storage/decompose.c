@@ -111,6 +111,7 @@ rowbatch_create(ArgoCollection *coll, bool directory)
 	RowBatch   *b = palloc0(sizeof(RowBatch));
 
 	collection_check_writer(coll);
+	docs_check_writer(coll);
 	b->coll = coll;
 	b->directory = directory;
 	b->feed = directory ? feed_mode(coll) : FEED_OFF;

@@ -48,6 +48,7 @@
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "catalog/namespace.h"
@@ -55,17 +56,6 @@
 
 #include "storage/storage.h"
 
-/* argo.keep_documents: whether collections made from now on keep them */
-bool		argo_keep_documents_default = true;
-
-/* c's table of kept documents; InvalidOid where it keeps none. */
-Oid
-docs_relid(ArgoCollection *c)
-{
-	if (!c->docs_known)
-		(void) docs_find(c, AccessShareLock, collection_owner(c));
-	return argo_resolved_relid(c, "doc");
-}
 
 /*
  * c_doc's row-level security made what the collection's other tables
@@ -109,34 +99,6 @@ docs_sync_rls(ArgoCollection *c)
 		run_ddl(psprintf("ALTER TABLE %s %s ROW LEVEL SECURITY", c->doc_table, rls ? "ENABLE" : "DISABLE"));
 	if (has_force != force)
 		run_ddl(psprintf("ALTER TABLE %s %s ROW LEVEL SECURITY", c->doc_table, force ? "FORCE" : "NO FORCE"));
-}
-
-/*
- * Make c's table of kept documents (empty), with its guard; every
- * backend that remembers c learns of it at its next lookup.
- */
-void
-docs_create(ArgoCollection *c)
-{
-	run_ddl(psprintf("CREATE TABLE %s (objid bigint PRIMARY KEY, doc pg_catalog.jsonb NOT NULL) WITH (fillfactor = %d)",
-					 c->doc_table, ARGO_DOCS_FILLFACTOR));
-	run_ddl(psprintf("CREATE TRIGGER argo_docs_guard BEFORE INSERT OR UPDATE ON %s FOR EACH ROW EXECUTE FUNCTION %s()",
-					 c->doc_table, argo_function("argo_docs_guard")));
-	c->docs_known = false;
-	(void) docs_find(c, NoLock, GetUserId());
-	docs_sync_rls(c);
-	CacheInvalidateRelcacheByRelid(argo_table_relid(c, "obj"));
-}
-
-/* Drop c's table of kept documents. */
-void
-docs_drop(ArgoCollection *c)
-{
-	if (!OidIsValid(docs_relid(c)))
-		return;
-	run_ddl(psprintf("DROP TABLE %s", c->doc_table));
-	CacheInvalidateRelcacheByRelid(argo_table_relid(c, "obj"));
-	argo_table_resolved(c, "doc", InvalidOid);
 }
 
 /*
@@ -397,4 +359,25 @@ docs_forget_all(Oid relid)
 	UnregisterSnapshot(snap);
 	ExecDropSingleTupleTableSlot(slot);
 	table_close(rel, NoLock);
+}
+
+/*
+ * A writer of c writes the copy it keeps of each object it changes:
+ * INSERT, UPDATE and DELETE on c_doc, checked at every write (as the
+ * dictionary's are: access.c), naming what it lacks.  Not where policies
+ * apply to the role: its rows go through SQL then, and no copy is made.
+ */
+void
+docs_check_writer(ArgoCollection *c)
+{
+	Oid			docs = docs_relid(c);
+
+	if (OidIsValid(docs) && check_enable_rls(docs, InvalidOid, true) != RLS_ENABLED &&
+		pg_class_aclmask(docs, GetUserId(), ACL_INSERT | ACL_UPDATE | ACL_DELETE, ACLMASK_ALL) !=
+		(ACL_INSERT | ACL_UPDATE | ACL_DELETE))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s_doc", c->name),
+				 errdetail("A writer of collection \"%s\" writes the copy it keeps of each object it changes.", c->name),
+				 errhint("argo_grant('%s', role, 'write') grants what a writer needs.", c->name)));
 }

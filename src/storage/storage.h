@@ -286,6 +286,7 @@ extern void docs_sync_rls(ArgoCollection *c);
 extern bool docs_readable(ArgoCollection *c);
 extern Jsonb *docs_value(Datum d, bool isnull);
 extern bool docs_insertable(ArgoCollection *c);
+extern void docs_check_writer(ArgoCollection *c);
 extern void docs_insert_new(ArgoCollection *c, int n, Datum *objids, Datum *docs);
 typedef struct DocWriter DocWriter;
 extern DocWriter *docwriter_open(ArgoCollection *c, AclMode mode);
