@@ -359,3 +359,33 @@ BEGIN
                               ' FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.argo_forget_rowmaps(%L)', dir, coll);
   END LOOP;
 END $$;
+
+-- Every value table of a collection of this server gets doctid, where its
+-- object's kept document lies (src/storage/tables.c): NULL in the rows
+-- already there (their objects' documents are found by id), kept by
+-- every row written from now on.
+DO $$
+DECLARE
+  t pg_catalog.regclass;
+BEGIN
+  FOR t IN
+    SELECT v.oid::pg_catalog.regclass
+      FROM pg_catalog.pg_class s
+      JOIN pg_catalog.pg_class v
+        ON v.relnamespace OPERATOR(pg_catalog.=) s.relnamespace
+       AND v.relowner OPERATOR(pg_catalog.=) s.relowner
+       AND v.relkind OPERATOR(pg_catalog.=) 'r'
+       AND v.relname OPERATOR(pg_catalog.=) ANY (ARRAY[
+             pg_catalog.left(s.relname::pg_catalog.text, -4) OPERATOR(pg_catalog.||) '_str',
+             pg_catalog.left(s.relname::pg_catalog.text, -4) OPERATOR(pg_catalog.||) '_num',
+             pg_catalog.left(s.relname::pg_catalog.text, -4) OPERATOR(pg_catalog.||) '_bool',
+             pg_catalog.left(s.relname::pg_catalog.text, -4) OPERATOR(pg_catalog.||) '_data']::pg_catalog.name[])
+     WHERE s.relnamespace OPERATOR(pg_catalog.=) 'argo_data'::pg_catalog.regnamespace
+       AND s.relkind OPERATOR(pg_catalog.=) 'S'
+       AND s.relname OPERATOR(pg_catalog.~~) '%\_seq'
+       AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute a
+                        WHERE a.attrelid OPERATOR(pg_catalog.=) v.oid AND a.attname OPERATOR(pg_catalog.=) 'doctid')
+  LOOP
+    EXECUTE pg_catalog.format('ALTER TABLE %s ADD COLUMN doctid pg_catalog.tid', t);
+  END LOOP;
+END $$;

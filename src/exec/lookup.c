@@ -18,6 +18,7 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/primnodes.h"
@@ -32,6 +33,7 @@
 typedef struct IdList
 {
 	int64	   *ids;
+	ItemPointerData *tids;		/* each one's kept document's place (invalid: none) */
 	int			n;
 	int			max;
 } IdList;
@@ -78,15 +80,27 @@ lookup_pred(ArgoPred *where)
 }
 
 static void
-add_id(IdList *l, int64 id)
+add_id_at(IdList *l, int64 id, ItemPointer doc)
 {
 	if (l->n == l->max)
 	{
 		l->max = l->max ? l->max * 2 : 16;
 		l->ids = l->ids ? repalloc(l->ids, sizeof(int64) * l->max) :
 			palloc(sizeof(int64) * l->max);
+		l->tids = l->tids ? repalloc(l->tids, sizeof(ItemPointerData) * l->max) :
+			palloc(sizeof(ItemPointerData) * l->max);
 	}
+	if (doc != NULL)
+		l->tids[l->n] = *doc;
+	else
+		ItemPointerSetInvalid(&l->tids[l->n]);
 	l->ids[l->n++] = id;
+}
+
+static void
+add_id(IdList *l, int64 id)
+{
+	add_id_at(l, id, NULL);
 }
 
 /* Whether an index expression is left(<valstr>, ARGO_STR_PREFIX_CHARS). */
@@ -166,10 +180,11 @@ same_string(TupleTableSlot *slot, AttrNumber valatt, const char *want)
 		memcmp(VARDATA_ANY(t), want, VARSIZE_ANY_EXHDR(t)) == 0;
 }
 
-/* Ids of the rows of keyid whose value equals lit. */
+/* Ids of the rows of keyid whose value equals lit, with their doctid. */
 static void
 scan_values(Relation rel, Relation irel, Snapshot snap, int32 keyid,
-			ArgoLiteral *lit, AttrNumber objatt, AttrNumber valatt, IdList *out)
+			ArgoLiteral *lit, AttrNumber objatt, AttrNumber valatt, AttrNumber docatt,
+			IdList *out)
 {
 	ScanKeyData keys[2];
 	Oid			proc;
@@ -185,11 +200,16 @@ scan_values(Relation rel, Relation irel, Snapshot snap, int32 keyid,
 	while (index_getnext_slot(scan, ForwardScanDirection, slot))
 	{
 		bool		isnull;
+		int64		objid;
+		Datum		doc;
+		bool		nodoc = true;
 
 		CHECK_FOR_INTERRUPTS();
 		if (lit->type == ALIT_STRING && !same_string(slot, valatt, lit->str))
 			continue;
-		add_id(out, DatumGetInt64(slot_getattr(slot, objatt, &isnull)));
+		objid = DatumGetInt64(slot_getattr(slot, objatt, &isnull));
+		doc = docatt > 0 ? slot_getattr(slot, docatt, &nodoc) : (Datum) 0;
+		add_id_at(out, objid, nodoc ? NULL : (ItemPointer) DatumGetPointer(doc));
 	}
 	index_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
@@ -203,6 +223,7 @@ typedef struct TypeLookup
 	Relation	irel;			/* NULL: SQL must answer */
 	AttrNumber	objatt;
 	AttrNumber	valatt;
+	AttrNumber	docatt;			/* doctid, or 0 (a table made before 0.7) */
 } TypeLookup;
 
 static TypeLookup *
@@ -220,6 +241,9 @@ type_lookup(ArgoCollection *c, TypeLookup *types, int t)
 	tl->objatt = attnameAttNum(tl->rel, "objid", false);
 	keyatt = attnameAttNum(tl->rel, "keyid", false);
 	tl->valatt = attnameAttNum(tl->rel, cols[t], false);
+	tl->docatt = attnameAttNum(tl->rel, "doctid", false);
+	if (tl->docatt > 0 && TupleDescAttr(RelationGetDescr(tl->rel), tl->docatt - 1)->atttypid != TIDOID)
+		tl->docatt = 0;
 	tl->irel = NULL;
 	argo_check_privilege(tl->rel, ACL_SELECT);
 	if (argo_readable_directly(tl->rel) && tl->objatt > 0 && keyatt > 0 && tl->valatt > 0)
@@ -255,7 +279,7 @@ lookup_values(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
 		/* a path with [*]: every key it reaches, one descent each */
 		foreach(k, keys)
 			scan_values(tl->rel, tl->irel, snap, ((ArgoKey *) lfirst(k))->id, lit,
-						tl->objatt, tl->valatt, out);
+						tl->objatt, tl->valatt, tl->docatt, out);
 	}
 	for (int t = 0; t < 3; t++)
 	{
@@ -313,25 +337,61 @@ lookup_id(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
 	return true;
 }
 
+/* (id, document place) pairs by id. */
+static int
+pair_cmp(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+typedef struct IdPair
+{
+	int64		id;
+	ItemPointerData tid;
+} IdPair;
+
 /*
  * Ids, in order, of the objects where p (from lookup_pred) is TRUE under
- * snap; NULL when SQL must find them.
+ * snap; NULL when SQL must find them.  With doc_tids, where each one's
+ * kept document may lie (a value row's doctid; invalid: not known).
  */
 int64 *
-lookup_ids(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n)
+lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n,
+				ItemPointerData **doc_tids)
 {
-	IdList		l = {NULL, 0, 0};
+	IdList		l = {NULL, NULL, 0, 0};
+	IdPair	   *pairs;
 	int			kept = 0;
 
 	if (!(p->kind == APRED_ID ? lookup_id(c, p, snap, &l) : lookup_values(c, p, snap, &l)))
 		return NULL;
 	add_id(&l, 0);				/* never NULL, even when empty */
 	l.n--;
-	objid_sort(l.ids, l.n);
+	pairs = palloc(sizeof(IdPair) * (l.n + 1));
+	for (int i = 0; i < l.n; i++)
+	{
+		pairs[i].id = l.ids[i];
+		pairs[i].tid = l.tids[i];
+	}
+	qsort(pairs, l.n, sizeof(IdPair), pair_cmp);
 	/* an IN list may name a value twice */
 	for (int i = 0; i < l.n; i++)
-		if (kept == 0 || l.ids[i] != l.ids[kept - 1])
-			l.ids[kept++] = l.ids[i];
+		if (kept == 0 || pairs[i].id != l.ids[kept - 1])
+		{
+			l.ids[kept] = pairs[i].id;
+			l.tids[kept++] = pairs[i].tid;
+		}
 	*n = kept;
+	if (doc_tids != NULL)
+		*doc_tids = l.tids;
 	return l.ids;
+}
+
+int64 *
+lookup_ids(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n)
+{
+	return lookup_ids_docs(c, p, snap, n, NULL);
 }

@@ -79,7 +79,8 @@ plan_lookup(ArgoPlan *p)
 		p->unchecked = true;
 		return true;
 	}
-	p->ids = lookup_ids(linitial(p->q->colls), p->point, GetActiveSnapshot(), &p->nids);
+	p->ids = lookup_ids_docs(linitial(p->q->colls), p->point, GetActiveSnapshot(), &p->nids,
+							 &p->doc_tids);
 	if (p->ids == NULL)
 		return false;
 	return !(s->order_by || s->limit || s->offset) || p->nids <= LOOKUP_SORT_MAX;

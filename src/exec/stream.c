@@ -197,6 +197,10 @@ typedef struct FetchTarget
 {
 	ObjFetch   *fetch;
 	Rebuilder  *rb;
+	/* where each object's kept document may lie, by id (sorted); or none */
+	const int64 *doc_ids;
+	const ItemPointerData *doc_tids;
+	int			ndocs;
 } FetchTarget;
 
 /* Where argo_fetch_row sends an object id: f's rows for it, into rb. */
@@ -207,7 +211,38 @@ argo_fetch_target(ObjFetch *f, Rebuilder *rb)
 
 	t->fetch = f;
 	t->rb = rb;
+	t->ndocs = 0;
 	return t;
+}
+
+/* The objects' kept documents' places, found with their ids (lookup.c). */
+void
+argo_fetch_target_docs(void *target, const int64 *ids, const ItemPointerData *tids, int n)
+{
+	FetchTarget *t = target;
+
+	t->doc_ids = ids;
+	t->doc_tids = tids;
+	t->ndocs = tids != NULL ? n : 0;
+}
+
+/* Where objid's kept document may lie, as the target was told; NULL if not. */
+static ItemPointer
+doc_tid_hint(FetchTarget *t, int64 objid)
+{
+	int			lo = 0,
+				hi = t->ndocs;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (t->doc_ids[mid] < objid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->ndocs && t->doc_ids[lo] == objid ? (ItemPointer) &t->doc_tids[lo] : NULL;
 }
 
 /* A row whose first column is an object id: the object's rows fetched. */
@@ -215,8 +250,11 @@ void
 argo_fetch_row(void *target, Datum *values, bool *nulls)
 {
 	FetchTarget *t = target;
+	int64		objid = DatumGetInt64(values[0]);
 
-	objfetch_object(t->fetch, DatumGetInt64(values[0]), t->rb);
+	if (t->ndocs > 0)
+		objfetch_hint_doc(t->fetch, doc_tid_hint(t, objid));
+	objfetch_object(t->fetch, objid, t->rb);
 }
 
 /* A row of (objid, keyid, valstr, valnum, valbool) into the rebuilder. */

@@ -361,10 +361,26 @@ write_maps(ObjWriter *w, Updater *u, RowLog *log, int ntables, bool known)
 			if (!log->rows[at].gone)
 				tids[log->rows[at].table][n[log->rows[at].table]++] = log->rows[at].tid;
 		objwriter_set_map(w, objid, known ?
-						  rowmap_encode(objwriter_epoch(w), ntables, tids, n) : NULL,
-						  known && objwriter_keeps_docs(w) ?
-						  argo_canonical_doc(u->after[i]) : NULL);
+						  rowmap_encode(objwriter_epoch(w), ntables, tids, n) : NULL);
 	}
+}
+
+/*
+ * Each changed object's kept document, before its new rows, which keep
+ * where it lies (rows that then go through SQL have it forgotten).
+ */
+static void
+put_docs(ObjWriter *w, Updater *u, RowBatch *after)
+{
+	ItemPointerData *tids;
+
+	if (!objwriter_keeps_docs(w))
+		return;
+	tids = palloc(sizeof(ItemPointerData) * Max(u->n, 1));
+	for (int i = 0; i < u->n; i++)
+		tids[i] = objwriter_put_doc(w, u->ids[i], argo_canonical_doc(u->after[i]));
+	/* read in id order (objlock.c locks them so) */
+	rowbatch_set_doc_tids(after, u->ids, tids, u->n);
 }
 
 /* The same as update_batch, every write from C by w. */
@@ -380,6 +396,7 @@ update_batch_direct(Updater *u, ObjWriter *w, const int64 *ids, int n)
 
 	change_objects(u, ids, n, &log, before, after);
 	delete_changed(w, before, &log, ntables);
+	put_docs(w, u, after);
 	known = rowbatch_flush_logged(after, &log);
 	write_maps(w, u, &log, ntables, known);
 	log_updates(u);

@@ -15,6 +15,7 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "parser/parse_relation.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -80,6 +81,10 @@ struct RowBatch
 	Jsonb	  **sent_docs;		/* by position in objids */
 	bool		fixed_keys;		/* a shard's: its keys all copied already */
 	StringInfoData path;
+	/* where the objects' kept documents lie, by object: their rows' doctid */
+	int64	   *doc_ids;		/* sorted */
+	ItemPointerData *doc_tids;
+	int			ndocs;
 };
 
 static const char *const col_name[NCOLS] = {"valstr", "valnum", "valbool"};
@@ -99,6 +104,9 @@ batch_reset(RowBatch *b)
 	b->feed_docs = MemoryContextAlloc(b->cxt, sizeof(Jsonb *) * b->maxobjids);
 	b->docs_kept = MemoryContextAlloc(b->cxt, sizeof(Datum) * b->maxobjids);
 	b->sent_docs = MemoryContextAlloc(b->cxt, sizeof(Jsonb *) * b->maxobjids);
+	b->doc_ids = NULL;
+	b->doc_tids = NULL;
+	b->ndocs = 0;
 }
 
 /*
@@ -481,12 +489,15 @@ write_rows(ArgoCollection *c, const char *suffix, const char *table, int natts,
 	initStringInfo(&cols);
 	for (int i = 0; i < rows->ncols; i++)
 	{
-		appendStringInfo(&cols, "%s%s", i ? ", " : "", rows->names[i]);
+		/* rows written through SQL have their documents forgotten: no place to say */
+		if (strcmp(rows->names[i], "doctid") == 0)
+			continue;
+		appendStringInfo(&cols, "%s%s", cols.len ? ", " : "", rows->names[i]);
 		sqlbuf_param(buf, get_array_type(types[i]),
 					 build_array(rows->cols[i], rows->nulls[i], rows->n, types[i]));
 	}
 	appendStringInfo(&buf->sql, "INSERT INTO %s (%s) SELECT * FROM ROWS FROM (", table, cols.data);
-	for (int i = 0; i < rows->ncols; i++)
+	for (int i = 0; i < buf->nparams; i++)
 		appendStringInfo(&buf->sql, "%spg_catalog.unnest($%d)", i ? ", " : "", i + 1);
 	appendStringInfoChar(&buf->sql, ')');
 	rc = argo_run(buf, false);
@@ -507,16 +518,79 @@ typedef struct Written
 	ItemPointerData *tids;
 } Written;
 
+/*
+ * Where the objects' kept documents now lie (sorted by object id), for
+ * their rows written next: each row gets its object's in its doctid.
+ */
+void
+rowbatch_set_doc_tids(RowBatch *b, const int64 *ids, const ItemPointerData *tids, int n)
+{
+	MemoryContext old = MemoryContextSwitchTo(b->cxt);
+
+	b->doc_ids = palloc(sizeof(int64) * Max(n, 1));
+	b->doc_tids = palloc(sizeof(ItemPointerData) * Max(n, 1));
+	memcpy(b->doc_ids, ids, sizeof(int64) * n);
+	memcpy(b->doc_tids, tids, sizeof(ItemPointerData) * n);
+	b->ndocs = n;
+	MemoryContextSwitchTo(old);
+}
+
+/* The document's place of object objid, or NULL where the batch knows none. */
+static ItemPointer
+doc_tid_of(RowBatch *b, int64 objid)
+{
+	int			lo = 0,
+				hi = b->ndocs;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (b->doc_ids[mid] < objid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->ndocs && b->doc_ids[lo] == objid ? &b->doc_tids[lo] : NULL;
+}
+
+/*
+ * The rows' doctid column, where the table has one (a collection made
+ * before 0.7 need not): each row's object's document, or NULL.
+ */
+static void
+add_doctids(RowBatch *b, const char *suffix, ArgoRows *rows)
+{
+	Relation	rel = argo_open_table(b->coll, suffix);
+	bool		has = attnameAttNum(rel, "doctid", false) > 0;
+
+	table_close(rel, NoLock);
+	if (!has)
+		return;
+	rows->names[rows->ncols] = "doctid";
+	rows->cols[rows->ncols] = palloc(sizeof(Datum) * Max(rows->n, 1));
+	rows->nulls[rows->ncols] = palloc(sizeof(bool) * Max(rows->n, 1));
+	for (int i = 0; i < rows->n; i++)
+	{
+		ItemPointer tid = b->ndocs > 0 ? doc_tid_of(b, DatumGetInt64(rows->cols[0][i])) : NULL;
+
+		rows->cols[rows->ncols][i] = PointerGetDatum(tid);
+		rows->nulls[rows->ncols][i] = tid == NULL;
+	}
+	rows->ncols++;
+}
+
 static void
 flush_column(RowBatch *b, int col, const int32 *keyids, Written *w, Datum **wkeys)
 {
-	static const Oid types[NCOLS][4] = {
-		{INT8OID, INT4OID, TEXTOID},
-		{INT8OID, INT4OID, FLOAT8OID, TEXTOID},
-		{INT8OID, INT4OID, BOOLOID}
+	static const Oid types[NCOLS][5] = {
+		{INT8OID, INT4OID, TEXTOID, TIDOID},
+		{INT8OID, INT4OID, FLOAT8OID, TEXTOID, TIDOID},
+		{INT8OID, INT4OID, BOOLOID, TIDOID}
 	};
 	PendingRows *c = &b->cols[col];
 	ArgoCollection *coll = b->coll;
+	const char *suffix = col == COL_STR ? "str" : col == COL_NUM ? "num" : "bool";
 	int			ncols = col == COL_NUM ? 4 : 3;
 	ArgoRows	rows = {c->n, ncols, {"objid", "keyid", col_name[col], "valexact"}};
 	Datum	   *ids = palloc(sizeof(Datum) * Max(c->n, 1));
@@ -529,15 +603,16 @@ flush_column(RowBatch *b, int col, const int32 *keyids, Written *w, Datum **wkey
 	rows.nulls[2] = c->val_nulls;
 	rows.cols[3] = c->exact;
 	rows.nulls[3] = c->exact_nulls;
+	add_doctids(b, suffix, &rows);
 	rows.append = b->directory;
 	rows.tids = palloc(sizeof(ItemPointerData) * Max(c->n, 1));
 	w->n = c->n;
 	w->objids = c->objids;
 	*wkeys = ids;
-	w->tids = write_rows(coll, col == COL_STR ? "str" : col == COL_NUM ? "num" : "bool",
+	w->tids = write_rows(coll, suffix,
 						 col == COL_STR ? coll->str_table :
 						 col == COL_NUM ? coll->num_table : coll->bool_table,
-						 ncols, &rows, types[col]) ? rows.tids : NULL;
+						 rows.ncols, &rows, types[col]) ? rows.tids : NULL;
 }
 
 /* The pending column whose next row has the least object id, or -1. */
@@ -567,7 +642,7 @@ next_column(RowBatch *b, const int *at)
 static void
 flush_argo1(RowBatch *b, const int32 *keyids, Written *w, Datum **wkeys)
 {
-	static const Oid types[6] = {INT8OID, INT4OID, TEXTOID, FLOAT8OID, BOOLOID, TEXTOID};
+	static const Oid types[7] = {INT8OID, INT4OID, TEXTOID, FLOAT8OID, BOOLOID, TEXTOID, TIDOID};
 	int			n = b->cols[COL_STR].n + b->cols[COL_NUM].n + b->cols[COL_BOOL].n;
 	ArgoRows	rows = {n, 6, {"objid", "keyid", "valstr", "valnum", "valbool", "valexact"}};
 	int			at[NCOLS] = {0};
@@ -594,11 +669,12 @@ flush_argo1(RowBatch *b, const int32 *keyids, Written *w, Datum **wkeys)
 		rows.cols[5][r] = c->exact[i];
 		rows.nulls[5][r] = c->exact_nulls[i];
 	}
+	add_doctids(b, "data", &rows);
 	rows.tids = palloc(sizeof(ItemPointerData) * Max(n, 1));
 	w->n = n;
 	w->objids = rows.cols[0];
 	*wkeys = rows.cols[1];
-	w->tids = write_rows(b->coll, "data", b->coll->data_table, 6, &rows, types) ?
+	w->tids = write_rows(b->coll, "data", b->coll->data_table, rows.ncols, &rows, types) ?
 		rows.tids : NULL;
 }
 
@@ -669,9 +745,27 @@ write_directory(RowBatch *b, Datum *maps)
 		rows.nulls[1] = nulls;
 	}
 	rows.append = true;
-	if (write_rows(b->coll, "obj", b->coll->obj_table, rows.ncols, &rows, types) &&
-		maps != NULL && b->docs)
-		docs_insert_new(b->coll, b->nobjids, b->objids, b->docs_kept);
+	write_rows(b->coll, "obj", b->coll->obj_table, rows.ncols, &rows, types);
+}
+
+/*
+ * New objects' kept documents, first, so that their rows say where they
+ * lie (rows that then go through SQL have them forgotten: fn/rowmaps.c).
+ */
+static void
+write_documents(RowBatch *b)
+{
+	ItemPointerData *tids;
+	int64	   *ids;
+
+	if (!b->docs || b->nobjids == 0)
+		return;
+	tids = docs_insert_new(b->coll, b->nobjids, b->objids, b->docs_kept);
+	ids = palloc(sizeof(int64) * b->nobjids);
+	for (int i = 0; i < b->nobjids; i++)
+		ids[i] = DatumGetInt64(b->objids[i]);
+	/* new objects' ids only grow: already sorted */
+	rowbatch_set_doc_tids(b, ids, tids, b->nobjids);
 }
 
 /* Log the rows of one table written directly: object, key, tid. */
@@ -725,6 +819,8 @@ flush(RowBatch *b, RowLog *log)
 		batch_reset(b);
 		return false;
 	}
+	if (b->directory)
+		write_documents(b);
 	if (b->coll->format == ARGO_FORMAT_ARGO1)
 		flush_argo1(b, keyids, w, wkeys);
 	else

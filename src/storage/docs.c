@@ -165,17 +165,22 @@ docs_insertable(ArgoCollection *c)
 	return ok;
 }
 
-/* New objects' documents, from C (docs_insertable said they may be). */
-void
+/*
+ * New objects' documents, from C (docs_insertable said they may be);
+ * where each went (the root of its chain: a new one's own place).
+ */
+ItemPointerData *
 docs_insert_new(ArgoCollection *c, int n, Datum *objids, Datum *docs)
 {
 	ArgoRows	rows = {n, 2, {"objid", "doc"}, {objids, docs}};
 
+	rows.tids = palloc(sizeof(ItemPointerData) * Max(n, 1));
 	if (n == 0)
-		return;
+		return rows.tids;
 	rows.append = true;
 	if (!argo_bulk_insert(docs_relid(c), 2, &rows))
 		elog(ERROR, "argo: the documents of collection \"%s\" could not be written", c->name);
+	return rows.tids;
 }
 
 /* ---------- one object's document written again, from C ---------- */
@@ -238,10 +243,11 @@ docwriter_close(DocWriter *w)
 
 /*
  * The newest version of objid's document (the writer holds the object's
- * lock: nobody else writes it through Argo); false if there is none.
+ * lock: nobody else writes it through Argo), and the root of its chain,
+ * where its index entry points; false if there is none.
  */
 static bool
-current_doc(DocWriter *w, int64 objid, ItemPointer tid)
+current_doc(DocWriter *w, int64 objid, ItemPointer tid, ItemPointer root)
 {
 	Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
 	IndexScanDesc scan = index_beginscan(w->rel, w->pk, snap, 1, 0);
@@ -252,25 +258,34 @@ current_doc(DocWriter *w, int64 objid, ItemPointer tid)
 	index_rescan(scan, &key, 1, NULL, 0);
 	found = index_getnext_slot(scan, ForwardScanDirection, w->found);
 	if (found)
+	{
 		*tid = w->found->tts_tid;
+		*root = scan->xs_heaptid;
+	}
 	index_endscan(scan);
 	UnregisterSnapshot(snap);
 	return found;
 }
 
-/* objid's document is doc from now on (NULL: it has none). */
-void
+/*
+ * objid's document is doc from now on (NULL: it has none).  Where it
+ * lies: the root of its chain, what the object's rows keep in doctid (a
+ * HOT update keeps it; another makes a new one); invalid for none.
+ */
+ItemPointerData
 docwriter_put(DocWriter *w, int64 objid, Jsonb *doc)
 {
-	ItemPointerData tid;
-	bool		exists = current_doc(w, objid, &tid);
+	ItemPointerData tid,
+				root;
+	bool		exists = current_doc(w, objid, &tid, &root);
 	bool		update_indexes = true;
 
 	if (doc == NULL)
 	{
 		if (exists)
 			simple_table_tuple_delete(w->rel, &tid, GetActiveSnapshot());
-		return;
+		ItemPointerSetInvalid(&root);
+		return root;
 	}
 	ExecClearTuple(w->slot);
 	memset(w->slot->tts_isnull, true, sizeof(bool) * w->slot->tts_tupleDescriptor->natts);
@@ -285,9 +300,12 @@ docwriter_put(DocWriter *w, int64 objid, Jsonb *doc)
 		table_tuple_insert(w->rel, w->slot, GetCurrentCommandId(true), 0, NULL);
 	if (update_indexes)
 	{
+		/* a new chain: its own place is its root */
+		root = w->slot->tts_tid;
 		ResetPerTupleExprContext(w->estate);
 		ExecInsertIndexTuples(w->rri, w->slot, w->estate, false, false, NULL, NIL);
 	}
+	return root;
 }
 
 /* ---------- copies forgotten where rows were written through SQL ---------- */

@@ -114,6 +114,7 @@ struct ObjFetch
 	AttrNumber	docatt;			/* c_doc's doc column */
 	bool		docs;			/* whether to take them: whole objects, no log */
 	Jsonb	   *doc;			/* the object's, in objcxt; NULL: none */
+	ItemPointerData doc_hint;	/* where the next object's may lie (a value row's doctid) */
 	const DocPath *doc_paths;	/* a projection taken from the documents */
 	int			ndoc_paths;
 	RowLog	   *log;			/* if not NULL: every row handed out, logged */
@@ -642,6 +643,43 @@ read_directory(ObjFetch *f, int64 objid)
 }
 
 /*
+ * The object's kept document where the value row that found it says it
+ * lies (doc_hint: the root of its chain when that row was written), read
+ * by its address as a bitmap heap scan reads a tuple; false when it is
+ * not there (the document moved since, or the place holds another
+ * object's): then it is looked up by id.
+ */
+static bool
+doc_at_hint(ObjFetch *f, int64 objid)
+{
+	TableScan  *t = &f->docscan;
+	ItemPointerData tid = f->doc_hint;
+	HeapTupleData tup;
+	bool		all_dead,
+				found,
+				isnull;
+	Datum		d;
+	MemoryContext old;
+
+	if (!ItemPointerIsValid(&tid) || !map_page(t, ItemPointerGetBlockNumber(&tid)))
+		return false;
+	LockBuffer(t->buf, BUFFER_LOCK_SHARE);
+	found = heap_hot_search_buffer(&tid, t->rel, t->buf, f->snap, &tup, &all_dead, true);
+	LockBuffer(t->buf, BUFFER_LOCK_UNLOCK);
+	if (!found)
+		return false;
+	ExecStoreBufferHeapTuple(&tup, t->mslot, t->buf);
+	d = slot_getattr(t->mslot, t->objatt, &isnull);
+	if (isnull || DatumGetInt64(d) != objid)
+		return false;
+	d = slot_getattr(t->mslot, f->docatt, &isnull);
+	old = MemoryContextSwitchTo(f->objcxt);
+	f->doc = docs_value(d, isnull);
+	MemoryContextSwitchTo(old);
+	return f->doc != NULL;
+}
+
+/*
  * The object's kept document, where a whole object (or a projection cut
  * from one) is wanted and the collection keeps one for it: NULL else.
  * A document stands only beside its directory row (fn/rowmaps.c), so
@@ -652,8 +690,10 @@ read_doc(ObjFetch *f, int64 objid, Rebuilder *rb)
 {
 	f->doc = NULL;
 	if (f->has_docs && f->docs && f->log == NULL && rb != NULL &&
-		(f->keys == NULL || f->doc_paths != NULL) && rebuilder_takes_docs(rb))
+		(f->keys == NULL || f->doc_paths != NULL) && rebuilder_takes_docs(rb) &&
+		!doc_at_hint(f, objid))
 		read_table(f, &f->docscan, objid, NULL);
+	ItemPointerSetInvalid(&f->doc_hint);
 	return f->doc;
 }
 
@@ -774,6 +814,19 @@ void
 objfetch_every_object(ObjFetch *f)
 {
 	f->every = true;
+}
+
+/*
+ * Where the next object asked for may have its kept document (a value
+ * row's doctid): tried first, checked, then looked up by id.
+ */
+void
+objfetch_hint_doc(ObjFetch *f, ItemPointer tid)
+{
+	if (tid != NULL)
+		f->doc_hint = *tid;
+	else
+		ItemPointerSetInvalid(&f->doc_hint);
 }
 
 /* Whether each object's directory row is read (and a missing one said). */

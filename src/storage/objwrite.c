@@ -319,13 +319,28 @@ objwriter_delete_rows(ObjWriter *w, int t, const ItemPointerData *tids, int n)
 }
 
 /*
- * Rewrite the locked directory row of objid with a new map and, where the
- * collection keeps documents, its document with the object as it now is
- * (NULL: none); the new version is what later writers and REPEATABLE
- * READ see.
+ * Where the collection keeps documents, the locked object's is doc from
+ * now on (NULL: none): written before its new rows, which keep where it
+ * lies (returned; invalid where none is kept).
+ */
+ItemPointerData
+objwriter_put_doc(ObjWriter *w, int64 objid, Jsonb *doc)
+{
+	ItemPointerData none;
+
+	(void) locked_row(w, objid);
+	if (w->docs != NULL)
+		return docwriter_put(w->docs, objid, doc);
+	ItemPointerSetInvalid(&none);
+	return none;
+}
+
+/*
+ * Rewrite the locked directory row of objid with a new map; the new
+ * version is what later writers and REPEATABLE READ see.
  */
 void
-objwriter_set_map(ObjWriter *w, int64 objid, bytea *map, Jsonb *doc)
+objwriter_set_map(ObjWriter *w, int64 objid, bytea *map)
 {
 	LockedRow  *lr = locked_row(w, objid);
 	TupleTableSlot *slot = w->newslot;
@@ -345,8 +360,6 @@ objwriter_set_map(ObjWriter *w, int64 objid, bytea *map, Jsonb *doc)
 		ResetPerTupleExprContext(w->estate);
 		ExecInsertIndexTuples(w->rri, slot, w->estate, true, false, NULL, NIL);
 	}
-	if (w->docs != NULL)
-		docwriter_put(w->docs, objid, doc);
 }
 
 /* Whether the collection keeps its objects' documents too. */
@@ -365,5 +378,5 @@ objwriter_delete_object(ObjWriter *w, int64 objid)
 	simple_table_tuple_delete(w->dir, &lr->tid, GetActiveSnapshot());
 	hash_search(w->locked, &objid, HASH_REMOVE, NULL);
 	if (w->docs != NULL)
-		docwriter_put(w->docs, objid, NULL);
+		(void) docwriter_put(w->docs, objid, NULL);
 }

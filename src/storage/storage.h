@@ -219,6 +219,7 @@ struct RowLog;
 extern bool rowbatch_flush_logged(RowBatch *b, struct RowLog *log);
 extern int	rowbatch_pairs(RowBatch *b, int t, int64 **objids, int32 **keyids);
 extern void rowbatch_clear(RowBatch *b);
+extern void rowbatch_set_doc_tids(RowBatch *b, const int64 *ids, const ItemPointerData *tids, int n);
 extern int64 *argo_next_objids(ArgoCollection *coll, int n);
 extern void argo_check_object(Jsonb *obj);
 
@@ -226,7 +227,7 @@ extern void argo_check_object(Jsonb *obj);
  * bulkinsert.c: rows for one table, by columns; a column missing from
  * cols is NULL in every row.
  */
-#define ARGO_MAX_BULK_COLS 6
+#define ARGO_MAX_BULK_COLS 7
 typedef struct ArgoRows
 {
 	int			n;
@@ -287,10 +288,10 @@ extern bool docs_readable(ArgoCollection *c);
 extern Jsonb *docs_value(Datum d, bool isnull);
 extern bool docs_insertable(ArgoCollection *c);
 extern void docs_check_writer(ArgoCollection *c);
-extern void docs_insert_new(ArgoCollection *c, int n, Datum *objids, Datum *docs);
+extern ItemPointerData *docs_insert_new(ArgoCollection *c, int n, Datum *objids, Datum *docs);
 typedef struct DocWriter DocWriter;
 extern DocWriter *docwriter_open(ArgoCollection *c, AclMode mode);
-extern void docwriter_put(DocWriter *w, int64 objid, Jsonb *doc);
+extern ItemPointerData docwriter_put(DocWriter *w, int64 objid, Jsonb *doc);
 extern void docwriter_close(DocWriter *w);
 extern void docs_forget(Oid relid, const int64 *ids, int n);
 extern void docs_forget_all(Oid relid);
@@ -315,6 +316,7 @@ extern void objfetch_ignore_docs(ObjFetch *f);
 struct DocPath;
 extern void objfetch_project_docs(ObjFetch *f, const struct DocPath *paths, int npaths);
 extern bool objfetch_reads_directory(ObjFetch *f);
+extern void objfetch_hint_doc(ObjFetch *f, ItemPointer tid);
 extern Snapshot objfetch_snapshot(ObjFetch *f);
 
 /*
@@ -349,7 +351,8 @@ extern void objwriter_close(ObjWriter *w);
 extern uint32 objwriter_epoch(ObjWriter *w);
 extern bool objwriter_lock(ObjWriter *w, int64 objid, Snapshot snap, bool *changed);
 extern void objwriter_delete_rows(ObjWriter *w, int t, const ItemPointerData *tids, int n);
-extern void objwriter_set_map(ObjWriter *w, int64 objid, bytea *map, Jsonb *doc);
+extern void objwriter_set_map(ObjWriter *w, int64 objid, bytea *map);
+extern ItemPointerData objwriter_put_doc(ObjWriter *w, int64 objid, Jsonb *doc);
 extern bool objwriter_keeps_docs(ObjWriter *w);
 extern void objwriter_delete_object(ObjWriter *w, int64 objid);
 

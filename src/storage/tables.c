@@ -17,17 +17,26 @@
 const char *
 collection_table_columns(const char *suffix, bool distributed)
 {
+	/*
+	 * doctid: where the value's object's kept document lies in c_doc (the
+	 * root of its chain), so that a value found leads to its document
+	 * without a second descent (docs/design.md, "The road to an object");
+	 * checked by objid, as row maps are.  Not on a coordinator: its
+	 * shards keep their own.
+	 */
+	const char *doctid = distributed ? "" : ", doctid pg_catalog.tid";
+
 	if (strcmp(suffix, "str") == 0)
-		return "objid bigint NOT NULL, keyid integer NOT NULL, valstr pg_catalog.text COLLATE pg_catalog.\"C\" NOT NULL";
+		return psprintf("objid bigint NOT NULL, keyid integer NOT NULL, valstr pg_catalog.text COLLATE pg_catalog.\"C\" NOT NULL%s", doctid);
 	/* valexact: a number's text where its double would not give it back */
 	if (strcmp(suffix, "num") == 0)
-		return "objid bigint NOT NULL, keyid integer NOT NULL, valnum double precision NOT NULL, valexact pg_catalog.text";
+		return psprintf("objid bigint NOT NULL, keyid integer NOT NULL, valnum double precision NOT NULL, valexact pg_catalog.text%s", doctid);
 	/* also holds null, {} and [] (valbool NULL) */
 	if (strcmp(suffix, "bool") == 0)
-		return "objid bigint NOT NULL, keyid integer NOT NULL, valbool boolean";
+		return psprintf("objid bigint NOT NULL, keyid integer NOT NULL, valbool boolean%s", doctid);
 	if (strcmp(suffix, "data") == 0)
-		return "objid bigint NOT NULL, keyid integer NOT NULL, valstr pg_catalog.text COLLATE pg_catalog.\"C\", valnum double precision, valbool boolean, valexact pg_catalog.text, "
-			"CHECK (pg_catalog.num_nonnulls(valstr, valnum, valbool) OPERATOR(pg_catalog.<=) 1)";
+		return psprintf("objid bigint NOT NULL, keyid integer NOT NULL, valstr pg_catalog.text COLLATE pg_catalog.\"C\", valnum double precision, valbool boolean, valexact pg_catalog.text%s, "
+						"CHECK (pg_catalog.num_nonnulls(valstr, valnum, valbool) OPERATOR(pg_catalog.<=) 1)", doctid);
 	/* rowmap: where the object's rows lie (rowmap.c) */
 	return distributed ? "objid bigint NOT NULL, rowmap pg_catalog.bytea" :
 		"objid bigint PRIMARY KEY, rowmap pg_catalog.bytea";
