@@ -86,15 +86,19 @@ def tables_of(system):
                 "argo_data.nbs_keys", "argo_data.nbs_obj"]
     if system == "argo3":
         return ["argo_data.nb3_str", "argo_data.nb3_num", "argo_data.nb3_bool",
-                "argo_data.nb3_keys", "argo_data.nb3_obj"]
+                "argo_data.nb3_keys", "argo_data.nb3_obj", "argo_data.nb3_doc"]
     if system == "argo1":
-        return ["argo_data.nb1_data", "argo_data.nb1_keys", "argo_data.nb1_obj"]
+        return ["argo_data.nb1_data", "argo_data.nb1_keys", "argo_data.nb1_obj", "argo_data.nb1_doc"]
     return ["nb_" + system[len("jsonb_"):]]
 
 
 def size_of(cur, system):
-    cur.execute("SELECT sum(pg_total_relation_size(t::regclass))::bigint FROM unnest(%s::text[]) t",
-                (tables_of(system),))
+    if system.startswith("argo"):
+        # every table of the collection, its kept documents too (on its shards: theirs)
+        cur.execute("SELECT argo_collection_size(%s)", ("nb" + system[-1],))
+    else:
+        cur.execute("SELECT sum(pg_total_relation_size(t::regclass))::bigint FROM unnest(%s::text[]) t",
+                    (tables_of(system),))
     return cur.fetchone()[0]
 
 
