@@ -19,6 +19,8 @@ INSERT INTO stmts VALUES
   ('SELECT s FROM @C WHERE s = ''b'' ORDER BY k LIMIT 1'),
   ('SELECT * FROM @C WHERE k > 1'),
   ('SELECT * FROM @C WHERE k > 1 ORDER BY s DESC'),
+  ('SELECT * FROM @C WHERE k > 1 OR s = ''a'''),
+  ('SELECT * FROM @C WHERE ''x'' = ANY t'),
   ('DELETE FROM @C WHERE k = 99'),
   ('UPDATE @C SET n = 1 WHERE k > 5'),
   ('UPSERT @C SET n += 1 WHERE k = 9');

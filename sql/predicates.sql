@@ -158,3 +158,45 @@ SELECT w, (SELECT jsonb_agg(x ORDER BY (x->>'n')::int) FROM argo_query(format('S
 FROM (VALUES ('n IN (3, 3, ''v6'', 9, true)'), ('s IN (''v6'', 6, ''v6'', ''v7'')'),
              ('nokey IN (1, 2)')) ws(w);
 SELECT argo_drop_collection('inl');
+
+-- Ranges (<, <=, >, >=, BETWEEN) and lit op ANY path, alone in WHERE, are
+-- read from C off the (keyid, value) index too: strings past the indexed
+-- prefix (256 characters) are compared whole, bounds met exactly, values
+-- of other types, [*] paths, unknown keys.  The same objects as SQL finds
+-- (the predicate beside EXISTS), on both formats.
+SELECT argo_create_collection('rg3', 'argo3'), argo_create_collection('rg1', 'argo1');
+SELECT count(*) FROM (VALUES
+  ('{"n": 1, "v": -2.5, "s": "a", "a": [1, "b", 3], "o": [{"x": 1}, {"x": "z"}]}'),
+  ('{"n": 2, "v": 0, "s": "ab", "a": [2, 2], "o": [{"x": 5}]}'),
+  ('{"n": 3, "v": 7, "s": "b", "a": ["a", "c"], "o": []}'),
+  ('{"n": 4, "v": "7", "s": 4, "a": [], "o": {"x": 9}}'),
+  ('{"n": 5, "v": 10, "s": "é", "a": [true, 10]}'),
+  ('{"n": 6, "v": 1e300, "s": "' || repeat('p', 256) || 'a"}'),
+  ('{"n": 7, "v": 7.000001, "s": "' || repeat('p', 256) || 'b"}'),
+  ('{"n": 8, "s": "' || repeat('p', 256) || '"}'),
+  ('{"n": 9, "v": null, "s": "' || repeat('p', 255) || '"}'),
+  ('{"n": 10, "v": [7], "s": ""}')) v(doc),
+  LATERAL (SELECT argo_query('INSERT INTO rg3 OBJECT $1', doc::jsonb)
+           UNION ALL SELECT argo_query('INSERT INTO rg1 OBJECT $1', doc::jsonb)) i;
+CREATE FUNCTION pg_temp.range_ns(coll text, w text) RETURNS text LANGUAGE sql AS $$
+  SELECT coalesce(string_agg(x->>'n', ',' ORDER BY (x->>'n')::int), '-')
+    FROM argo_query(format('SELECT n FROM %s WHERE %s', coll,
+                           replace(replace(w, 'P256', repeat('p', 256)), 'P255', repeat('p', 255)))) x
+$$;
+-- (P256 stands for 256 p's, P255 for 255)
+SELECT w, pg_temp.range_ns('rg3', w) AS objects,
+       (SELECT count(*) FROM argo_explain(format('SELECT n FROM rg3 WHERE %s',
+                                                 replace(replace(w, 'P256', repeat('p', 256)), 'P255', repeat('p', 255)))) e
+         WHERE e LIKE '%strategy: index lookup from C%') > 0 AS from_c,
+       pg_temp.range_ns('rg3', w) = pg_temp.range_ns('rg3', w || ' AND EXISTS n') AND
+       pg_temp.range_ns('rg1', w) = pg_temp.range_ns('rg3', w) AND
+       pg_temp.range_ns('rg1', w) = pg_temp.range_ns('rg1', w || ' AND EXISTS n') AS same
+FROM (VALUES ('v < 7'), ('v <= 7'), ('v > 7'), ('v >= 7'), ('v BETWEEN -2.5 AND 7'),
+             ('v BETWEEN 7 AND 0'), ('v > -1e308'), ('v < ''8'''), ('v >= ''7'''),
+             ('s < ''b'''), ('s <= ''b'''), ('s > ''ab'''), ('s >= ''ab'''), ('s < ''a'''),
+             ('s > ''P256'''), ('s >= ''P256'''), ('s < ''P256b'''), ('s <= ''P256b'''),
+             ('s BETWEEN ''P255'' AND ''P256a'''), ('s > ''z'''), ('s < ''é'''), ('s >= '''''),
+             ('a[*] > 2'), ('a[*] BETWEEN ''a'' AND ''b'''), ('o[*].x >= 5'), ('o.x < 10'),
+             ('2 = ANY a'), ('2 < ANY a'), ('''b'' <= ANY a'), ('true = ANY a'),
+             ('3 >= ANY a'), ('5 = ANY o'), ('nokey > 1'), ('1 = ANY nokey')) ws(w);
+SELECT argo_drop_collection('rg3'), argo_drop_collection('rg1');

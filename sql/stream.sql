@@ -12,6 +12,15 @@ EXPLAIN (COSTS OFF) SELECT * FROM argo_query('SELECT * FROM st') LIMIT 1;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
   SELECT * FROM argo_query('SELECT * FROM st WHERE a > 10') LIMIT 1;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT * FROM argo_query('SELECT * FROM st WHERE a > 10 OR g = 1') LIMIT 1;
+-- a range finding more ids than work_mem holds (2,048 at 64kB) leaves
+-- them to SQL, which streams them
+SET work_mem = '64kB';
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT * FROM argo_query('SELECT * FROM st WHERE a > 10') LIMIT 1;
+SELECT count(*) FROM argo_query('SELECT * FROM st WHERE a > 10');
+RESET work_mem;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
   SELECT * FROM argo_query('SELECT g, COUNT(*) FROM st GROUP BY g');
 
 -- LIMIT, OFFSET and EXISTS outside give what the statement gives

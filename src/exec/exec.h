@@ -233,8 +233,9 @@ extern void objlock_recheck(ArgoCollection *c, ArgoPred *where, ArgoPred *point,
 
 /* lookup.c: point reads straight from an index */
 extern ArgoPred *lookup_pred(ArgoPred *where);
+extern ArgoPred *lookup_read_pred(ArgoPred *where);
 extern int64 *lookup_ids(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n);
-extern int64 *lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n,
+extern int64 *lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int cap, int *n,
 							  ItemPointerData **doc_tids);
 extern bool lookup_directory(ArgoCollection *c, int64 id, Snapshot snap, bool *found);
 

@@ -2,10 +2,13 @@
  * lookup.c — the objects whose value at one path equals one literal or
  * one of a short IN list (or whose id is one number), read straight from
  * that type's (keyid, value) index or the directory's primary key,
- * without SQL.
+ * without SQL; for reads also a range (<, <=, >, >=, BETWEEN) and
+ * lit op ANY path.
  *
  * An application's point read or write (WHERE key = $1, WHERE ID() = $1)
- * then costs one index descent instead of an SPI statement.  As fetch.c
+ * then costs one index descent instead of an SPI statement, and each
+ * value row found says where its object's kept document lies (doctid),
+ * so a read goes from the index to the document.  As fetch.c
  * reads rows: the snapshot given, SQL's SELECT privilege check (42501);
  * a table that is not a plain heap, is under row-level security or lacks
  * the index declines (NULL), and the caller runs SQL instead.
@@ -36,7 +39,23 @@ typedef struct IdList
 	ItemPointerData *tids;		/* each one's kept document's place (invalid: none) */
 	int			n;
 	int			max;
+	int			cap;			/* more ids than this: give up (0: no cap) */
+	bool		over;			/* gave up */
 } IdList;
+
+/*
+ * What a value must be: equal to eq, or between the bounds given (NULL:
+ * unbounded), all of one type.
+ */
+typedef struct ValueTest
+{
+	ArgoLitType type;
+	ArgoLiteral *eq;
+	ArgoLiteral *lo;
+	ArgoLiteral *hi;
+	bool		lo_incl;
+	bool		hi_incl;
+} ValueTest;
 
 /*
  * An IN list up to this long is looked up value by value from C (one
@@ -79,9 +98,84 @@ lookup_pred(ArgoPred *where)
 	return NULL;
 }
 
+/* A range of numbers or strings, which their (keyid, value) index orders. */
+static bool
+ranged(ArgoLiteral *lit)
+{
+	return lit != NULL && (lit->type == ALIT_NUMBER || lit->type == ALIT_STRING);
+}
+
+/*
+ * What lookup_pred takes, and for a read also a range (path < lit, …,
+ * path BETWEEN lit AND lit2) or lit op ANY path: they may find many
+ * objects, which a read bounds (lookup_ids_docs's cap) and a write would
+ * hold locked.
+ */
+ArgoPred *
+lookup_read_pred(ArgoPred *where)
+{
+	if (lookup_pred(where) != NULL)
+		return where;
+	if (where == NULL)
+		return NULL;
+	switch (where->kind)
+	{
+		case APRED_CMP:
+			return where->op != ACMP_NE && ranged(where->lit) ? where : NULL;
+		case APRED_BETWEEN:
+			return ranged(where->lit) && where->lit2->type == where->lit->type ? where : NULL;
+		case APRED_ANY:
+			return !where->path->wild &&
+				((where->op == ACMP_EQ && where->lit->type == ALIT_BOOL) ||
+				 (where->op != ACMP_NE && ranged(where->lit))) ? where : NULL;
+		default:
+			return NULL;
+	}
+}
+
+/* The test a leaf (lookup_read_pred's, not an IN list) asks of a value. */
+static ValueTest
+value_test(ArgoPred *p)
+{
+	/* lit op ANY path: an element e passes when e op' lit does */
+	static const ArgoCmpOp commuted[] = {ACMP_EQ, ACMP_NE, ACMP_GT, ACMP_GE,
+	ACMP_LT, ACMP_LE};
+	ValueTest	t = {p->lit->type, NULL, NULL, NULL, false, false};
+	ArgoCmpOp	op = p->kind == APRED_ANY ? commuted[p->op] : p->op;
+
+	if (p->kind == APRED_BETWEEN)
+	{
+		t.lo = p->lit;
+		t.hi = p->lit2;
+		t.lo_incl = t.hi_incl = true;
+		return t;
+	}
+	switch (op)
+	{
+		case ACMP_EQ:
+			t.eq = p->lit;
+			break;
+		case ACMP_LT:
+		case ACMP_LE:
+			t.hi = p->lit;
+			t.hi_incl = op == ACMP_LE;
+			break;
+		default:
+			t.lo = p->lit;
+			t.lo_incl = op == ACMP_GE;
+			break;
+	}
+	return t;
+}
+
 static void
 add_id_at(IdList *l, int64 id, ItemPointer doc)
 {
+	if (l->cap > 0 && l->n >= l->cap)
+	{
+		l->over = true;
+		return;
+	}
 	if (l->n == l->max)
 	{
 		l->max = l->max ? l->max * 2 : 16;
@@ -146,18 +240,25 @@ value_index(Relation rel, AttrNumber keyatt, AttrNumber valatt, bool prefix)
 	return NULL;
 }
 
-/* The literal as the index's second column holds it, with its equality. */
+/*
+ * The literal as the index's second column holds it (a string's prefix),
+ * with the comparison of that column for strategy (an equality, or a
+ * bound: a string's prefix bounds it inclusively, whatever the bound).
+ */
 static Datum
-index_value(ArgoLiteral *lit, Oid *proc)
+index_value(ArgoLiteral *lit, StrategyNumber strategy, Oid *proc)
 {
+	static const Oid text_procs[] = {0, F_TEXT_LE, F_TEXT_LE, F_TEXTEQ, F_TEXT_GE, F_TEXT_GE};
+	static const Oid float8_procs[] = {0, F_FLOAT8LT, F_FLOAT8LE, F_FLOAT8EQ, F_FLOAT8GE, F_FLOAT8GT};
+
 	switch (lit->type)
 	{
 		case ALIT_STRING:
-			*proc = F_TEXTEQ;
+			*proc = text_procs[strategy];
 			return DirectFunctionCall2(text_left, CStringGetTextDatum(lit->str),
 									   Int32GetDatum(ARGO_STR_PREFIX_CHARS));
 		case ALIT_NUMBER:
-			*proc = F_FLOAT8EQ;
+			*proc = float8_procs[strategy];
 			return Float8GetDatum(lit->num);
 		default:
 			*proc = F_BOOLEQ;
@@ -165,39 +266,91 @@ index_value(ArgoLiteral *lit, Oid *proc)
 	}
 }
 
-/* The whole string equals the literal (the index matched its prefix). */
+/* A string's order against lit's, byte by byte (COLLATE "C"). */
+static int
+string_cmp(text *t, const char *lit)
+{
+	int			len = VARSIZE_ANY_EXHDR(t);
+	int			litlen = strlen(lit);
+	int			r = memcmp(VARDATA_ANY(t), lit, Min(len, litlen));
+
+	return r != 0 ? r : len < litlen ? -1 : len > litlen ? 1 : 0;
+}
+
+/* Whether a row's whole string passes the test (the index saw its prefix). */
 static bool
-same_string(TupleTableSlot *slot, AttrNumber valatt, const char *want)
+string_passes(TupleTableSlot *slot, AttrNumber valatt, const ValueTest *t)
 {
 	bool		isnull;
 	Datum		d = slot_getattr(slot, valatt, &isnull);
-	text	   *t;
+	text	   *v;
+	int			r;
 
 	if (isnull)
 		return false;
-	t = DatumGetTextPP(d);
-	return VARSIZE_ANY_EXHDR(t) == strlen(want) &&
-		memcmp(VARDATA_ANY(t), want, VARSIZE_ANY_EXHDR(t)) == 0;
+	v = DatumGetTextPP(d);
+	if (t->eq)
+		return string_cmp(v, t->eq->str) == 0;
+	if (t->lo && ((r = string_cmp(v, t->lo->str)) < 0 || (r == 0 && !t->lo_incl)))
+		return false;
+	return !(t->hi && ((r = string_cmp(v, t->hi->str)) > 0 || (r == 0 && !t->hi_incl)));
 }
 
-/* Ids of the rows of keyid whose value equals lit, with their doctid. */
+/* The scan keys on (keyid, value) for keyid and t; how many. */
+static int
+value_keys(ScanKey keys, Relation irel, int32 keyid, const ValueTest *t)
+{
+	bool		prefix = t->type == ALIT_STRING;
+	int			n = 1;
+	Oid			proc;
+	Datum		v;
+
+	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(keyid));
+	if (t->eq)
+	{
+		v = index_value(t->eq, BTEqualStrategyNumber, &proc);
+		ScanKeyEntryInitialize(&keys[n++], 0, 2, BTEqualStrategyNumber, InvalidOid,
+							   irel->rd_indcollation[1], proc, v);
+		return n;
+	}
+	if (t->lo)
+	{
+		StrategyNumber s = prefix || t->lo_incl ? BTGreaterEqualStrategyNumber :
+			BTGreaterStrategyNumber;
+
+		v = index_value(t->lo, s, &proc);
+		ScanKeyEntryInitialize(&keys[n++], 0, 2, s, InvalidOid,
+							   irel->rd_indcollation[1], proc, v);
+	}
+	if (t->hi)
+	{
+		StrategyNumber s = prefix || t->hi_incl ? BTLessEqualStrategyNumber :
+			BTLessStrategyNumber;
+
+		v = index_value(t->hi, s, &proc);
+		ScanKeyEntryInitialize(&keys[n++], 0, 2, s, InvalidOid,
+							   irel->rd_indcollation[1], proc, v);
+	}
+	return n;
+}
+
+/*
+ * Ids of the rows of keyid whose value passes t, with their doctid;
+ * stops when out is over its cap.
+ */
 static void
 scan_values(Relation rel, Relation irel, Snapshot snap, int32 keyid,
-			ArgoLiteral *lit, AttrNumber objatt, AttrNumber valatt, AttrNumber docatt,
+			const ValueTest *t, AttrNumber objatt, AttrNumber valatt, AttrNumber docatt,
 			IdList *out)
 {
-	ScanKeyData keys[2];
-	Oid			proc;
-	Datum		v = index_value(lit, &proc);
+	ScanKeyData keys[3];
+	int			nkeys = value_keys(keys, irel, keyid, t);
 	IndexScanDesc scan;
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 
-	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(keyid));
-	ScanKeyEntryInitialize(&keys[1], 0, 2, BTEqualStrategyNumber, InvalidOid,
-						   irel->rd_indcollation[1], proc, v);
-	scan = index_beginscan(rel, irel, snap, 2, 0);
-	index_rescan(scan, keys, 2, NULL, 0);
-	while (index_getnext_slot(scan, ForwardScanDirection, slot))
+	scan = index_beginscan(rel, irel, snap, nkeys, 0);
+	index_rescan(scan, keys, nkeys, NULL, 0);
+	while (!out->over && index_getnext_slot(scan, ForwardScanDirection, slot))
 	{
 		bool		isnull;
 		int64		objid;
@@ -205,7 +358,7 @@ scan_values(Relation rel, Relation irel, Snapshot snap, int32 keyid,
 		bool		nodoc = true;
 
 		CHECK_FOR_INTERRUPTS();
-		if (lit->type == ALIT_STRING && !same_string(slot, valatt, lit->str))
+		if (t->type == ALIT_STRING && !string_passes(slot, valatt, t))
 			continue;
 		objid = DatumGetInt64(slot_getattr(slot, objatt, &isnull));
 		doc = docatt > 0 ? slot_getattr(slot, docatt, &nodoc) : (Datum) 0;
@@ -252,24 +405,53 @@ type_lookup(ArgoCollection *c, TypeLookup *types, int t)
 }
 
 /*
- * path = lit, or path IN (lits) as path = each; false when SQL must
- * answer instead.
+ * The keys p reaches: its path's (every one for [*]), or the elements of
+ * the array at lit op ANY path.
+ */
+static List *
+pred_keys(ArgoCollection *c, ArgoPred *p)
+{
+	if (p->kind == APRED_ANY)
+		return keydict_elements(keydict_of(c), p->path->keystr);
+	return sql_path_keys(c, p->path, false);
+}
+
+/*
+ * The objects with a value passing p's test at a key p reaches (path IN
+ * (lits) as path = each); false when SQL must answer instead, or out
+ * went over its cap.
  */
 static bool
 lookup_values(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
 {
 	TypeLookup	types[3];
-	List	   *lits = p->kind == APRED_IN ? p->lits : list_make1(p->lit);
-	List	   *keys = sql_path_keys(c, p->path, false);
+	List	   *tests = NIL;
+	List	   *keys = pred_keys(c, p);
 	bool		ok = true;
 	ListCell   *lc;
 
-	memset(types, 0, sizeof(types));
-	foreach(lc, lits)
+	if (p->kind == APRED_IN)
+		foreach(lc, p->lits)
+		{
+			ValueTest  *t = palloc0(sizeof(ValueTest));
+
+			t->eq = lfirst(lc);
+			t->type = t->eq->type;
+			tests = lappend(tests, t);
+		}
+	else
 	{
-		ArgoLiteral *lit = lfirst(lc);
-		int			t = lit->type == ALIT_STRING ? 0 : lit->type == ALIT_NUMBER ? 1 : 2;
-		TypeLookup *tl = type_lookup(c, types, t);
+		ValueTest  *t = palloc(sizeof(ValueTest));
+
+		*t = value_test(p);
+		tests = list_make1(t);
+	}
+	memset(types, 0, sizeof(types));
+	foreach(lc, tests)
+	{
+		ValueTest  *t = lfirst(lc);
+		int			ti = t->type == ALIT_STRING ? 0 : t->type == ALIT_NUMBER ? 1 : 2;
+		TypeLookup *tl = type_lookup(c, types, ti);
 		ListCell   *k;
 
 		CHECK_FOR_INTERRUPTS();
@@ -278,7 +460,7 @@ lookup_values(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
 			break;
 		/* a path with [*]: every key it reaches, one descent each */
 		foreach(k, keys)
-			scan_values(tl->rel, tl->irel, snap, ((ArgoKey *) lfirst(k))->id, lit,
+			scan_values(tl->rel, tl->irel, snap, ((ArgoKey *) lfirst(k))->id, t,
 						tl->objatt, tl->valatt, tl->docatt, out);
 	}
 	for (int t = 0; t < 3; t++)
@@ -288,7 +470,7 @@ lookup_values(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
 		if (types[t].opened)
 			table_close(types[t].rel, NoLock);
 	}
-	return ok;
+	return ok && !out->over;
 }
 
 /*
@@ -354,20 +536,22 @@ typedef struct IdPair
 } IdPair;
 
 /*
- * Ids, in order, of the objects where p (from lookup_pred) is TRUE under
- * snap; NULL when SQL must find them.  With doc_tids, where each one's
- * kept document may lie (a value row's doctid; invalid: not known).
+ * Ids, in order, of the objects where p (from lookup_read_pred) is TRUE
+ * under snap; NULL when SQL must find them, or (cap > 0) it finds more
+ * than cap values.  With doc_tids, where each one's kept document may lie
+ * (a value row's doctid; invalid: not known).
  */
 int64 *
-lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n,
+lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int cap, int *n,
 				ItemPointerData **doc_tids)
 {
-	IdList		l = {NULL, NULL, 0, 0};
+	IdList		l = {NULL, NULL, 0, 0, cap, false};
 	IdPair	   *pairs;
 	int			kept = 0;
 
 	if (!(p->kind == APRED_ID ? lookup_id(c, p, snap, &l) : lookup_values(c, p, snap, &l)))
 		return NULL;
+	l.cap = 0;
 	add_id(&l, 0);				/* never NULL, even when empty */
 	l.n--;
 	pairs = palloc(sizeof(IdPair) * (l.n + 1));
@@ -377,7 +561,7 @@ lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n,
 		pairs[i].tid = l.tids[i];
 	}
 	qsort(pairs, l.n, sizeof(IdPair), pair_cmp);
-	/* an IN list may name a value twice */
+	/* an IN list may name a value twice, a range or [*] find an object twice */
 	for (int i = 0; i < l.n; i++)
 		if (kept == 0 || pairs[i].id != l.ids[kept - 1])
 		{
@@ -393,5 +577,5 @@ lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n,
 int64 *
 lookup_ids(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n)
 {
-	return lookup_ids_docs(c, p, snap, n, NULL);
+	return lookup_ids_docs(c, p, snap, 0, n, NULL);
 }

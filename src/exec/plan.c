@@ -10,6 +10,8 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
+#include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
 #include "exec/exec.h"
@@ -58,15 +60,29 @@ select_fetcher(ArgoQuery *q)
 }
 
 /*
- * WHERE path = lit or ID() = n: the objects found from C (lookup.c).  With
- * ORDER BY or LIMIT only when few enough for SQL to sort them as a set.
+ * How many values a read finds from C before it gives the search to SQL:
+ * work_mem's worth of ids (each with its document's place, sorted as a
+ * pair), or what SQL sorts as a set.
+ */
+static int
+lookup_cap(ArgoStmt *s)
+{
+	if (s->order_by || s->limit || s->offset)
+		return LOOKUP_SORT_MAX;
+	return (int) Min((Size) work_mem * 1024 / 32, MaxAllocSize / 32);
+}
+
+/*
+ * WHERE path = lit, a range, lit op ANY path or ID() = n: the objects
+ * found from C (lookup.c), if not too many.  With ORDER BY or LIMIT only
+ * when few enough for SQL to sort them as a set.
  */
 static bool
 plan_lookup(ArgoPlan *p)
 {
 	ArgoStmt   *s = p->q->stmt;
 
-	p->point = lookup_pred(s->where);
+	p->point = lookup_read_pred(s->where);
 	if (p->point == NULL)
 		return false;
 	/* ID() = n: the fetch reads the directory row, or finds there is none */
@@ -79,10 +95,13 @@ plan_lookup(ArgoPlan *p)
 		p->unchecked = true;
 		return true;
 	}
-	p->ids = lookup_ids_docs(linitial(p->q->colls), p->point, GetActiveSnapshot(), &p->nids,
-							 &p->doc_tids);
+	p->ids = lookup_ids_docs(linitial(p->q->colls), p->point, GetActiveSnapshot(),
+							 lookup_cap(s), &p->nids, &p->doc_tids);
 	if (p->ids == NULL)
+	{
+		p->point = NULL;
 		return false;
+	}
 	return !(s->order_by || s->limit || s->offset) || p->nids <= LOOKUP_SORT_MAX;
 }
 
