@@ -141,7 +141,29 @@ CREATE SCHEMA evil;
 CREATE FUNCTION evil.argo_object(text, bigint) RETURNS jsonb LANGUAGE sql AS $$ SELECT '{"evil": true}'::jsonb $$;
 SET search_path = evil, public;
 SELECT * FROM argo_query('SELECT * FROM st') LIMIT 1;
+-- and the caller's own come back after it, whether it ends or fails
+SET jit = on;
+SET work_mem = '4MB';
+SELECT count(*) FROM argo_query('SELECT * FROM st WHERE a = 5');
+SELECT current_setting('search_path') AS path, current_setting('jit') AS jit;
+DO $$
+BEGIN
+  PERFORM count(*) FROM argo_query('SELECT * FROM st WHERE a = $1 AND b = $2', '1');
+EXCEPTION WHEN others THEN
+  RAISE NOTICE 'after %: search_path %, first schema %', SQLSTATE,
+    current_setting('search_path'), current_schemas(false);
+END $$;
+-- a clause an administrator adds applies too, beside the pinned path
+-- (64kB of work_mem: a range of 2,990 objects goes to SQL)
+ALTER FUNCTION argo_query(text, jsonb[]) SET work_mem = '64kB';
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT * FROM argo_query('SELECT * FROM st WHERE a > 10') LIMIT 1;
+SELECT * FROM argo_query('SELECT * FROM st') LIMIT 1;
+ALTER FUNCTION argo_query(text, jsonb[]) RESET work_mem;
+SELECT current_setting('search_path') AS path, current_setting('work_mem') AS work_mem;
 RESET search_path;
+RESET jit;
+RESET work_mem;
 DROP SCHEMA evil CASCADE;
 
 -- every object, shared among a parallel query's processes: a partial

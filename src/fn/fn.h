@@ -30,6 +30,15 @@ extern bool argo_plan_for_value(struct Plan *plan, ParamListInfo params,
 								struct Query **query, int *options);
 extern void argo_replan_init(void);
 
+/* settings.c: argo_query's SET clauses, applied to its scan's work */
+typedef struct ArgoSettings
+{
+	struct ArrayType *config;	/* the clauses, or NULL */
+	bool		declared;		/* exactly the extension's own */
+} ArgoSettings;
+extern ArgoSettings *argo_settings_of(Oid funcid);
+extern void argo_with_settings(ArgoSettings *s, void (*fn) (void *), void *arg);
+
 /* hint.c: the hint for a parameter that is not jsonb */
 extern void argo_hint_init(void);
 

@@ -97,7 +97,7 @@ typedef struct ArgoScanState
 	CustomScanState css;
 	Oid			funcid;
 	List	   *args;			/* ExprStates: the query text, the parameters */
-	ArrayType  *config;			/* argo_query's SET clauses, or NULL */
+	ArgoSettings *settings;		/* argo_query's SET clauses */
 	ArgoCursor *cursor;			/* NULL: not started */
 	char	   *ran;			/* how it ran, for EXPLAIN ANALYZE */
 	bool		explain_only;
@@ -380,24 +380,6 @@ create_scan_state(CustomScan *cscan)
 	return (Node *) s;
 }
 
-/* argo_query's SET clauses, as calling it would apply them. */
-static ArrayType *
-function_config(Oid funcid)
-{
-	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
-	ArrayType  *config = NULL;
-	bool		isnull;
-	Datum		d;
-
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for function %u", funcid);
-	d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_proconfig, &isnull);
-	if (!isnull)
-		config = DatumGetArrayTypePCopy(d);
-	ReleaseSysCache(tup);
-	return config;
-}
-
 static void
 begin_scan(CustomScanState *node, EState *estate, int eflags)
 {
@@ -409,7 +391,7 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 	if (acl != ACLCHECK_OK)
 		aclcheck_error(acl, OBJECT_FUNCTION, get_func_name(s->funcid));
 	InvokeFunctionExecuteHook(s->funcid);
-	s->config = function_config(s->funcid);
+	s->settings = argo_settings_of(s->funcid);
 	s->args = ExecInitExprList(cs->custom_exprs, &node->ss.ps);
 	s->explain_only = (eflags & EXEC_FLAG_EXPLAIN_ONLY) != 0;
 }
@@ -449,16 +431,26 @@ next_result(void *arg)
 	w->result = argo_cursor_next(w->s->cursor);
 }
 
+typedef struct BoundedWork
+{
+	void		(*fn) (void *);
+	Work	   *w;
+} BoundedWork;
+
+static void
+bounded_work(void *arg)
+{
+	BoundedWork *b = arg;
+
+	argo_with_bounded_errors(b->fn, b->w, argo_explain_failure);
+}
+
 static void
 run_work(ArgoScanState *s, void (*fn) (void *), Work *w)
 {
-	int			nest = NewGUCNestLevel();
+	BoundedWork b = {fn, w};
 
-	if (s->config)
-		ProcessGUCArray(s->config, superuser() ? PGC_SUSET : PGC_USERSET,
-						PGC_S_SESSION, GUC_ACTION_SAVE);
-	argo_with_bounded_errors(fn, w, argo_explain_failure);
-	AtEOXact_GUC(true, nest);
+	argo_with_settings(s->settings, bounded_work, &b);
 }
 
 /*

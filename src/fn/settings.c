@@ -1,0 +1,111 @@
+/*
+ * settings.c — argo_query's SET clauses, applied to the work its scan
+ * does as calling the function would apply them.
+ *
+ * The extension declares argo_query with search_path = pg_catalog,
+ * pg_temp and jit = off.  Applied as PostgreSQL applies a function's
+ * clauses — a GUC nest level, each setting parsed and set, and undone by
+ * visiting every setting PostgreSQL has — they cost a point read about
+ * 4% of its backend's time, and the caller's search path is worked out
+ * again from its text by the next statement (2% more).  For exactly
+ * those clauses the same effect is had directly: the path pinned by an
+ * override (pg_catalog alone: Argo's SQL names even its own tables by
+ * schema, and never a temporary one) and the planner's JIT switch held
+ * off, both put back when the work ends or fails.  Any other clauses (an
+ * administrator's ALTER FUNCTION … SET) are applied through GUC.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_proc.h"
+#include "jit/jit.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/syscache.h"
+
+#include "fn/fn.h"
+
+/* Whether config is the extension's own clauses, and nothing else. */
+static bool
+declared_clauses(ArrayType *config)
+{
+	Datum	   *items;
+	bool	   *nulls;
+	int			n;
+	bool		path = false,
+				jit = false;
+
+	deconstruct_array(config, TEXTOID, -1, false, TYPALIGN_INT, &items, &nulls, &n);
+	for (int i = 0; i < n; i++)
+	{
+		char	   *s = nulls[i] ? "" : TextDatumGetCString(items[i]);
+
+		if (strcmp(s, "search_path=pg_catalog, pg_temp") == 0)
+			path = true;
+		else if (strcmp(s, "jit=off") == 0)
+			jit = true;
+		else
+			return false;
+	}
+	return n == 2 && path && jit;
+}
+
+/* The function's SET clauses, read as the call would read them. */
+ArgoSettings *
+argo_settings_of(Oid funcid)
+{
+	ArgoSettings *s = palloc0(sizeof(ArgoSettings));
+	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	bool		isnull;
+	Datum		d;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for function %u", funcid);
+	d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_proconfig, &isnull);
+	if (!isnull)
+	{
+		s->config = DatumGetArrayTypePCopy(d);
+		s->declared = declared_clauses(s->config);
+	}
+	ReleaseSysCache(tup);
+	return s;
+}
+
+/* fn(arg) under the settings: the declared ones directly, others by GUC. */
+void
+argo_with_settings(ArgoSettings *s, void (*fn) (void *), void *arg)
+{
+	OverrideSearchPath path = {NIL, true, false};
+	bool		jit = jit_enabled;
+	int			nest;
+
+	if (s->config == NULL)
+	{
+		fn(arg);
+		return;
+	}
+	if (!s->declared)
+	{
+		nest = NewGUCNestLevel();
+		ProcessGUCArray(s->config, superuser() ? PGC_SUSET : PGC_USERSET,
+						PGC_S_SESSION, GUC_ACTION_SAVE);
+		fn(arg);
+		AtEOXact_GUC(true, nest);
+		return;
+	}
+	PushOverrideSearchPath(&path);
+	jit_enabled = false;
+	PG_TRY();
+	{
+		fn(arg);
+	}
+	PG_FINALLY();
+	{
+		jit_enabled = jit;
+		PopOverrideSearchPath();
+	}
+	PG_END_TRY();
+}
