@@ -63,6 +63,17 @@ SELECT s AS statement,
 FROM stmts WHERE s LIKE 'SELECT%' AND s NOT LIKE 'SELECT ID()%'
 ORDER BY s;
 
+-- a value index dropped, or its drop rolled back, is seen by the next
+-- statement (what a backend remembers of a table is forgotten with it)
+RESET ROLE;
+SELECT pg_temp.strategy('SELECT * FROM ex1 WHERE s = ''b''') AS before;
+BEGIN;
+DROP INDEX argo_data.ex1_data_keyid_left_idx;
+SELECT pg_temp.strategy('SELECT * FROM ex1 WHERE s = ''b''') AS dropped,
+       (SELECT count(*) FROM argo_query('SELECT * FROM ex1 WHERE s = ''b''')) AS results;
+ROLLBACK;
+SELECT pg_temp.strategy('SELECT * FROM ex1 WHERE s = ''b''') AS after;
+
 DROP POLICY ex_all ON argo_data.ex3_str;
 REVOKE ALL ON ALL TABLES IN SCHEMA argo_data FROM argo_ex_reader;
 REVOKE USAGE ON SCHEMA argo_data FROM argo_ex_reader;

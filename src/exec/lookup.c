@@ -197,49 +197,6 @@ add_id(IdList *l, int64 id)
 	add_id_at(l, id, NULL);
 }
 
-/* Whether an index expression is left(<valstr>, ARGO_STR_PREFIX_CHARS). */
-static bool
-is_prefix_expr(Node *e, AttrNumber valatt)
-{
-	FuncExpr   *f = (FuncExpr *) e;
-	Var		   *v;
-	Const	   *len;
-
-	if (!IsA(e, FuncExpr) || f->funcid != F_LEFT || list_length(f->args) != 2)
-		return false;
-	v = linitial(f->args);
-	len = lsecond(f->args);
-	return IsA(v, Var) && v->varattno == valatt && IsA(len, Const) &&
-		!len->constisnull && DatumGetInt32(len->constvalue) == ARGO_STR_PREFIX_CHARS;
-}
-
-/* A valid B-tree on (keyid, value) — (keyid, left(valstr, N)) for strings. */
-static Relation
-value_index(Relation rel, AttrNumber keyatt, AttrNumber valatt, bool prefix)
-{
-	List	   *indexes = RelationGetIndexList(rel);
-	ListCell   *lc;
-
-	foreach(lc, indexes)
-	{
-		Relation	irel = index_open(lfirst_oid(lc), AccessShareLock);
-		int2vector *cols = &irel->rd_index->indkey;
-		bool		fits = irel->rd_rel->relam == BTREE_AM_OID &&
-			irel->rd_index->indisvalid &&
-			irel->rd_index->indnkeyatts >= 2 &&
-			RelationGetIndexPredicate(irel) == NIL &&
-			cols->values[0] == keyatt &&
-			(prefix ? cols->values[1] == 0 &&
-			 is_prefix_expr(linitial(RelationGetIndexExpressions(irel)), valatt) :
-			 cols->values[1] == valatt);
-
-		if (fits)
-			return irel;
-		index_close(irel, AccessShareLock);
-	}
-	return NULL;
-}
-
 /*
  * The literal as the index's second column holds it (a string's prefix),
  * with the comparison of that column for strategy (an equality, or a
@@ -383,24 +340,21 @@ static TypeLookup *
 type_lookup(ArgoCollection *c, TypeLookup *types, int t)
 {
 	static const char *const argo3[] = {"str", "num", "bool"};
-	static const char *const cols[] = {"valstr", "valnum", "valbool"};
 	TypeLookup *tl = &types[t];
-	AttrNumber	keyatt;
+	TableLayout l;
 
 	if (tl->opened)
 		return tl;
 	tl->opened = true;
 	tl->rel = argo_open_table(c, c->format == ARGO_FORMAT_ARGO1 ? "data" : argo3[t]);
-	tl->objatt = attnameAttNum(tl->rel, "objid", false);
-	keyatt = attnameAttNum(tl->rel, "keyid", false);
-	tl->valatt = attnameAttNum(tl->rel, cols[t], false);
-	tl->docatt = attnameAttNum(tl->rel, "doctid", false);
-	if (tl->docatt > 0 && TupleDescAttr(RelationGetDescr(tl->rel), tl->docatt - 1)->atttypid != TIDOID)
-		tl->docatt = 0;
+	l = argo_table_layout(tl->rel);
+	tl->objatt = l.objatt;
+	tl->valatt = l.valatt[t];
+	tl->docatt = l.docatt;
 	tl->irel = NULL;
 	argo_check_privilege(tl->rel, ACL_SELECT);
-	if (argo_readable_directly(tl->rel) && tl->objatt > 0 && keyatt > 0 && tl->valatt > 0)
-		tl->irel = value_index(tl->rel, keyatt, tl->valatt, t == 0);
+	if (argo_readable_directly(tl->rel) && tl->objatt > 0 && OidIsValid(l.valindex[t]))
+		tl->irel = index_open(l.valindex[t], AccessShareLock);
 	return tl;
 }
 

@@ -122,21 +122,24 @@ struct ObjFetch
 	MemoryContext logcxt;		/* where the log grows: the caller's */
 };
 
-/* Open one value table for probing; false (closed again) if SQL must read it. */
+/*
+ * Open one value table for probing; false (closed again) if SQL must
+ * read it.  Its slots are made when first used: a document found by its
+ * address reads no other table.
+ */
 static bool
 table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 {
-	AttrNumber	objatt = attnameAttNum(rel, "objid", false);
-	AttrNumber	keyatt = attnameAttNum(rel, "keyid", false);
+	TableLayout l = argo_table_layout(rel);
 	Oid			index = InvalidOid;
 
 	argo_check_privilege(rel, ACL_SELECT);
-	if (argo_readable_directly(rel) && objatt > 0)
+	if (argo_readable_directly(rel) && l.objatt > 0)
 	{
 		if (kind == VAL_DIR || kind == VAL_DOC)
 			index = RelationGetPrimaryKeyIndex(rel);
-		else if (keyatt > 0)
-			index = argo_objid_index(rel);
+		else if (l.keyatt > 0)
+			index = l.objid_index;
 	}
 	if (!OidIsValid(index))
 	{
@@ -145,25 +148,29 @@ table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 	}
 	t->rel = rel;
 	t->kind = kind;
-	t->objatt = objatt;
-	t->keyatt = keyatt;
-	t->ids_first = objatt == 1 && keyatt == 2 &&
-		TupleDescAttr(RelationGetDescr(rel), 0)->atttypid == INT8OID &&
-		TupleDescAttr(RelationGetDescr(rel), 1)->atttypid == INT4OID;
-	t->valatt[0] = attnameAttNum(rel, "valstr", false);
-	t->valatt[1] = attnameAttNum(rel, "valnum", false);
-	t->valatt[2] = attnameAttNum(rel, "valbool", false);
-	t->valatt[3] = attnameAttNum(rel, "valexact", false);
+	t->objatt = l.objatt;
+	t->keyatt = l.keyatt;
+	t->ids_first = l.ids_first;
+	memcpy(t->valatt, l.valatt, sizeof(t->valatt));
 	/* the index is opened when first read: a map may make it unneeded */
 	t->indexoid = index;
 	t->index = NULL;
 	t->scan = NULL;
-	t->slot = table_slot_create(rel, NULL);
-	t->mslot = table_slot_create(rel, NULL);
+	t->slot = t->mslot = NULL;
 	t->buf = InvalidBuffer;
 	t->nblocks = 0;				/* asked when a map first goes past it */
 	t->pending = t->done = t->positioned = t->asked_any = false;
 	return true;
+}
+
+/* t's slots, made on first use. */
+static void
+slots_ready(TableScan *t)
+{
+	if (t->slot != NULL)
+		return;
+	t->slot = table_slot_create(t->rel, NULL);
+	t->mslot = table_slot_create(t->rel, NULL);
 }
 
 static void
@@ -173,8 +180,11 @@ table_end(TableScan *t)
 		ReleaseBuffer(t->buf);
 	if (t->scan != NULL)
 		index_endscan(t->scan);
-	ExecDropSingleTupleTableSlot(t->slot);
-	ExecDropSingleTupleTableSlot(t->mslot);
+	if (t->slot != NULL)
+	{
+		ExecDropSingleTupleTableSlot(t->slot);
+		ExecDropSingleTupleTableSlot(t->mslot);
+	}
 	/* locks are kept to the end of the transaction, as SQL keeps them */
 	if (t->index != NULL)
 		index_close(t->index, NoLock);
@@ -394,6 +404,7 @@ index_scan(ObjFetch *f, TableScan *t)
 {
 	if (t->scan == NULL)
 	{
+		slots_ready(t);
 		t->index = index_open(t->indexoid, AccessShareLock);
 		t->scan = index_beginscan(t->rel, t->index, f->snap, 1, 0);
 	}
@@ -601,9 +612,11 @@ map_table(ObjFetch *f, TableScan *t, int64 objid, const RowRun *runs, int nruns,
 		  Rebuilder *rb)
 {
 	HeapTupleData tups[MaxHeapTuplesPerPage];
-	TupleTableSlot *save = t->slot;
+	TupleTableSlot *save;
 	bool		ok = true;
 
+	slots_ready(t);
+	save = t->slot;
 	/* each row given out as soon as it proves the object's: a wrong one is forgotten by the caller */
 	t->slot = t->mslot;
 	for (int r = 0; ok && r < nruns; r++)
@@ -663,6 +676,7 @@ doc_at_hint(ObjFetch *f, int64 objid)
 
 	if (!ItemPointerIsValid(&tid) || !map_page(t, ItemPointerGetBlockNumber(&tid)))
 		return false;
+	slots_ready(t);
 	LockBuffer(t->buf, BUFFER_LOCK_SHARE);
 	found = heap_hot_search_buffer(&tid, t->rel, t->buf, f->snap, &tup, &all_dead, true);
 	LockBuffer(t->buf, BUFFER_LOCK_UNLOCK);

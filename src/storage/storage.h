@@ -372,4 +372,17 @@ extern Oid	argo_forget_rowmaps_oid(void);
 extern Oid	argo_trigger_function_oid(const char *fn);
 extern Oid	argo_resolved_relid(ArgoCollection *c, const char *suffix);
 
+/* layout.c: a table's columns and objid index, remembered per backend */
+typedef struct TableLayout
+{
+	AttrNumber	objatt;
+	AttrNumber	keyatt;
+	AttrNumber	valatt[4];		/* valstr, valnum, valbool, valexact (<= 0: none) */
+	AttrNumber	docatt;			/* doctid (tid), or 0: a table made before 0.7 */
+	bool		ids_first;		/* objid int8, keyid int4: columns 1 and 2 */
+	Oid			objid_index;	/* a valid B-tree led by objid, or InvalidOid */
+	Oid			valindex[3];	/* (keyid, value) of strings, numbers, booleans */
+} TableLayout;
+extern TableLayout argo_table_layout(Relation rel);
+
 #endif							/* ARGO_STORAGE_H */
