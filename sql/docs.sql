@@ -197,3 +197,32 @@ SELECT s.ord, count(*) AS same_place, (SELECT count(*) FROM argo_query('SELECT *
     USING (ord, i, x)
   GROUP BY s.ord ORDER BY s.ord;
 SELECT argo_drop_collection('ks');
+
+-- A value row leads to its object's document (doctid); a document that
+-- grew too large for its page moves, and the rows an update left alone
+-- still name the old place: the next read by one of them finds the
+-- document by its key and names the new place in that row, and an
+-- update found through a row names it at once.
+SELECT argo_create_collection('dh');
+SELECT count(*) FROM argo_query('INSERT INTO dh OBJECTS $1',
+  (SELECT jsonb_agg(jsonb_build_object('k', i)) FROM generate_series(1, 300) i)) x;
+CREATE FUNCTION pg_temp.row_names_doc_page(k int) RETURNS boolean LANGUAGE sql AS $$
+  SELECT (s.doctid::text::point)[0] = (d.ctid::text::point)[0]
+    FROM argo_data.dh_num s JOIN argo_data.dh_doc d USING (objid)
+   WHERE s.keyid = (SELECT keyid FROM argo_data.dh_keys WHERE keystr = 'k') AND s.valnum = k
+$$;
+SELECT pg_temp.row_names_doc_page(1) AS before, pg_temp.row_names_doc_page(2) AS before_2;
+-- grown by id: the row of k is not rewritten, and names the old page
+SELECT count(*) FROM argo_query('UPDATE dh SET q = $1 WHERE ID() = 1',
+  (SELECT to_jsonb(string_agg(md5(j::text), '')) FROM generate_series(1, 56) j));
+SELECT (SELECT (ctid::text::point)[0] FROM argo_data.dh_doc WHERE objid = 1) > 0 AS moved,
+       pg_temp.row_names_doc_page(1) AS after_update;
+SELECT x->'k' AS k, length(x->>'q') AS q FROM argo_query('SELECT * FROM dh WHERE k = 1') x;
+SELECT pg_temp.row_names_doc_page(1) AS after_read;
+-- grown through k: the update names the new place in the row it found
+SELECT count(*) FROM argo_query('UPDATE dh SET q = $1 WHERE k = 2',
+  (SELECT to_jsonb(string_agg(md5(j::text), '')) FROM generate_series(1, 56) j));
+SELECT (SELECT (ctid::text::point)[0] FROM argo_data.dh_doc WHERE objid = 2) > 0 AS moved,
+       pg_temp.row_names_doc_page(2) AS after_update_by_k;
+SELECT x->'k' AS k, length(x->>'q') AS q FROM argo_query('SELECT * FROM dh WHERE k = 2') x;
+SELECT argo_drop_collection('dh');

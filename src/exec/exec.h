@@ -50,7 +50,7 @@ typedef struct ArgoPlan
 	ArgoStrategy strategy;
 	ArgoPred   *point;			/* an equality answered from C (lookup.c) */
 	int64	   *ids;			/* LOOKUP: what it found */
-	ItemPointerData *doc_tids;	/* and where each one's kept document may lie */
+	DocHint    *doc_hints;		/* and where each one's kept document may lie */
 	int			nids;
 	bool		unchecked;		/* ids: ID() = n, the directory not asked yet */
 	ObjFetch   *fetch;			/* LOOKUP, FETCH */
@@ -236,7 +236,7 @@ extern ArgoPred *lookup_pred(ArgoPred *where);
 extern ArgoPred *lookup_read_pred(ArgoPred *where);
 extern int64 *lookup_ids(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n);
 extern int64 *lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int cap, int *n,
-							  ItemPointerData **doc_tids);
+							  DocHint **hints);
 extern bool lookup_directory(ArgoCollection *c, int64 id, Snapshot snap, bool *found);
 
 /* lookuporder.c: a lookup's few objects ordered and cut in C */
@@ -253,7 +253,7 @@ extern void argo_stream_described(SqlBuf *buf, row_fn take, void *arg, TupleDesc
 extern void argo_add_row(Rebuilder *rb, KeyDict *d, Datum *v, bool *isnull);
 extern void argo_rebuild_row(void *rb, Datum *values, bool *nulls);
 extern void *argo_fetch_target(ObjFetch *f, Rebuilder *rb);
-extern void argo_fetch_target_docs(void *target, const int64 *ids, const ItemPointerData *tids, int n);
+extern void argo_fetch_target_docs(void *target, const int64 *ids, DocHint *hints, int n);
 extern void argo_fetch_row(void *target, Datum *values, bool *nulls);
 extern DestReceiver *argo_row_receiver(row_fn take, void *arg);
 

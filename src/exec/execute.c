@@ -155,7 +155,7 @@ select_driver(ArgoPlan *p, result_emit emit, void *arg, RowDriver *d)
 		case ARGO_PLAN_LOOKUP:
 			/* the objects found from C, put in order in C, or by SQL */
 			fetch_driver(p->fetch, rebuilder(q, emit, arg), d);
-			argo_fetch_target_docs(d->arg, p->ids, p->doc_tids, p->nids);
+			argo_fetch_target_docs(d->arg, p->ids, p->doc_hints, p->nids);
 			if (s->order_by && !lookup_orders_in_c(q))
 				d->sql = sqlgen_order_ids(q, p->ids, p->nids);
 			else if (s->order_by || s->limit || s->offset)

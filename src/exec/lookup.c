@@ -36,7 +36,7 @@
 typedef struct IdList
 {
 	int64	   *ids;
-	ItemPointerData *tids;		/* each one's kept document's place (invalid: none) */
+	DocHint    *hints;			/* where each one's kept document may lie */
 	int			n;
 	int			max;
 	int			cap;			/* more ids than this: give up (0: no cap) */
@@ -169,7 +169,7 @@ value_test(ArgoPred *p)
 }
 
 static void
-add_id_at(IdList *l, int64 id, ItemPointer doc)
+add_id_at(IdList *l, int64 id, const DocHint *hint)
 {
 	if (l->cap > 0 && l->n >= l->cap)
 	{
@@ -181,13 +181,10 @@ add_id_at(IdList *l, int64 id, ItemPointer doc)
 		l->max = l->max ? l->max * 2 : 16;
 		l->ids = l->ids ? repalloc(l->ids, sizeof(int64) * l->max) :
 			palloc(sizeof(int64) * l->max);
-		l->tids = l->tids ? repalloc(l->tids, sizeof(ItemPointerData) * l->max) :
-			palloc(sizeof(ItemPointerData) * l->max);
+		l->hints = l->hints ? repalloc(l->hints, sizeof(DocHint) * l->max) :
+			palloc(sizeof(DocHint) * l->max);
 	}
-	if (doc != NULL)
-		l->tids[l->n] = *doc;
-	else
-		ItemPointerSetInvalid(&l->tids[l->n]);
+	l->hints[l->n] = hint != NULL ? *hint : dochint_none();
 	l->ids[l->n++] = id;
 }
 
@@ -319,7 +316,15 @@ scan_values(Relation rel, Relation irel, Snapshot snap, int32 keyid,
 			continue;
 		objid = DatumGetInt64(slot_getattr(slot, objatt, &isnull));
 		doc = docatt > 0 ? slot_getattr(slot, docatt, &nodoc) : (Datum) 0;
-		add_id_at(out, objid, nodoc ? NULL : (ItemPointer) DatumGetPointer(doc));
+		if (nodoc)
+			add_id(out, objid);
+		else
+		{
+			DocHint		h = dochint_make(RelationGetRelid(rel), &slot->tts_tid,
+										 (ItemPointer) DatumGetPointer(doc));
+
+			add_id_at(out, objid, &h);
+		}
 	}
 	index_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
@@ -486,18 +491,18 @@ pair_cmp(const void *a, const void *b)
 typedef struct IdPair
 {
 	int64		id;
-	ItemPointerData tid;
+	DocHint		hint;
 } IdPair;
 
 /*
  * Ids, in order, of the objects where p (from lookup_read_pred) is TRUE
  * under snap; NULL when SQL must find them, or (cap > 0) it finds more
- * than cap values.  With doc_tids, where each one's kept document may lie
- * (a value row's doctid; invalid: not known).
+ * than cap values.  With hints, where each one's kept document may lie
+ * (the value row that found it, and its doctid).
  */
 int64 *
 lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int cap, int *n,
-				ItemPointerData **doc_tids)
+				DocHint **hints)
 {
 	IdList		l = {NULL, NULL, 0, 0, cap, false};
 	IdPair	   *pairs;
@@ -512,7 +517,7 @@ lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int cap, int *n,
 	for (int i = 0; i < l.n; i++)
 	{
 		pairs[i].id = l.ids[i];
-		pairs[i].tid = l.tids[i];
+		pairs[i].hint = l.hints[i];
 	}
 	qsort(pairs, l.n, sizeof(IdPair), pair_cmp);
 	/* an IN list may name a value twice, a range or [*] find an object twice */
@@ -520,11 +525,11 @@ lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int cap, int *n,
 		if (kept == 0 || pairs[i].id != l.ids[kept - 1])
 		{
 			l.ids[kept] = pairs[i].id;
-			l.tids[kept++] = pairs[i].tid;
+			l.hints[kept++] = pairs[i].hint;
 		}
 	*n = kept;
-	if (doc_tids != NULL)
-		*doc_tids = l.tids;
+	if (hints != NULL)
+		*hints = l.hints;
 	return l.ids;
 }
 

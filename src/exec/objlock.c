@@ -222,6 +222,7 @@ objlock_take_direct(ArgoCollection *c, ArgoPred *where, ArgoPred *point, ObjWrit
 {
 	LockedObjects *lo = palloc0(sizeof(LockedObjects));
 	int64	   *ids = NULL;
+	DocHint    *hints = NULL;
 	int			n = 0;
 	Snapshot	snap;
 
@@ -236,7 +237,7 @@ objlock_take_direct(ArgoCollection *c, ArgoPred *where, ArgoPred *point, ObjWrit
 		n = 1;
 	}
 	else if (point != NULL)
-		ids = lookup_ids(c, point, snap, &n);
+		ids = lookup_ids_docs(c, point, snap, 0, &n, &hints);
 	if (ids == NULL)
 		ids = ids_by_sql(c, where, snap, &n);
 	lo->ids = palloc(sizeof(int64) * Max(n, 1));
@@ -247,6 +248,9 @@ objlock_take_direct(ArgoCollection *c, ArgoPred *where, ArgoPred *point, ObjWrit
 		CHECK_FOR_INTERRUPTS();
 		if (!objwriter_lock(w, ids[i], snap, &changed))
 			continue;
+		/* where the value row found says its document lies (checked when written) */
+		if (hints != NULL)
+			objwriter_hint_doc(w, ids[i], &hints[i]);
 		lo->ids[lo->n++] = ids[i];
 		lo->changed |= changed;
 	}

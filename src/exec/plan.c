@@ -96,7 +96,7 @@ plan_lookup(ArgoPlan *p)
 		return true;
 	}
 	p->ids = lookup_ids_docs(linitial(p->q->colls), p->point, GetActiveSnapshot(),
-							 lookup_cap(s), &p->nids, &p->doc_tids);
+							 lookup_cap(s), &p->nids, &p->doc_hints);
 	if (p->ids == NULL)
 	{
 		p->point = NULL;

@@ -199,7 +199,7 @@ typedef struct FetchTarget
 	Rebuilder  *rb;
 	/* where each object's kept document may lie, by id (sorted); or none */
 	const int64 *doc_ids;
-	const ItemPointerData *doc_tids;
+	DocHint    *doc_hints;
 	int			ndocs;
 } FetchTarget;
 
@@ -217,18 +217,18 @@ argo_fetch_target(ObjFetch *f, Rebuilder *rb)
 
 /* The objects' kept documents' places, found with their ids (lookup.c). */
 void
-argo_fetch_target_docs(void *target, const int64 *ids, const ItemPointerData *tids, int n)
+argo_fetch_target_docs(void *target, const int64 *ids, DocHint *hints, int n)
 {
 	FetchTarget *t = target;
 
 	t->doc_ids = ids;
-	t->doc_tids = tids;
-	t->ndocs = tids != NULL ? n : 0;
+	t->doc_hints = hints;
+	t->ndocs = hints != NULL ? n : 0;
 }
 
 /* Where objid's kept document may lie, as the target was told; NULL if not. */
-static ItemPointer
-doc_tid_hint(FetchTarget *t, int64 objid)
+static DocHint *
+doc_hint(FetchTarget *t, int64 objid)
 {
 	int			lo = 0,
 				hi = t->ndocs;
@@ -242,7 +242,7 @@ doc_tid_hint(FetchTarget *t, int64 objid)
 		else
 			hi = mid;
 	}
-	return lo < t->ndocs && t->doc_ids[lo] == objid ? (ItemPointer) &t->doc_tids[lo] : NULL;
+	return lo < t->ndocs && t->doc_ids[lo] == objid ? &t->doc_hints[lo] : NULL;
 }
 
 /* A row whose first column is an object id: the object's rows fetched. */
@@ -253,7 +253,7 @@ argo_fetch_row(void *target, Datum *values, bool *nulls)
 	int64		objid = DatumGetInt64(values[0]);
 
 	if (t->ndocs > 0)
-		objfetch_hint_doc(t->fetch, doc_tid_hint(t, objid));
+		objfetch_hint_doc(t->fetch, doc_hint(t, objid));
 	objfetch_object(t->fetch, objid, t->rb);
 }
 

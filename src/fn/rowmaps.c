@@ -328,7 +328,7 @@ repair_rebuilt(void *arg, int64 objid, Jsonb *obj)
 	if (r->kept != NULL && VARSIZE(obj) == VARSIZE(r->kept) &&
 		memcmp(obj, r->kept, VARSIZE(obj)) == 0)
 		return;
-	(void) docwriter_put(r->writer, objid, obj);
+	(void) docwriter_put(r->writer, objid, obj, NULL);
 	r->written++;
 }
 

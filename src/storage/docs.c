@@ -34,6 +34,8 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
 #include "access/toast_compression.h"
 #include "access/toast_internals.h"
 #include "access/stratnum.h"
@@ -44,6 +46,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "parser/parse_relation.h"
+#include "storage/bufmgr.h"
 #include "utils/acl.h"
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
@@ -273,18 +276,57 @@ docwriter_close(DocWriter *w)
 }
 
 /*
- * The newest version of objid's document (the writer holds the object's
- * lock: nobody else writes it through Argo), and the root of its chain,
- * where its index entry points; false if there is none.
+ * The newest version of objid's document in the chain rooted at hint, if
+ * the chain is there and holds objid's (the writer holds the object's
+ * lock: nobody else writes it through Argo).
  */
 static bool
-current_doc(DocWriter *w, int64 objid, ItemPointer tid, ItemPointer root)
+doc_at(DocWriter *w, int64 objid, Snapshot snap, const ItemPointerData *hint, ItemPointer tid)
+{
+	Buffer		buf;
+	HeapTupleData tup;
+	bool		all_dead,
+				found,
+				isnull;
+	Datum		d;
+
+	if (hint == NULL || !ItemPointerIsValid(hint) ||
+		ItemPointerGetBlockNumber(hint) >= RelationGetNumberOfBlocks(w->rel))
+		return false;
+	*tid = *hint;
+	buf = ReadBuffer(w->rel, ItemPointerGetBlockNumber(hint));
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	found = heap_hot_search_buffer(tid, w->rel, buf, snap, &tup, &all_dead, true);
+	if (found)
+	{
+		d = heap_getattr(&tup, w->objatt, RelationGetDescr(w->rel), &isnull);
+		found = !isnull && DatumGetInt64(d) == objid;
+	}
+	UnlockReleaseBuffer(buf);
+	return found;
+}
+
+/*
+ * The newest version of objid's document, and the root of its chain,
+ * where its index entry points; false if there is none.  Where the
+ * object's value row said (hint), else by its key.
+ */
+static bool
+current_doc(DocWriter *w, int64 objid, const ItemPointerData *hint, ItemPointer tid,
+			ItemPointer root)
 {
 	Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
-	IndexScanDesc scan = index_beginscan(w->rel, w->pk, snap, 1, 0);
+	IndexScanDesc scan;
 	ScanKeyData key;
-	bool		found;
+	bool		found = doc_at(w, objid, snap, hint, tid);
 
+	if (found)
+	{
+		*root = *hint;
+		UnregisterSnapshot(snap);
+		return true;
+	}
+	scan = index_beginscan(w->rel, w->pk, snap, 1, 0);
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(objid));
 	index_rescan(scan, &key, 1, NULL, 0);
 	found = index_getnext_slot(scan, ForwardScanDirection, w->found);
@@ -302,13 +344,14 @@ current_doc(DocWriter *w, int64 objid, ItemPointer tid, ItemPointer root)
  * objid's document is doc from now on (NULL: it has none).  Where it
  * lies: the root of its chain, what the object's rows keep in doctid (a
  * HOT update keeps it; another makes a new one); invalid for none.
+ * hint: where it may lie now (NULL: not known).
  */
 ItemPointerData
-docwriter_put(DocWriter *w, int64 objid, Jsonb *doc)
+docwriter_put(DocWriter *w, int64 objid, Jsonb *doc, const ItemPointerData *hint)
 {
 	ItemPointerData tid,
 				root;
-	bool		exists = current_doc(w, objid, &tid, &root);
+	bool		exists = current_doc(w, objid, hint, &tid, &root);
 	bool		update_indexes = true;
 
 	if (doc == NULL)

@@ -114,7 +114,8 @@ struct ObjFetch
 	AttrNumber	docatt;			/* c_doc's doc column */
 	bool		docs;			/* whether to take them: whole objects, no log */
 	Jsonb	   *doc;			/* the object's, in objcxt; NULL: none */
-	ItemPointerData doc_hint;	/* where the next object's may lie (a value row's doctid) */
+	DocHint    *doc_hint;		/* where the next object's may lie (a value row's doctid), or NULL */
+	ItemPointerData doc_root;	/* where the one read by c_doc's key starts its chain */
 	const DocPath *doc_paths;	/* a projection taken from the documents */
 	int			ndoc_paths;
 	RowLog	   *log;			/* if not NULL: every row handed out, logged */
@@ -324,6 +325,9 @@ take_doc_row(ObjFetch *f, TableScan *t)
 
 	f->doc = docs_value(d, isnull);
 	MemoryContextSwitchTo(old);
+	/* the index entry names the chain's root, where doctid points */
+	if (t->scan != NULL)
+		f->doc_root = t->scan->xs_heaptid;
 }
 
 /* Hand the current row of t to the rebuilder. */
@@ -666,7 +670,7 @@ static bool
 doc_at_hint(ObjFetch *f, int64 objid)
 {
 	TableScan  *t = &f->docscan;
-	ItemPointerData tid = f->doc_hint;
+	ItemPointerData tid;
 	HeapTupleData tup;
 	bool		all_dead,
 				found,
@@ -674,6 +678,9 @@ doc_at_hint(ObjFetch *f, int64 objid)
 	Datum		d;
 	MemoryContext old;
 
+	if (f->doc_hint == NULL)
+		return false;
+	tid = f->doc_hint->doc;
 	if (!ItemPointerIsValid(&tid) || !map_page(t, ItemPointerGetBlockNumber(&tid)))
 		return false;
 	slots_ready(t);
@@ -706,8 +713,14 @@ read_doc(ObjFetch *f, int64 objid, Rebuilder *rb)
 	if (f->has_docs && f->docs && f->log == NULL && rb != NULL &&
 		(f->keys == NULL || f->doc_paths != NULL) && rebuilder_takes_docs(rb) &&
 		!doc_at_hint(f, objid))
+	{
+		ItemPointerSetInvalid(&f->doc_root);
 		read_table(f, &f->docscan, objid, NULL);
-	ItemPointerSetInvalid(&f->doc_hint);
+		/* the value row that found the object names its document again */
+		if (f->doc != NULL && f->doc_hint != NULL)
+			dochint_refresh(f->doc_hint, objid, &f->doc_root);
+	}
+	f->doc_hint = NULL;
 	return f->doc;
 }
 
@@ -835,12 +848,9 @@ objfetch_every_object(ObjFetch *f)
  * row's doctid): tried first, checked, then looked up by id.
  */
 void
-objfetch_hint_doc(ObjFetch *f, ItemPointer tid)
+objfetch_hint_doc(ObjFetch *f, DocHint *hint)
 {
-	if (tid != NULL)
-		f->doc_hint = *tid;
-	else
-		ItemPointerSetInvalid(&f->doc_hint);
+	f->doc_hint = hint;
 }
 
 /* Whether each object's directory row is read (and a missing one said). */

@@ -38,6 +38,7 @@ typedef struct LockedRow
 {
 	int64		objid;			/* hash key */
 	ItemPointerData tid;		/* the version locked (and later written) */
+	DocHint		doc_hint;		/* where its kept document may lie */
 } LockedRow;
 
 struct ObjWriter
@@ -282,6 +283,7 @@ objwriter_lock(ObjWriter *w, int64 objid, Snapshot snap, bool *changed)
 	*changed = tmfd.traversed;
 	lr = hash_search(w->locked, &objid, HASH_ENTER, &found);
 	lr->tid = w->lockslot->tts_tid;
+	lr->doc_hint = dochint_none();
 	return true;
 }
 
@@ -319,6 +321,17 @@ objwriter_delete_rows(ObjWriter *w, int t, const ItemPointerData *tids, int n)
 }
 
 /*
+ * Where the locked object's kept document may lie: the doctid of the
+ * value row that found it, so that writing the document need not look
+ * it up by id (checked there); the row names the new place after.
+ */
+void
+objwriter_hint_doc(ObjWriter *w, int64 objid, const DocHint *hint)
+{
+	locked_row(w, objid)->doc_hint = *hint;
+}
+
+/*
  * Where the collection keeps documents, the locked object's is doc from
  * now on (NULL: none): written before its new rows, which keep where it
  * lies (returned; invalid where none is kept).
@@ -326,13 +339,16 @@ objwriter_delete_rows(ObjWriter *w, int t, const ItemPointerData *tids, int n)
 ItemPointerData
 objwriter_put_doc(ObjWriter *w, int64 objid, Jsonb *doc)
 {
-	ItemPointerData none;
+	LockedRow  *lr = locked_row(w, objid);
+	ItemPointerData root;
 
-	(void) locked_row(w, objid);
-	if (w->docs != NULL)
-		return docwriter_put(w->docs, objid, doc);
-	ItemPointerSetInvalid(&none);
-	return none;
+	ItemPointerSetInvalid(&root);
+	if (w->docs == NULL)
+		return root;
+	root = docwriter_put(w->docs, objid, doc, &lr->doc_hint.doc);
+	/* the row that found the object keeps leading to its document */
+	dochint_refresh(&lr->doc_hint, objid, &root);
+	return root;
 }
 
 /*
@@ -374,9 +390,10 @@ void
 objwriter_delete_object(ObjWriter *w, int64 objid)
 {
 	LockedRow  *lr = locked_row(w, objid);
+	ItemPointerData hint = lr->doc_hint.doc;
 
 	simple_table_tuple_delete(w->dir, &lr->tid, GetActiveSnapshot());
 	hash_search(w->locked, &objid, HASH_REMOVE, NULL);
 	if (w->docs != NULL)
-		(void) docwriter_put(w->docs, objid, NULL);
+		(void) docwriter_put(w->docs, objid, NULL, &hint);
 }

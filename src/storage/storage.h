@@ -19,6 +19,17 @@
  */
 #define ARGO_NTABLES 7
 
+/*
+ * Where a value row found says its object's kept document lies
+ * (dochint.c): the row, to set its doctid again where it proves stale.
+ */
+typedef struct DocHint
+{
+	Oid			relid;			/* the row's table (InvalidOid: no row) */
+	ItemPointerData row;		/* the value row */
+	ItemPointerData doc;		/* its doctid (invalid: none) */
+} DocHint;
+
 /* ---------- collections (catalog.c) ---------- */
 
 typedef enum ArgoFormat
@@ -291,7 +302,8 @@ extern void docs_check_writer(ArgoCollection *c);
 extern ItemPointerData *docs_insert_new(ArgoCollection *c, int n, Datum *objids, Datum *docs);
 typedef struct DocWriter DocWriter;
 extern DocWriter *docwriter_open(ArgoCollection *c, AclMode mode);
-extern ItemPointerData docwriter_put(DocWriter *w, int64 objid, Jsonb *doc);
+extern ItemPointerData docwriter_put(DocWriter *w, int64 objid, Jsonb *doc,
+									 const ItemPointerData *hint);
 extern void docwriter_close(DocWriter *w);
 extern void docs_forget(Oid relid, const int64 *ids, int n);
 extern void docs_forget_all(Oid relid);
@@ -316,7 +328,7 @@ extern void objfetch_ignore_docs(ObjFetch *f);
 struct DocPath;
 extern void objfetch_project_docs(ObjFetch *f, const struct DocPath *paths, int npaths);
 extern bool objfetch_reads_directory(ObjFetch *f);
-extern void objfetch_hint_doc(ObjFetch *f, ItemPointer tid);
+extern void objfetch_hint_doc(ObjFetch *f, DocHint *hint);
 extern Snapshot objfetch_snapshot(ObjFetch *f);
 
 /*
@@ -352,6 +364,7 @@ extern uint32 objwriter_epoch(ObjWriter *w);
 extern bool objwriter_lock(ObjWriter *w, int64 objid, Snapshot snap, bool *changed);
 extern void objwriter_delete_rows(ObjWriter *w, int t, const ItemPointerData *tids, int n);
 extern void objwriter_set_map(ObjWriter *w, int64 objid, bytea *map);
+extern void objwriter_hint_doc(ObjWriter *w, int64 objid, const DocHint *hint);
 extern ItemPointerData objwriter_put_doc(ObjWriter *w, int64 objid, Jsonb *doc);
 extern bool objwriter_keeps_docs(ObjWriter *w);
 extern void objwriter_delete_object(ObjWriter *w, int64 objid);
@@ -371,6 +384,11 @@ extern bool argo_only_own_triggers(Relation rel);
 extern Oid	argo_forget_rowmaps_oid(void);
 extern Oid	argo_trigger_function_oid(const char *fn);
 extern Oid	argo_resolved_relid(ArgoCollection *c, const char *suffix);
+
+/* dochint.c: where a value row says its object's kept document lies */
+extern DocHint dochint_make(Oid relid, const ItemPointerData *row, const ItemPointerData *doc);
+extern DocHint dochint_none(void);
+extern void dochint_refresh(DocHint *h, int64 objid, const ItemPointerData *root);
 
 /* layout.c: a table's columns and objid index, remembered per backend */
 typedef struct TableLayout

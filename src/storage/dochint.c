@@ -1,0 +1,108 @@
+/*
+ * dochint.c — a value row's doctid kept pointing at its object's kept
+ * document.
+ *
+ * A value row says where its object's document lies (doctid: the root of
+ * the document's chain in c_doc when the row was written), so a value
+ * found leads to the document without a descent of c_doc's key.  An
+ * update that cannot be HOT (the document's page is full) starts a new
+ * chain, and the rows the update did not rewrite still name the old one:
+ * YCSB's key rows after a benchmark's updates named another page for
+ * half the objects, and the most updated objects, the most read, were
+ * always among them.  doctid is only a hint — every use checks that the
+ * place holds the object's document, visible, and falls back to the key
+ * — so it is set again the way PostgreSQL sets hint bits: in place on
+ * the shared page under a share lock, the buffer marked dirty as a hint
+ * (MarkBufferDirtyHint, which logs a full page image where checksums
+ * need one).  A torn or lost write leaves a wrong hint, which the check
+ * catches; the row's other bytes and its visibility are untouched.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
+
+#include "storage/storage.h"
+
+/* The hint of a value row of relid at row, which said doc. */
+DocHint
+dochint_make(Oid relid, const ItemPointerData *row, const ItemPointerData *doc)
+{
+	DocHint		h;
+
+	h.relid = relid;
+	h.row = *row;
+	h.doc = *doc;
+	return h;
+}
+
+/* No hint: the place of the document is not known. */
+DocHint
+dochint_none(void)
+{
+	DocHint		h;
+
+	h.relid = InvalidOid;
+	ItemPointerSetInvalid(&h.row);
+	ItemPointerSetInvalid(&h.doc);
+	return h;
+}
+
+/*
+ * objid's document's chain now starts at root: if the row h came from
+ * named another place, name root there instead.  The row's table is
+ * locked already (the statement found the row through it).
+ */
+void
+dochint_refresh(DocHint *h, int64 objid, const ItemPointerData *root)
+{
+	Relation	rel;
+	TableLayout l;
+	Buffer		buf;
+	Page		page;
+	OffsetNumber off;
+	ItemId		item;
+	HeapTupleData tup;
+	bool		isnull;
+	Datum		d;
+
+	if (!OidIsValid(h->relid) || !ItemPointerIsValid(root) || ItemPointerEquals(&h->doc, (ItemPointer) root))
+		return;
+	rel = table_open(h->relid, NoLock);
+	l = argo_table_layout(rel);
+	if (l.docatt <= 0 || l.objatt <= 0 ||
+		ItemPointerGetBlockNumber(&h->row) >= RelationGetNumberOfBlocks(rel))
+	{
+		table_close(rel, NoLock);
+		return;
+	}
+	buf = ReadBuffer(rel, ItemPointerGetBlockNumber(&h->row));
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	off = ItemPointerGetOffsetNumber(&h->row);
+	item = off >= FirstOffsetNumber && off <= PageGetMaxOffsetNumber(page) ?
+		PageGetItemId(page, off) : NULL;
+	if (item != NULL && ItemIdIsNormal(item))
+	{
+		tup.t_data = (HeapTupleHeader) PageGetItem(page, item);
+		tup.t_len = ItemIdGetLength(item);
+		tup.t_tableOid = h->relid;
+		tup.t_self = h->row;
+		d = heap_getattr(&tup, l.objatt, RelationGetDescr(rel), &isnull);
+		/* the place may hold another row now: only a row of objid's */
+		if (!isnull && DatumGetInt64(d) == objid)
+		{
+			d = heap_getattr(&tup, l.docatt, RelationGetDescr(rel), &isnull);
+			if (!isnull)
+			{
+				memcpy(DatumGetPointer(d), root, sizeof(ItemPointerData));
+				MarkBufferDirtyHint(buf, true);
+			}
+		}
+	}
+	UnlockReleaseBuffer(buf);
+	table_close(rel, NoLock);
+	h->doc = *root;
+}
