@@ -81,13 +81,19 @@ static bool
 plan_lookup(ArgoPlan *p)
 {
 	ArgoStmt   *s = p->q->stmt;
+	bool		ordered = s->order_by || s->limit || s->offset;
 
-	p->point = lookup_read_pred(s->where);
+	/*
+	 * A range under ORDER BY or LIMIT is left to SQL, which reads it in
+	 * order from its index and stops (YCSB E: key >= x ORDER BY key LIMIT
+	 * n): found whole first, it would find up to 1,000 objects to give n.
+	 */
+	p->point = ordered ? lookup_pred(s->where) : lookup_read_pred(s->where);
 	if (p->point == NULL)
 		return false;
 	/* ID() = n: the fetch reads the directory row, or finds there is none */
 	if (p->point->kind == APRED_ID && objfetch_reads_directory(p->fetch) &&
-		!(s->order_by || s->limit || s->offset))
+		!ordered)
 	{
 		p->ids = palloc(sizeof(int64));
 		p->ids[0] = (int64) p->point->lit->num;
@@ -102,7 +108,7 @@ plan_lookup(ArgoPlan *p)
 		p->point = NULL;
 		return false;
 	}
-	return !(s->order_by || s->limit || s->offset) || p->nids <= LOOKUP_SORT_MAX;
+	return !ordered || p->nids <= LOOKUP_SORT_MAX;
 }
 
 /* How a SELECT runs here, reading a distributed collection's shards' tables. */
