@@ -183,6 +183,14 @@ CREATE FUNCTION pg_temp.range_ns(coll text, w text) RETURNS text LANGUAGE sql AS
     FROM argo_query(format('SELECT n FROM %s WHERE %s', coll,
                            replace(replace(w, 'P256', repeat('p', 256)), 'P255', repeat('p', 255)))) x
 $$;
+CREATE TEMP TABLE range_preds AS SELECT w, row_number() OVER () AS i FROM (VALUES ('v < 7'), ('v <= 7'), ('v > 7'), ('v >= 7'), ('v BETWEEN -2.5 AND 7'),
+             ('v BETWEEN 7 AND 0'), ('v > -1e308'), ('v < ''8'''), ('v >= ''7'''),
+             ('s < ''b'''), ('s <= ''b'''), ('s > ''ab'''), ('s >= ''ab'''), ('s < ''a'''),
+             ('s > ''P256'''), ('s >= ''P256'''), ('s < ''P256b'''), ('s <= ''P256b'''),
+             ('s BETWEEN ''P255'' AND ''P256a'''), ('s > ''z'''), ('s < ''é'''), ('s >= '''''),
+             ('a[*] > 2'), ('a[*] BETWEEN ''a'' AND ''b'''), ('o[*].x >= 5'), ('o.x < 10'),
+             ('2 = ANY a'), ('2 < ANY a'), ('''b'' <= ANY a'), ('true = ANY a'),
+             ('3 >= ANY a'), ('5 = ANY o'), ('nokey > 1'), ('1 = ANY nokey')) ws(w);
 -- (P256 stands for 256 p's, P255 for 255)
 SELECT w, pg_temp.range_ns('rg3', w) AS objects,
        (SELECT count(*) FROM argo_explain(format('SELECT n FROM rg3 WHERE %s',
@@ -191,12 +199,12 @@ SELECT w, pg_temp.range_ns('rg3', w) AS objects,
        pg_temp.range_ns('rg3', w) = pg_temp.range_ns('rg3', w || ' AND EXISTS n') AND
        pg_temp.range_ns('rg1', w) = pg_temp.range_ns('rg3', w) AND
        pg_temp.range_ns('rg1', w) = pg_temp.range_ns('rg1', w || ' AND EXISTS n') AS same
-FROM (VALUES ('v < 7'), ('v <= 7'), ('v > 7'), ('v >= 7'), ('v BETWEEN -2.5 AND 7'),
-             ('v BETWEEN 7 AND 0'), ('v > -1e308'), ('v < ''8'''), ('v >= ''7'''),
-             ('s < ''b'''), ('s <= ''b'''), ('s > ''ab'''), ('s >= ''ab'''), ('s < ''a'''),
-             ('s > ''P256'''), ('s >= ''P256'''), ('s < ''P256b'''), ('s <= ''P256b'''),
-             ('s BETWEEN ''P255'' AND ''P256a'''), ('s > ''z'''), ('s < ''é'''), ('s >= '''''),
-             ('a[*] > 2'), ('a[*] BETWEEN ''a'' AND ''b'''), ('o[*].x >= 5'), ('o.x < 10'),
-             ('2 = ANY a'), ('2 < ANY a'), ('''b'' <= ANY a'), ('true = ANY a'),
-             ('3 >= ANY a'), ('5 = ANY o'), ('nokey > 1'), ('1 = ANY nokey')) ws(w);
+FROM range_preds ORDER BY i;
+-- Argo/3's numeric index covers (objid, doctid): once VACUUM has marked
+-- the pages all visible, numbers are found from the index alone, the same
+-- objects
+CREATE TEMP TABLE range_objects AS SELECT w, pg_temp.range_ns('rg3', w) AS objects FROM range_preds;
+VACUUM argo_data.rg3_num;
+SELECT w FROM range_objects WHERE pg_temp.range_ns('rg3', w) <> objects;
+SELECT count(*) AS index_only_agrees FROM range_objects WHERE pg_temp.range_ns('rg3', w) = objects;
 SELECT argo_drop_collection('rg3'), argo_drop_collection('rg1');

@@ -16,16 +16,20 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/itup.h"
 #include "access/relscan.h"
 #include "access/stratnum.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/visibilitymap.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/primnodes.h"
 #include "parser/parse_relation.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -288,59 +292,103 @@ value_keys(ScanKey keys, Relation irel, int32 keyid, const ValueTest *t)
 	return n;
 }
 
-/*
- * Ids of the rows of keyid whose value passes t, with their doctid;
- * stops when out is over its cap.
- */
-static void
-scan_values(Relation rel, Relation irel, Snapshot snap, int32 keyid,
-			const ValueTest *t, AttrNumber objatt, AttrNumber valatt, AttrNumber docatt,
-			IdList *out)
-{
-	ScanKeyData keys[3];
-	int			nkeys = value_keys(keys, irel, keyid, t);
-	IndexScanDesc scan;
-	TupleTableSlot *slot = table_slot_create(rel, NULL);
-
-	scan = index_beginscan(rel, irel, snap, nkeys, 0);
-	index_rescan(scan, keys, nkeys, NULL, 0);
-	while (!out->over && index_getnext_slot(scan, ForwardScanDirection, slot))
-	{
-		bool		isnull;
-		int64		objid;
-		Datum		doc;
-		bool		nodoc = true;
-
-		CHECK_FOR_INTERRUPTS();
-		if (t->type == ALIT_STRING && !string_passes(slot, valatt, t))
-			continue;
-		objid = DatumGetInt64(slot_getattr(slot, objatt, &isnull));
-		doc = docatt > 0 ? slot_getattr(slot, docatt, &nodoc) : (Datum) 0;
-		if (nodoc)
-			add_id(out, objid);
-		else
-		{
-			DocHint		h = dochint_make(RelationGetRelid(rel), &slot->tts_tid,
-										 (ItemPointer) DatumGetPointer(doc));
-
-			add_id_at(out, objid, &h);
-		}
-	}
-	index_endscan(scan);
-	ExecDropSingleTupleTableSlot(slot);
-}
-
-/* A value type's table and (keyid, value) index, opened on first use. */
+/* Where a lookup reads a value type's rows. */
 typedef struct TypeLookup
 {
 	bool		opened;
 	Relation	rel;
 	Relation	irel;			/* NULL: SQL must answer */
+	bool		cover;			/* irel has INCLUDE (objid, doctid) */
 	AttrNumber	objatt;
 	AttrNumber	valatt;
 	AttrNumber	docatt;			/* doctid, or 0 (a table made before 0.7) */
 } TypeLookup;
 
+/* The id and doctid of the row the slot holds, added to out. */
+static void
+add_row(IdList *out, Relation rel, TupleTableSlot *slot, const TypeLookup *tl)
+{
+	bool		isnull;
+	bool		nodoc = true;
+	int64		objid = DatumGetInt64(slot_getattr(slot, tl->objatt, &isnull));
+	Datum		doc = tl->docatt > 0 ? slot_getattr(slot, tl->docatt, &nodoc) : (Datum) 0;
+	DocHint		h;
+
+	if (nodoc)
+	{
+		add_id(out, objid);
+		return;
+	}
+	h = dochint_make(RelationGetRelid(rel), &slot->tts_tid, (ItemPointer) DatumGetPointer(doc));
+	add_id_at(out, objid, &h);
+}
+
+/*
+ * The id and doctid the covering index entry holds, added to out.  The
+ * hint names no row: a stale doctid cannot be set again in the index,
+ * and setting it in the heap row would cost the page this read saved.
+ */
+static void
+add_entry(IdList *out, IndexScanDesc scan)
+{
+	int			first = scan->indexRelation->rd_index->indnkeyatts + 1;
+	bool		isnull;
+	bool		nodoc;
+	int64		objid = DatumGetInt64(index_getattr(scan->xs_itup, first,
+													 scan->xs_itupdesc, &isnull));
+	Datum		doc = index_getattr(scan->xs_itup, first + 1, scan->xs_itupdesc, &nodoc);
+	DocHint		h = dochint_none();
+
+	if (isnull)
+		return;
+	if (!nodoc)
+		h.doc = *(ItemPointer) DatumGetPointer(doc);
+	add_id_at(out, objid, &h);
+}
+
+/*
+ * Ids of the rows of keyid whose value passes t, with their doctid;
+ * stops when out is over its cap.  A covering index answers alone for
+ * rows on pages the visibility map says all visible, as PostgreSQL's
+ * index-only scans do (a predicate lock on the page stands for the
+ * tuple's); strings are compared whole, so their rows are always read.
+ */
+static void
+scan_values(TypeLookup *tl, Snapshot snap, int32 keyid, const ValueTest *t, IdList *out)
+{
+	ScanKeyData keys[3];
+	int			nkeys = value_keys(keys, tl->irel, keyid, t);
+	bool		index_only = tl->cover && t->type != ALIT_STRING;
+	IndexScanDesc scan;
+	TupleTableSlot *slot = table_slot_create(tl->rel, NULL);
+	Buffer		vmbuf = InvalidBuffer;
+	ItemPointer tid;
+
+	scan = index_beginscan(tl->rel, tl->irel, snap, nkeys, 0);
+	scan->xs_want_itup = index_only;
+	index_rescan(scan, keys, nkeys, NULL, 0);
+	while (!out->over && (tid = index_getnext_tid(scan, ForwardScanDirection)) != NULL)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (index_only && VM_ALL_VISIBLE(tl->rel, ItemPointerGetBlockNumber(tid), &vmbuf))
+		{
+			PredicateLockPage(tl->rel, ItemPointerGetBlockNumber(tid), snap);
+			add_entry(out, scan);
+			continue;
+		}
+		if (!index_fetch_heap(scan, slot))
+			continue;
+		if (t->type == ALIT_STRING && !string_passes(slot, tl->valatt, t))
+			continue;
+		add_row(out, tl->rel, slot, tl);
+	}
+	if (BufferIsValid(vmbuf))
+		ReleaseBuffer(vmbuf);
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+}
+
+/* A value type's table and (keyid, value) index, opened on first use. */
 static TypeLookup *
 type_lookup(ArgoCollection *c, TypeLookup *types, int t)
 {
@@ -357,6 +405,7 @@ type_lookup(ArgoCollection *c, TypeLookup *types, int t)
 	tl->valatt = l.valatt[t];
 	tl->docatt = l.docatt;
 	tl->irel = NULL;
+	tl->cover = l.valcover[t];
 	argo_check_privilege(tl->rel, ACL_SELECT);
 	if (argo_readable_directly(tl->rel) && tl->objatt > 0 && OidIsValid(l.valindex[t]))
 		tl->irel = index_open(l.valindex[t], AccessShareLock);
@@ -419,8 +468,7 @@ lookup_values(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
 			break;
 		/* a path with [*]: every key it reaches, one descent each */
 		foreach(k, keys)
-			scan_values(tl->rel, tl->irel, snap, ((ArgoKey *) lfirst(k))->id, t,
-						tl->objatt, tl->valatt, tl->docatt, out);
+			scan_values(tl, snap, ((ArgoKey *) lfirst(k))->id, t, out);
 	}
 	for (int t = 0; t < 3; t++)
 	{

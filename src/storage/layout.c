@@ -80,9 +80,21 @@ is_prefix_expr(Node *e, AttrNumber valatt)
 		!len->constisnull && DatumGetInt32(len->constvalue) == ARGO_STR_PREFIX_CHARS;
 }
 
+/* Whether irel's INCLUDE columns are (objid, doctid), in that order. */
+static bool
+covers(Relation irel, const TableLayout *l)
+{
+	Form_pg_index ix = irel->rd_index;
+
+	return l->docatt > 0 && ix->indnatts == ix->indnkeyatts + 2 &&
+		ix->indkey.values[ix->indnkeyatts] == l->objatt &&
+		ix->indkey.values[ix->indnkeyatts + 1] == l->docatt;
+}
+
 /*
  * A valid B-tree on (keyid, value) of each type — (keyid, left(valstr,
- * N)) for strings — as lookup.c descends them.
+ * N)) for strings — as lookup.c descends them; one that also covers
+ * (objid, doctid) is preferred, since it answers without the heap.
  */
 static void
 value_indexes(Relation rel, TableLayout *l)
@@ -99,13 +111,18 @@ value_indexes(Relation rel, TableLayout *l)
 			irel->rd_index->indnkeyatts >= 2 &&
 			RelationGetIndexPredicate(irel) == NIL &&
 			cols->values[0] == l->keyatt;
+		bool		cover = btree && covers(irel, l);
 
 		for (int t = 0; btree && t < 3; t++)
-			if (!OidIsValid(l->valindex[t]) && l->valatt[t] > 0 &&
+			if ((!OidIsValid(l->valindex[t]) || (cover && !l->valcover[t])) &&
+				l->valatt[t] > 0 &&
 				(t == 0 ? cols->values[1] == 0 &&
 				 is_prefix_expr(linitial(RelationGetIndexExpressions(irel)), l->valatt[t]) :
 				 cols->values[1] == l->valatt[t]))
+			{
 				l->valindex[t] = lfirst_oid(lc);
+				l->valcover[t] = cover;
+			}
 		index_close(irel, AccessShareLock);
 	}
 }
@@ -129,7 +146,10 @@ work_out(Relation rel, TableLayout *l)
 		l->docatt = InvalidAttrNumber;
 	l->objid_index = l->keyatt > 0 ? argo_objid_index(rel) : InvalidOid;
 	for (int t = 0; t < 3; t++)
+	{
 		l->valindex[t] = InvalidOid;
+		l->valcover[t] = false;
+	}
 	if (l->keyatt > 0)
 		value_indexes(rel, l);
 }

@@ -400,6 +400,7 @@ typedef struct TableLayout
 	bool		ids_first;		/* objid int8, keyid int4: columns 1 and 2 */
 	Oid			objid_index;	/* a valid B-tree led by objid, or InvalidOid */
 	Oid			valindex[3];	/* (keyid, value) of strings, numbers, booleans */
+	bool		valcover[3];	/* that index has INCLUDE (objid, doctid) */
 } TableLayout;
 extern TableLayout argo_table_layout(Relation rel);
 

@@ -104,3 +104,19 @@ BEGIN
     RAISE EXCEPTION 'a function has no description after the update';
   END IF;
 END $$;
+-- 0.7: Argo/3's numeric index covers (objid, doctid), and numbers are
+-- found through it as in a new collection
+DO $$
+BEGIN
+  IF (SELECT array_agg(pg_get_indexdef(indexrelid, 0, false) ORDER BY 1) FROM pg_index
+       WHERE indrelid = 'argo_data.up3_num'::regclass AND indkey[0] <> (SELECT attnum FROM pg_attribute
+         WHERE attrelid = 'argo_data.up3_num'::regclass AND attname = 'objid'))
+     IS DISTINCT FROM ARRAY[pg_get_indexdef((SELECT indexrelid FROM pg_index WHERE indrelid = 'argo_data.up3_num'::regclass
+                                             AND indnkeyatts = 2 AND indnatts = 4), 0, false)] THEN
+    RAISE EXCEPTION 'an upgraded Argo/3 collection lacks the covering numeric index';
+  END IF;
+  IF (SELECT count(*) FROM argo_query('SELECT * FROM up3 WHERE num BETWEEN 1 AND 3')) <>
+     (SELECT count(*) FROM argo_query('SELECT * FROM up3') x WHERE (x->>'num')::numeric BETWEEN 1 AND 3) THEN
+    RAISE EXCEPTION 'a range over an upgraded collection''s covering index is wrong';
+  END IF;
+END $$;
