@@ -78,6 +78,12 @@ SELECT argo_create_collection('cust'), argo_create_collection('ord', 'argo1');
 SELECT * FROM argo_query($$INSERT INTO cust OBJECT {"cid": 1, "name": "Ada"}, {"cid": 2, "name": "Bob"}, {"cid": 3, "name": "Cy"}$$);
 SELECT * FROM argo_query($$INSERT INTO ord OBJECT {"oid": 10, "cid": 1, "total": 5}, {"oid": 11, "cid": 1, "total": 7}, {"oid": 12, "cid": 2, "total": 1}, {"oid": 13, "cid": 9}$$);
 SELECT x FROM argo_query('SELECT c.name, o.total FROM cust AS c JOIN ord AS o ON c.cid = o.cid') x;
+-- values pair within one type: a type a key holds none of (Argo/3) gets no branch
+SELECT x FROM argo_query('SELECT c.name, d.name FROM cust AS c JOIN cust AS d ON c.cid = d.cid') x;
+SELECT count(*) FILTER (WHERE e LIKE '%UNION ALL%') AS unions, count(*) FILTER (WHERE e LIKE '%FROM argo_data.cust_num x%') AS numbers
+  FROM argo_explain('SELECT c.name, d.name FROM cust AS c JOIN cust AS d ON c.cid = d.cid') e;
+SELECT count(*) AS none FROM argo_query('SELECT * FROM cust AS c JOIN cust AS d ON c.nokey = d.cid') x;
+SELECT count(*) AS lefts FROM argo_query('SELECT * FROM cust AS c LEFT JOIN cust AS d ON c.name = d.cid') x;
 SELECT x FROM argo_query('SELECT c.name, o.total FROM cust AS c LEFT JOIN ord AS o ON c.cid = o.cid') x;
 SELECT x FROM argo_query('SELECT * FROM cust AS c LEFT OUTER JOIN ord AS o ON (c.cid = o.cid) WHERE NOT EXISTS o') x;
 SELECT x FROM argo_query('SELECT c.name FROM cust AS c LEFT JOIN ord AS o ON c.cid = o.cid WHERE EXISTS o') x;

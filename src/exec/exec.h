@@ -238,6 +238,7 @@ extern int64 *lookup_ids(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n);
 extern int64 *lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int cap, int *n,
 							  DocHint **hints);
 extern bool lookup_directory(ArgoCollection *c, int64 id, Snapshot snap, bool *found);
+extern bool lookup_key_may_have(ArgoCollection *c, const char *keystr, int t, Snapshot snap);
 
 /* lookuporder.c: a lookup's few objects ordered and cut in C */
 extern bool lookup_orders_in_c(ArgoQuery *q);

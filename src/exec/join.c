@@ -25,6 +25,7 @@
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 #include "utils/builtins.h"
+#include "utils/snapmgr.h"
 
 #include "exec/exec.h"
 
@@ -121,7 +122,23 @@ emit_filter_ref(JoinCtx *jc, const char *col, int k)
 		appendStringInfo(&jc->buf->sql, " AND %s OPERATOR(pg_catalog.=) ANY (SELECT objid FROM f%d)", col, k);
 }
 
-/* Pairs (o<a>, o<b>) whose values at the two paths are equal and alike. */
+/*
+ * Whether values of type t may pair at the two paths: both keys have
+ * some now (the statement's snapshot is the one its SQL will read by).
+ */
+static bool
+may_pair(ArgoCollection *ca, const char *ka, ArgoCollection *cb, const char *kb, int t)
+{
+	Snapshot	snap = ActiveSnapshotSet() ? GetActiveSnapshot() : NULL;
+
+	return snap == NULL ||
+		(lookup_key_may_have(ca, ka, t, snap) && lookup_key_may_have(cb, kb, t, snap));
+}
+
+/*
+ * Pairs (o<a>, o<b>) whose values at the two paths are equal and alike:
+ * a branch for each type both paths hold.
+ */
 static void
 emit_pairs(JoinCtx *jc, ArgoSource *src, int b)
 {
@@ -131,6 +148,7 @@ emit_pairs(JoinCtx *jc, ArgoSource *src, int b)
 	ArgoCollection *ca = coll_of(jc, a);
 	ArgoCollection *cb = coll_of(jc, b);
 	static const char *const cols[] = {"valstr", "valnum", "valbool"};
+	bool		first = true;
 
 	for (int t = 0; t < 3; t++)
 	{
@@ -139,8 +157,11 @@ emit_pairs(JoinCtx *jc, ArgoSource *src, int b)
 		const char *tb = cb->format == ARGO_FORMAT_ARGO1 ? cb->data_table :
 			t == 0 ? cb->str_table : t == 1 ? cb->num_table : cb->bool_table;
 
-		if (t > 0)
+		if (!may_pair(ca, lp->keystr, cb, rp->keystr, t))
+			continue;
+		if (!first)
 			appendStringInfoString(&jc->buf->sql, " UNION ALL ");
+		first = false;
 		appendStringInfo(&jc->buf->sql,
 						 "SELECT x.objid AS o%d, y.objid AS o%d FROM %s x JOIN %s y ON x.%s OPERATOR(pg_catalog.=) y.%s",
 						 a, b, ta, tb, cols[t], cols[t]);
@@ -156,6 +177,9 @@ emit_pairs(JoinCtx *jc, ArgoSource *src, int b)
 		emit_filter_ref(jc, "x.objid", a);
 		emit_filter_ref(jc, "y.objid", b);
 	}
+	if (first)
+		appendStringInfo(&jc->buf->sql,
+						 "SELECT NULL::pg_catalog.int8 AS o%d, NULL::pg_catalog.int8 AS o%d WHERE false", a, b);
 }
 
 /* TRUE, FALSE or NULL for one tuple, by SQL's own three-valued logic. */

@@ -424,6 +424,18 @@ pred_keys(ArgoCollection *c, ArgoPred *p)
 	return sql_path_keys(c, p->path, false);
 }
 
+static void
+close_types(TypeLookup *types)
+{
+	for (int t = 0; t < 3; t++)
+	{
+		if (types[t].irel != NULL)
+			index_close(types[t].irel, NoLock);
+		if (types[t].opened)
+			table_close(types[t].rel, NoLock);
+	}
+}
+
 /*
  * The objects with a value passing p's test at a key p reaches (path IN
  * (lits) as path = each); false when SQL must answer instead, or out
@@ -470,14 +482,36 @@ lookup_values(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
 		foreach(k, keys)
 			scan_values(tl, snap, ((ArgoKey *) lfirst(k))->id, t, out);
 	}
-	for (int t = 0; t < 3; t++)
-	{
-		if (types[t].irel != NULL)
-			index_close(types[t].irel, NoLock);
-		if (types[t].opened)
-			table_close(types[t].rel, NoLock);
-	}
+	close_types(types);
 	return ok && !out->over;
+}
+
+/*
+ * Whether keystr of c may have values of type t (0 strings, 1 numbers,
+ * 2 booleans) under snap: false only where its Argo/3 value table, read
+ * directly, holds none — one descent of the (keyid, value) index to its
+ * first visible row.  A join compares values of each type in its own
+ * branch, and NoBench's Q11 planned three where one can match (a third
+ * of its time was planning).
+ */
+bool
+lookup_key_may_have(ArgoCollection *c, const char *keystr, int t, Snapshot snap)
+{
+	static const ArgoLitType lit_types[] = {ALIT_STRING, ALIT_NUMBER, ALIT_BOOL};
+	int32		keyid = keydict_find(keydict_of(c), keystr);
+	ValueTest	any = {lit_types[t], NULL, NULL, NULL, false, false};
+	IdList		found = {NULL, NULL, 0, 0, 1, false};
+	TypeLookup	types[3];
+	TypeLookup *tl;
+
+	if (c->format != ARGO_FORMAT_ARGO3 || keyid <= 0)
+		return true;
+	memset(types, 0, sizeof(types));
+	tl = type_lookup(c, types, t);
+	if (tl->irel != NULL)
+		scan_values(tl, snap, keyid, &any, &found);
+	close_types(types);
+	return tl->irel == NULL || found.n > 0;
 }
 
 /*
