@@ -187,6 +187,18 @@ extern SqlBuf *unwind_one_pass(ArgoQuery *q, ValueCols *groups, TargetCols *targ
 /* join.c, joinset.c: joins, their parts probed or read set-wise */
 extern bool joins_distributed(ArgoQuery *q);
 extern void run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg);
+
+/* lookupjoin.c: a join's pairs found from C */
+typedef struct JoinPairs
+{
+	int64		n;
+	int64		max;
+	int64	   *ids[2];			/* ids[k][i]: part k of pair i */
+	DocHint    *hints[2];		/* where each one's kept document may lie */
+	MemoryContext cxt;			/* where the arrays grow */
+} JoinPairs;
+extern bool lookup_join_applies(ArgoQuery *q);
+extern bool lookup_join_pairs(ArgoQuery *q, ObjFetch *left, JoinPairs *jp);
 extern uint32 join_pred_sources(ArgoPred *p);
 extern bool join_asks_part(ArgoPred *p);
 extern Jsonb *join_tuple_object(ArgoStmt *s, Jsonb **parts, bool *nullpart);

@@ -651,6 +651,8 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 							"-- the aggregates computed by SQL over the selected objects; no object is rebuilt");
 			return sqlgen_aggregate(q);
 		case ARGO_PLAN_JOIN_FETCH:
+			if (lookup_join_applies(q))
+				*out = add_line(*out, cxt, "-- the pairs found from C: the left objects through the WHERE's index, each one's value at the ON path looked up in the right collection's (keyid, value) index; where a lookup declines or the pairs pass work_mem, the SQL below");
 			*out = add_line(*out, cxt, "-- tuples' object ids in output order; each part's rows are then read where its directory row's map says (else by objid index probes)");
 			if (!s->star)
 				*out = add_line(*out, cxt,
