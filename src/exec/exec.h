@@ -22,6 +22,8 @@ typedef struct EmitTarget
 {
 	result_emit emit;
 	void	   *arg;
+	const DocPath *paths;		/* each object cut down to these first, or NULL */
+	int			npaths;
 } EmitTarget;
 
 /* plan.c: how a statement runs, chosen once for execution and explain */
@@ -34,6 +36,7 @@ typedef enum ArgoStrategy
 	ARGO_PLAN_SELECT_IDS,		/* SELECT ID() */
 	ARGO_PLAN_ALL_OBJECTS,		/* argo_object() per directory row */
 	ARGO_PLAN_PROJECTION,		/* projected rows in heap order, else sorted by SQL */
+	ARGO_PLAN_PROJECTION_DOCS,	/* every object's kept document, cut down */
 	ARGO_PLAN_ROWS_SQL,			/* objects' rows through SQL */
 	ARGO_PLAN_BATCHES,			/* ids by SQL, rows by SQL a batch at a time */
 	ARGO_PLAN_LOOKUP,			/* objects found from C by an index; rows from the heap */
@@ -55,6 +58,8 @@ typedef struct ArgoPlan
 	bool		unchecked;		/* ids: ID() = n, the directory not asked yet */
 	ObjFetch   *fetch;			/* LOOKUP, FETCH */
 	ObjFetch  **join_fetch;		/* JOIN_FETCH */
+	DocPath    *doc_paths;		/* PROJECTION_DOCS: the projection's paths */
+	int			ndoc_paths;
 } ArgoPlan;
 
 extern ArgoPlan *argo_plan(ArgoQuery *q);
@@ -216,7 +221,8 @@ extern void joinset_fetch(ArgoQuery *q, int64 **ids, int64 n, int64 first,
 /* allobjects.c, projscan.c: every object, or a projection of every object */
 extern bool allobjects_applies(ArgoStmt *s);
 extern bool allobjects_readable(ArgoQuery *q);
-extern bool allobjects_run(ArgoQuery *q, result_emit emit, void *arg);
+extern DocPath *allobjects_doc_paths(ArgoQuery *q, int *n);
+extern bool allobjects_run(ArgoPlan *p, result_emit emit, void *arg);
 extern void allobjects_take(void *arg, Datum *values, bool *nulls);
 extern bool projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg);
 
@@ -251,6 +257,7 @@ extern int64 *lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int
 							  DocHint **hints);
 extern bool lookup_directory(ArgoCollection *c, int64 id, Snapshot snap, bool *found);
 extern bool lookup_key_may_have(ArgoCollection *c, const char *keystr, int t, Snapshot snap);
+extern int64 lookup_key_entries(ArgoCollection *c, int32 keyid, int64 limit, Snapshot snap);
 
 /* lookuporder.c: a lookup's few objects ordered and cut in C */
 extern bool lookup_orders_in_c(ArgoQuery *q);

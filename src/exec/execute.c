@@ -101,6 +101,7 @@ select_streams(ArgoPlan *p)
 	{
 		case ARGO_PLAN_ALL_OBJECTS:
 			return p->q->stmt->order_by == NIL;
+		case ARGO_PLAN_PROJECTION_DOCS:
 		case ARGO_PLAN_SELECT_IDS:
 		case ARGO_PLAN_PROJECTION:
 		case ARGO_PLAN_ROWS_SQL:
@@ -123,7 +124,7 @@ select_driver(ArgoPlan *p, result_emit emit, void *arg, RowDriver *d)
 {
 	ArgoQuery  *q = p->q;
 	ArgoStmt   *s = q->stmt;
-	EmitTarget *t = palloc(sizeof(EmitTarget));
+	EmitTarget *t = palloc0(sizeof(EmitTarget));
 
 	memset(d, 0, sizeof(RowDriver));
 	t->emit = emit;
@@ -135,11 +136,14 @@ select_driver(ArgoPlan *p, result_emit emit, void *arg, RowDriver *d)
 		case ARGO_PLAN_SELECT_IDS:
 			ids_driver(q, emit, arg, d);
 			return true;
+		case ARGO_PLAN_PROJECTION_DOCS:
 		case ARGO_PLAN_ALL_OBJECTS:
 			if (allobjects_readable(q))
 			{
 				d->sql = sqlgen_all_objects(q);
 				d->take = allobjects_take;
+				t->paths = p->doc_paths;
+				t->npaths = p->ndoc_paths;
 				d->arg = t;
 				return true;
 			}
@@ -209,7 +213,8 @@ run_select(ArgoPlan *p, result_emit emit, void *arg)
 			run_join(q, p->join_fetch, emit, arg);
 			return;
 		case ARGO_PLAN_ALL_OBJECTS:
-			if (allobjects_run(q, emit, arg))
+		case ARGO_PLAN_PROJECTION_DOCS:
+			if (allobjects_run(p, emit, arg))
 				return;
 			break;
 		case ARGO_PLAN_PROJECTION:
@@ -669,6 +674,9 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 			return sqlgen_select_ids(&whole);
 		case ARGO_PLAN_ALL_OBJECTS:
 			*out = add_line(*out, cxt, "-- argo_object() rebuilds each directory row's object where its map says its rows are (else reading the objid indexes forward beside the directory); PostgreSQL may share the directory out among parallel workers");
+			return sqlgen_all_objects(q);
+		case ARGO_PLAN_PROJECTION_DOCS:
+			*out = add_line(*out, cxt, "-- the projected keys are in a quarter of the objects or more (their index entries counted up to that): each object's kept document, cut down to the projection's paths in C (argo_object() rebuilds an object that has none)");
 			return sqlgen_all_objects(q);
 		case ARGO_PLAN_PROJECTION:
 			*out = add_line(*out, cxt, "-- each table's rows of the projected keys read in heap order and merged by object id; where a table is found out of object order, the SQL below sorts them instead");

@@ -515,6 +515,43 @@ lookup_key_may_have(ArgoCollection *c, const char *keystr, int t, Snapshot snap)
 }
 
 /*
+ * How many entries keyid has in c's (keyid, value) indexes, counted up to
+ * limit from the index alone (dead ones too: an estimate); -1 where an
+ * index cannot be read directly.  Argo/1's numeric index holds every row
+ * of its one table.
+ */
+int64
+lookup_key_entries(ArgoCollection *c, int32 keyid, int64 limit, Snapshot snap)
+{
+	bool		argo1 = c->format == ARGO_FORMAT_ARGO1;
+	TypeLookup	types[3];
+	int64		n = 0;
+
+	memset(types, 0, sizeof(types));
+	for (int t = argo1 ? 1 : 0; t < (argo1 ? 2 : 3) && n >= 0 && n < limit; t++)
+	{
+		TypeLookup *tl = type_lookup(c, types, t);
+		ScanKeyData key;
+		IndexScanDesc scan;
+
+		if (tl->irel == NULL)
+		{
+			n = -1;
+			break;
+		}
+		scan = index_beginscan(tl->rel, tl->irel, snap, 1, 0);
+		ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(keyid));
+		index_rescan(scan, &key, 1, NULL, 0);
+		while (n < limit && index_getnext_tid(scan, ForwardScanDirection) != NULL)
+			if ((++n & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+		index_endscan(scan);
+	}
+	close_types(types);
+	return n;
+}
+
+/*
  * Whether the directory holds id under snap, in *found; false when SQL
  * must say (the directory cannot be read directly).
  */

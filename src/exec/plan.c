@@ -129,6 +129,8 @@ argo_plan_local_select(ArgoPlan *p)
 		p->strategy = ARGO_PLAN_SELECT_IDS;
 	else if (allobjects_applies(s) && allobjects_readable(q))
 		p->strategy = ARGO_PLAN_ALL_OBJECTS;
+	else if ((p->doc_paths = allobjects_doc_paths(q, &p->ndoc_paths)) != NULL)
+		p->strategy = ARGO_PLAN_PROJECTION_DOCS;
 	else if ((p->fetch = select_fetcher(q)) == NULL)
 		p->strategy = projects_everything(s) ? ARGO_PLAN_PROJECTION :
 			(s->where || s->order_by || s->limit || s->offset) &&
@@ -205,6 +207,7 @@ argo_plan_name(ArgoPlan *p)
 		[ARGO_PLAN_SELECT_IDS] = "object ids",
 		[ARGO_PLAN_ALL_OBJECTS] = "every object",
 		[ARGO_PLAN_PROJECTION] = "projection of every object",
+		[ARGO_PLAN_PROJECTION_DOCS] = "projection of every object, from the kept documents",
 		[ARGO_PLAN_ROWS_SQL] = "rows through SQL",
 		[ARGO_PLAN_BATCHES] = "ids by SQL, rows by SQL in batches",
 		[ARGO_PLAN_LOOKUP] = "index lookup from C",
