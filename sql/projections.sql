@@ -1,5 +1,5 @@
--- A projection of every object whose keys are common (in a quarter of the
--- objects or more, by their index entries) takes each kept document and
+-- A projection of every object of two keys or more, common ones (in a
+-- quarter of the objects or more, by their index entries), takes each kept document and
 -- cuts it down in C (allobjects.c, docproject.c); rarer keys are read
 -- from their rows (projscan.c).  Both must give what a collection without
 -- kept documents gives, in the same order: nested paths, arrays, objects
