@@ -4,7 +4,8 @@
 -- right collection's (keyid, value) index.  It must give what the join's
 -- SQL gives (the same WHERE beside EXISTS, which runs it), in the same
 -- order: values of each type, long strings, numbers a double cannot tell
--- apart, paths through arrays, values that pair with nothing.
+-- apart, paths through arrays, values that pair with nothing, a path
+-- that meets a scalar before its end (o.p where o is "a").
 SET client_min_messages = warning;
 SELECT argo_create_collection('lj3', 'argo3'), argo_create_collection('rj3', 'argo3'),
        argo_create_collection('rj1', 'argo1');
@@ -20,6 +21,7 @@ SELECT count(*) FROM argo_query('INSERT INTO lj3 OBJECTS $1', $$[
   {"n": 9},
   {"n": 10, "k": 123456789012345678901},
   {"n": 11, "k": 1.0},
+  {"n": 12, "o": "a", "p": "a"},
   {"n": 30, "k": 1}]$$::jsonb) x;
 SELECT count(*) FROM (VALUES ('rj3'), ('rj1')) c(c),
   LATERAL argo_query(format('INSERT INTO %s OBJECTS $1', c), $$[

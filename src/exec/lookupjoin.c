@@ -84,6 +84,8 @@ value_at(Jsonb *doc, ArgoPath *path, JsonbValue *out)
 			return false;
 		if (v->type == jbvBinary)
 			c = v->val.binary.data;
+		else if (i + 1 < list_length(path->steps))
+			return false;		/* a scalar where the path goes on */
 	}
 	if (v == NULL || (v->type != jbvString && v->type != jbvNumeric && v->type != jbvBool))
 		return false;
