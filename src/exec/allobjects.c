@@ -21,6 +21,7 @@
 #include "utils/snapmgr.h"
 
 #include "exec/exec.h"
+#include "exec/lookup.h"
 
 /* A row of sqlgen_all_objects (object, objid): its object to the EmitTarget arg. */
 void

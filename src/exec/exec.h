@@ -1,9 +1,9 @@
 /*
  * exec.h — running Argo statements: the dispatcher (execute.c), the
  * statements with executors of their own (aggregates, joins, every
- * object, UPDATE/UPSERT/DELETE with per-object locks), point reads from
- * an index, and the streams that feed SQL's rows or object ids into a
- * rebuilder.
+ * object, UPDATE/UPSERT/DELETE with per-object locks) and the streams
+ * that feed SQL's rows or object ids into a rebuilder; reads found from
+ * C through an index are lookup.h's.
  */
 #ifndef ARGO_EXEC_H
 #define ARGO_EXEC_H
@@ -193,17 +193,6 @@ extern SqlBuf *unwind_one_pass(ArgoQuery *q, ValueCols *groups, TargetCols *targ
 extern bool joins_distributed(ArgoQuery *q);
 extern void run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg);
 
-/* lookupjoin.c: a join's pairs found from C */
-typedef struct JoinPairs
-{
-	int64		n;
-	int64		max;
-	int64	   *ids[2];			/* ids[k][i]: part k of pair i */
-	DocHint    *hints[2];		/* where each one's kept document may lie */
-	MemoryContext cxt;			/* where the arrays grow */
-} JoinPairs;
-extern bool lookup_join_applies(ArgoQuery *q);
-extern bool lookup_join_pairs(ArgoQuery *q, ObjFetch *left, JoinPairs *jp);
 extern uint32 join_pred_sources(ArgoPred *p);
 extern bool join_asks_part(ArgoPred *p);
 extern Jsonb *join_tuple_object(ArgoStmt *s, Jsonb **parts, bool *nullpart);
@@ -248,20 +237,6 @@ extern LockedObjects *objlock_take_direct(ArgoCollection *c, ArgoPred *where,
 extern LockedObjects *objlock_take_distributed(ArgoCollection *c, ArgoPred *where);
 extern void objlock_recheck(ArgoCollection *c, ArgoPred *where, ArgoPred *point,
 							LockedObjects *lo);
-
-/* lookup.c: point reads straight from an index */
-extern ArgoPred *lookup_pred(ArgoPred *where);
-extern ArgoPred *lookup_read_pred(ArgoPred *where);
-extern int64 *lookup_ids(ArgoCollection *c, ArgoPred *p, Snapshot snap, int *n);
-extern int64 *lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int cap, int *n,
-							  DocHint **hints);
-extern bool lookup_directory(ArgoCollection *c, int64 id, Snapshot snap, bool *found);
-extern bool lookup_key_may_have(ArgoCollection *c, const char *keystr, int t, Snapshot snap);
-extern int64 lookup_key_entries(ArgoCollection *c, int32 keyid, int64 limit, Snapshot snap);
-
-/* lookuporder.c: a lookup's few objects ordered and cut in C */
-extern bool lookup_orders_in_c(ArgoQuery *q);
-extern void lookup_order_ids(ArgoPlan *p, int64 **ids, int *n);
 
 /* stream.c: SQL's rows or object ids into a rebuilder */
 extern void argo_rebuild_from_cursor(Portal portal, Rebuilder *rb);

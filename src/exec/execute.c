@@ -22,6 +22,7 @@
 #include "utils/snapmgr.h"
 
 #include "exec/exec.h"
+#include "exec/lookup.h"
 
 static void
 emit_object(void *arg, int64 objid, Jsonb *obj)

@@ -28,6 +28,7 @@
 #include "utils/snapmgr.h"
 
 #include "exec/exec.h"
+#include "exec/lookup.h"
 
 typedef struct JoinCtx
 {

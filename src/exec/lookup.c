@@ -36,6 +36,7 @@
 #include "utils/rel.h"
 
 #include "exec/exec.h"
+#include "exec/lookup.h"
 
 typedef struct IdList
 {
@@ -254,41 +255,38 @@ string_passes(TupleTableSlot *slot, AttrNumber valatt, const ValueTest *t)
 	return !(t->hi && ((r = string_cmp(v, t->hi->str)) > 0 || (r == 0 && !t->hi_incl)));
 }
 
-/* The scan keys on (keyid, value) for keyid and t; how many. */
+/* Column 2's key: the index's value for lit, compared by strategy s. */
+static void
+value_key(ScanKey key, Relation irel, ArgoLiteral *lit, StrategyNumber s)
+{
+	Oid			proc;
+	Datum		v = index_value(lit, s, &proc);
+
+	ScanKeyEntryInitialize(key, 0, 2, s, InvalidOid, irel->rd_indcollation[1], proc, v);
+}
+
+/*
+ * The scan keys on (keyid, value) for keyid and t; how many.  A string's
+ * indexed prefix bounds it inclusively, whatever the bound.
+ */
 static int
 value_keys(ScanKey keys, Relation irel, int32 keyid, const ValueTest *t)
 {
 	bool		prefix = t->type == ALIT_STRING;
 	int			n = 1;
-	Oid			proc;
-	Datum		v;
 
 	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(keyid));
 	if (t->eq)
 	{
-		v = index_value(t->eq, BTEqualStrategyNumber, &proc);
-		ScanKeyEntryInitialize(&keys[n++], 0, 2, BTEqualStrategyNumber, InvalidOid,
-							   irel->rd_indcollation[1], proc, v);
+		value_key(&keys[n++], irel, t->eq, BTEqualStrategyNumber);
 		return n;
 	}
 	if (t->lo)
-	{
-		StrategyNumber s = prefix || t->lo_incl ? BTGreaterEqualStrategyNumber :
-			BTGreaterStrategyNumber;
-
-		v = index_value(t->lo, s, &proc);
-		ScanKeyEntryInitialize(&keys[n++], 0, 2, s, InvalidOid,
-							   irel->rd_indcollation[1], proc, v);
-	}
+		value_key(&keys[n++], irel, t->lo, prefix || t->lo_incl ?
+				  BTGreaterEqualStrategyNumber : BTGreaterStrategyNumber);
 	if (t->hi)
-	{
-		StrategyNumber s = prefix || t->hi_incl ? BTLessEqualStrategyNumber :
-			BTLessStrategyNumber;
-
-		v = index_value(t->hi, s, &proc);
-		ScanKeyEntryInitialize(&keys[n++], 0, 2, s, InvalidOid,
-							   irel->rd_indcollation[1], proc, v);
-	}
+		value_key(&keys[n++], irel, t->hi, prefix || t->hi_incl ?
+				  BTLessEqualStrategyNumber : BTLessStrategyNumber);
 	return n;
 }
 

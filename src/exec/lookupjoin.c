@@ -23,6 +23,7 @@
 #include "utils/snapmgr.h"
 
 #include "exec/exec.h"
+#include "exec/lookup.h"
 
 /* The ON equality's path in the left part and in the right, if it applies. */
 static bool

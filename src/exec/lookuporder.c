@@ -21,6 +21,7 @@
 
 #include "doc/doc.h"
 #include "exec/exec.h"
+#include "exec/lookup.h"
 #include "sql/sql.h"
 
 typedef struct Keyed

@@ -34,6 +34,7 @@
 #include "utils/snapmgr.h"
 
 #include "exec/exec.h"
+#include "exec/lookup.h"
 
 /*
  * What a write through SQL forgets of the directory row: the map (0.6 and

@@ -15,6 +15,7 @@
 #include "utils/snapmgr.h"
 
 #include "exec/exec.h"
+#include "exec/lookup.h"
 
 /* Found by an equality, at most this many objects are sorted as a set. */
 #define LOOKUP_SORT_MAX 1000

@@ -39,6 +39,7 @@
 #include "utils/snapmgr.h"
 
 #include "exec/exec.h"
+#include "exec/lookup.h"
 
 PG_FUNCTION_INFO_V1(argo_object);
 

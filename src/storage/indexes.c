@@ -123,23 +123,6 @@ collection_create_indexes(ArgoCollection *c)
 			create_index(c, &shapes[i]);
 }
 
-/* left(valstr, ARGO_STR_PREFIX_CHARS) over the table's valstr column */
-static bool
-is_prefix_expr(Node *expr, Relation heap)
-{
-	FuncExpr   *f = (FuncExpr *) expr;
-	Var		   *v;
-	Const	   *n;
-
-	if (!IsA(expr, FuncExpr) || f->funcid != F_LEFT || list_length(f->args) != 2)
-		return false;
-	v = linitial(f->args);
-	n = lsecond(f->args);
-	return IsA(v, Var) && v->varattno == attnameAttNum(heap, "valstr", false) &&
-		IsA(n, Const) && !n->constisnull && n->consttype == INT4OID &&
-		DatumGetInt32(n->constvalue) == ARGO_STR_PREFIX_CHARS;
-}
-
 /* Index column i is the shape's column i, with its type's default operator family. */
 static bool
 column_fits(Relation index, Relation heap, int i, const char *col,
@@ -154,7 +137,7 @@ column_fits(Relation index, Relation heap, int i, const char *col,
 		return att != 0 && att == attnameAttNum(heap, col, false);
 	if (att != 0 || *expr == NULL)
 		return false;
-	if (!is_prefix_expr(lfirst(*expr), heap))
+	if (!argo_is_prefix_expr(lfirst(*expr), attnameAttNum(heap, "valstr", false)))
 		return false;
 	*expr = lnext(exprs, *expr);
 	return true;

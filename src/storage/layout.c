@@ -64,20 +64,24 @@ layouts_init(void)
 	CacheRegisterRelcacheCallback(forget_layout, (Datum) 0);
 }
 
-/* Whether an index expression is left(<valstr>, ARGO_STR_PREFIX_CHARS). */
-static bool
-is_prefix_expr(Node *e, AttrNumber valatt)
+/*
+ * Whether an index expression is left(<valstr>, ARGO_STR_PREFIX_CHARS),
+ * valatt being valstr's column: the expression of Argo's string index.
+ */
+bool
+argo_is_prefix_expr(Node *e, AttrNumber valatt)
 {
 	FuncExpr   *f = (FuncExpr *) e;
 	Var		   *v;
 	Const	   *len;
 
-	if (!IsA(e, FuncExpr) || f->funcid != F_LEFT || list_length(f->args) != 2)
+	if (e == NULL || !IsA(e, FuncExpr) || f->funcid != F_LEFT || list_length(f->args) != 2)
 		return false;
 	v = linitial(f->args);
 	len = lsecond(f->args);
 	return IsA(v, Var) && v->varattno == valatt && IsA(len, Const) &&
-		!len->constisnull && DatumGetInt32(len->constvalue) == ARGO_STR_PREFIX_CHARS;
+		!len->constisnull && len->consttype == INT4OID &&
+		DatumGetInt32(len->constvalue) == ARGO_STR_PREFIX_CHARS;
 }
 
 /* Whether irel's INCLUDE columns are (objid, doctid), in that order. */
@@ -117,7 +121,7 @@ value_indexes(Relation rel, TableLayout *l)
 			if ((!OidIsValid(l->valindex[t]) || (cover && !l->valcover[t])) &&
 				l->valatt[t] > 0 &&
 				(t == 0 ? cols->values[1] == 0 &&
-				 is_prefix_expr(linitial(RelationGetIndexExpressions(irel)), l->valatt[t]) :
+				 argo_is_prefix_expr(linitial(RelationGetIndexExpressions(irel)), l->valatt[t]) :
 				 cols->values[1] == l->valatt[t]))
 			{
 				l->valindex[t] = lfirst_oid(lc);

@@ -403,5 +403,6 @@ typedef struct TableLayout
 	bool		valcover[3];	/* that index has INCLUDE (objid, doctid) */
 } TableLayout;
 extern TableLayout argo_table_layout(Relation rel);
+extern bool argo_is_prefix_expr(Node *e, AttrNumber valatt);
 
 #endif							/* ARGO_STORAGE_H */
