@@ -28,6 +28,7 @@ extern Jsonb *jsonb_write_object(RRow *rows, int nrows, int64 objid);
 extern bool argo_doc_sort_key(Jsonb *doc, Jsonb *path, StringInfo key);
 extern bool argo_value_sort_key(JsonbValue *v, StringInfo key);
 extern int	argo_sort_key_cmp(StringInfo a, StringInfo b);
+extern int	argo_sort_key_order(StringInfo a, StringInfo b, bool desc, bool nulls_first);
 
 /* jsonbcheck.c: a jsonb's bytes from another server, checked */
 extern Jsonb *argo_jsonb_from_bytes(const char *data, int len);

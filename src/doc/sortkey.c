@@ -134,6 +134,24 @@ argo_sort_key_cmp(StringInfo a, StringInfo b)
 	return c != 0 ? c : (a->len > b->len) - (a->len < b->len);
 }
 
+/*
+ * Two keys in an ORDER BY item's order: desc reverses the keys, and no
+ * key comes first or last as nulls_first says, whatever the direction.
+ */
+int
+argo_sort_key_order(StringInfo a, StringInfo b, bool desc, bool nulls_first)
+{
+	int			c;
+
+	if (a->data == NULL || b->data == NULL)
+	{
+		c = (a->data == NULL) - (b->data == NULL);
+		return nulls_first ? -c : c;
+	}
+	c = argo_sort_key_cmp(a, b);
+	return desc ? -c : c;
+}
+
 /* The same key of one value; false (nothing appended) for null, an object or an array. */
 bool
 argo_value_sort_key(JsonbValue *v, StringInfo key)

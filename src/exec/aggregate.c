@@ -415,13 +415,13 @@ emit_order(AggGen *g)
 		else
 			v = aggregate_value(&g->targets[target_index(s->targets, o->agg)],
 								o->agg->agg == AAGG_MAX);
-		sql_order_keys(&g->buf->sql, &v, o->desc);
+		sql_order_keys(&g->buf->sql, &v, o->desc, o->nulls_first);
 	}
 	/* ties in the groups' own order, the same whatever the plan */
 	for (int i = 0; i < list_length(s->group_by); i++)
 	{
 		appendStringInfoString(&g->buf->sql, ", ");
-		sql_order_keys(&g->buf->sql, &g->groups[i], false);
+		sql_order_keys(&g->buf->sql, &g->groups[i], false, false);
 	}
 }
 

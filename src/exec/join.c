@@ -254,7 +254,7 @@ order_keys(JoinCtx *jc)
 									   ob->path->keystr,
 									   psprintf("k%d", foreach_current_index(lc)));
 
-		sql_order_keys(&keys, &v, ob->desc);
+		sql_order_keys(&keys, &v, ob->desc, ob->nulls_first);
 		appendStringInfoString(&keys, ", ");
 	}
 	for (int k = 0; k < jc->nsources; k++)

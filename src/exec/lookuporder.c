@@ -37,6 +37,7 @@ typedef struct Collect
 	Keyed	   *objs;
 	int			n;
 	int			max;			/* one object an id asked for */
+	MemoryContext cxt;			/* the keys' (the fetch resets its own per object) */
 } Collect;
 
 /* Whether lookup_order_ids can order q's objects. */
@@ -65,10 +66,12 @@ collect(void *arg, int64 objid, Jsonb *obj)
 	Collect    *c = arg;
 	Keyed	   *k;
 	int			nkeys = list_length(c->stmt->order_by);
+	MemoryContext old;
 
 	if (c->n >= c->max)
 		elog(ERROR, "argo: more objects fetched than asked for");
 	k = &c->objs[c->n++];
+	old = MemoryContextSwitchTo(c->cxt);
 
 	k->objid = objid;
 	k->keys = palloc0(sizeof(StringInfoData) * Max(nkeys, 1));
@@ -80,6 +83,7 @@ collect(void *arg, int64 objid, Jsonb *obj)
 		if (!argo_doc_sort_key(obj, c->paths[i], &k->keys[i]))
 			k->keys[i].data = NULL;
 	}
+	MemoryContextSwitchTo(old);
 }
 
 static int
@@ -93,12 +97,13 @@ cmp_keyed(const void *a, const void *b, void *arg)
 	foreach(lc, sorting->stmt->order_by)
 	{
 		int			i = foreach_current_index(lc);
+		ArgoOrder  *ob = lfirst(lc);
 		int			c = sorting->paths[i] == NULL ?
-			(ka->objid > kb->objid) - (ka->objid < kb->objid) :
-			argo_sort_key_cmp(&ka->keys[i], &kb->keys[i]);
+			(ob->desc ? -1 : 1) * ((ka->objid > kb->objid) - (ka->objid < kb->objid)) :
+			argo_sort_key_order(&ka->keys[i], &kb->keys[i], ob->desc, ob->nulls_first);
 
 		if (c != 0)
-			return ((ArgoOrder *) lfirst(lc))->desc ? -c : c;
+			return c;
 	}
 	return (ka->objid > kb->objid) - (ka->objid < kb->objid);
 }
@@ -112,7 +117,7 @@ sort_ids(ArgoPlan *p, int64 *ids, int *n)
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "argo lookup order",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
-	Collect		c = {q->stmt};
+	Collect		c = {q->stmt, .cxt = cxt};
 	Rebuilder  *rb = rebuilder_create(keydict_of(coll), collect, &c);
 	ListCell   *lc;
 

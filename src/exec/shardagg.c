@@ -456,10 +456,12 @@ cmp_groups(const ListCell *a, const ListCell *b)
 
 	for (int i = 0; i < n + list_length(sorting->group_by); i++)
 	{
-		int			c = argo_sort_key_cmp(&ga->keys[i], &gb->keys[i]);
+		ArgoOrder  *ob = i < n ? list_nth(sorting->order_by, i) : NULL;
+		int			c = ob ? argo_sort_key_order(&ga->keys[i], &gb->keys[i], ob->desc, ob->nulls_first) :
+			argo_sort_key_cmp(&ga->keys[i], &gb->keys[i]);
 
 		if (c != 0)
-			return i < n && ((ArgoOrder *) list_nth(sorting->order_by, i))->desc ? -c : c;
+			return c;
 	}
 	return 0;
 }

@@ -470,10 +470,11 @@ cmp_tuples(const void *a, const void *b, void *arg)
 		StringInfoData none = {0};
 		StringInfo	ka = ra[k] < 0 ? &none : &sorting->items[k].order[i][ra[k]];
 		StringInfo	kb = rb[k] < 0 ? &none : &sorting->items[k].order[i][rb[k]];
-		int			c = argo_sort_key_cmp(ka, kb);
+		ArgoOrder  *ob = lfirst(lc);
+		int			c = argo_sort_key_order(ka, kb, ob->desc, ob->nulls_first);
 
 		if (c != 0)
-			return ((ArgoOrder *) lfirst(lc))->desc ? -c : c;
+			return c;
 	}
 	return ra[sorting->nitems] < rb[sorting->nitems] ? -1 : ra[sorting->nitems] > rb[sorting->nitems];
 }

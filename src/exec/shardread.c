@@ -259,11 +259,12 @@ cmp_streams(ShardRead *r, ShardStream *a, ShardStream *b)
 	{
 		ArgoOrder  *ob = lfirst(lc);
 		int			i = foreach_current_index(lc);
-		int			c = r->order_paths[i] == NULL ? cmp_int64(a->objid, b->objid) :
-			argo_sort_key_cmp(&a->keys[i], &b->keys[i]);
+		int			c = r->order_paths[i] == NULL ?
+			(ob->desc ? -1 : 1) * cmp_int64(a->objid, b->objid) :
+			argo_sort_key_order(&a->keys[i], &b->keys[i], ob->desc, ob->nulls_first);
 
 		if (c != 0)
-			return ob->desc ? -c : c;
+			return c;
 	}
 	return cmp_int64(a->objid, b->objid);
 }

@@ -86,6 +86,7 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %token <str> NOT NULL_P OBJECT_P OFFSET ON OR ORDER SELECT SET SUM TRUE_P UNSET
 %token <str> ADD_P APPEND ID_P REMOVE RETURNING UPSERT
 %token <str> DISTINCT HAVING ILIKE LEFT OUTER_P OBJECTS
+%token <str> NULLS_P FIRST_P LAST_P
 %token <str> UPDATE WHERE
 
 %type <stmt>	stmt select_stmt select_body insert_stmt delete_stmt update_stmt upsert_stmt
@@ -107,6 +108,7 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %type <list>	target_list targets from_list literal_list json_list order_list opt_group
 %type <list>	opt_order set_list unset_list opt_unset path_list value_list
 %type <boolean> opt_desc
+%type <order>	opt_nulls
 
 %left OR
 %left AND
@@ -313,18 +315,29 @@ order_list:
 	;
 
 order_item:
-	path opt_desc
+	path opt_desc opt_nulls
 		{
-			$$ = palloc0(sizeof(ArgoOrder));
+			$$ = $3;
 			$$->path = $1;
 			$$->desc = $2;
+			if (!$$->nulls_given)
+				$$->nulls_first = $2;
 		}
-	| id_call opt_desc
+	| id_call opt_desc opt_nulls
 		{
-			$$ = palloc0(sizeof(ArgoOrder));
+			/* an id is never missing: NULLS changes nothing */
+			$$ = $3;
 			$$->path = $1;
 			$$->desc = $2;
+			$$->nulls_first = $2;
 		}
+	;
+
+/* Where objects lacking the path go; by default last ASC, first DESC (3). */
+opt_nulls:
+	NULLS_P FIRST_P				{ $$ = palloc0(sizeof(ArgoOrder)); $$->nulls_given = true; $$->nulls_first = true; }
+	| NULLS_P LAST_P			{ $$ = palloc0(sizeof(ArgoOrder)); $$->nulls_given = true; }
+	| %empty				{ $$ = palloc0(sizeof(ArgoOrder)); }
 	;
 
 opt_desc:
@@ -590,7 +603,7 @@ name:
 /* Keywords that are names too: keys had long been free to use them. */
 unreserved_keyword:
 	ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
-	| ILIKE | LEFT | OUTER_P | OBJECTS
+	| ILIKE | LEFT | OUTER_P | OBJECTS | NULLS_P | FIRST_P | LAST_P
 	;
 
 /* After '.', a keyword can only be a key. */
@@ -605,7 +618,7 @@ any_keyword:
 	| JOIN | LIKE | LIMIT | MAX | MIN | NOT | NULL_P | OBJECT_P | OFFSET | ON
 	| OR | ORDER | SELECT | SET | SUM | TRUE_P | UNSET | UPDATE | WHERE
 	| ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
-	| ILIKE | LEFT | OUTER_P | OBJECTS
+	| ILIKE | LEFT | OUTER_P | OBJECTS | NULLS_P | FIRST_P | LAST_P
 	;
 
 %%

@@ -156,6 +156,8 @@ typedef struct ArgoOrder
 {
 	ArgoPath   *path;
 	bool		desc;
+	bool		nulls_first;	/* objects lacking a scalar there first (default: desc) */
+	bool		nulls_given;	/* NULLS FIRST or LAST written */
 	struct ArgoTarget *agg;		/* an aggregate query's: the aggregate it names */
 } ArgoOrder;
 

@@ -40,7 +40,6 @@ static const Construct words[] = {
 	{"similar", "SIMILAR TO", "Use a regular expression: p ~ 'pattern'."},
 	{"escape", "LIKE … ESCAPE", "LIKE escapes % and _ with \\."},
 	{"fetch", "FETCH", "Use LIMIT."},
-	{"nulls", "NULLS FIRST/LAST", "Objects lacking the path come last (ASC) or first (DESC)."},
 	{"values", "INSERT … VALUES", "Insert objects: INSERT INTO c OBJECT {…}, or OBJECTS […]."},
 	{"for", "FOR UPDATE", "UPDATE and DELETE lock the objects they change."},
 	{"all", "ALL", NULL},

@@ -162,9 +162,10 @@ emit_grouped_counts(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 	if (s->order_by)
 	{
 		ValueCols	g = {"gn", "gs", "gb"};
+		ArgoOrder  *ob = linitial(s->order_by);
 
 		appendStringInfoString(sql, " ORDER BY ");
-		sql_order_keys(sql, &g, ((ArgoOrder *) linitial(s->order_by))->desc);
+		sql_order_keys(sql, &g, ob->desc, ob->nulls_first);
 	}
 }
 

@@ -70,16 +70,18 @@ sql_value_join(SqlBuf *buf, ArgoCollection *c, const char *objid_expr,
 
 /*
  * Sort keys in the cross-type order: numbers, strings, booleans, then
- * objects lacking a scalar there (last ascending, first descending).
+ * objects lacking a scalar there, last or first as nulls_first says
+ * (by default last ascending, first descending).
  */
 void
-sql_order_keys(StringInfo out, ValueCols *v, bool desc)
+sql_order_keys(StringInfo out, ValueCols *v, bool desc, bool nulls_first)
 {
 	const char *dir = desc ? " DESC" : "";
+	int			lacking = nulls_first == desc ? 3 : -1;
 
 	appendStringInfo(out,
-					 "CASE WHEN %s IS NOT NULL THEN 0 WHEN %s IS NOT NULL THEN 1 WHEN %s IS NOT NULL THEN 2 ELSE 3 END%s, %s%s, %s%s, %s%s",
-					 v->num, v->str, v->boolean, dir, v->num, dir, v->str, dir,
+					 "CASE WHEN %s IS NOT NULL THEN 0 WHEN %s IS NOT NULL THEN 1 WHEN %s IS NOT NULL THEN 2 ELSE %d END%s, %s%s, %s%s, %s%s",
+					 v->num, v->str, v->boolean, lacking, dir, v->num, dir, v->str, dir,
 					 v->boolean, dir);
 }
 

@@ -68,7 +68,7 @@ extern void sql_base_objids(SqlBuf *buf, ArgoCollection *c, ArgoPred *where);
 extern ValueCols sql_value_join(SqlBuf *buf, ArgoCollection *c,
 								const char *objid_expr, const char *keystr,
 								const char *alias);
-extern void sql_order_keys(StringInfo out, ValueCols *v, bool desc);
+extern void sql_order_keys(StringInfo out, ValueCols *v, bool desc, bool nulls_first);
 extern Datum sql_path_steps(ArgoPath *path);
 extern void sql_limit_offset(SqlBuf *buf, ArgoStmt *s);
 extern void sql_projection_filter(SqlBuf *buf, ArgoCollection *c,

@@ -85,7 +85,7 @@ emit_order_joins(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, StringInfo keys)
 			continue;
 		}
 		v = sql_value_join(buf, c, "o.objid", ob->path->keystr, alias);
-		sql_order_keys(keys, &v, ob->desc);
+		sql_order_keys(keys, &v, ob->desc, ob->nulls_first);
 		appendStringInfoString(keys, ", ");
 	}
 	appendStringInfoString(keys, "o.objid");
@@ -138,8 +138,10 @@ emit_document_keys(SqlBuf *buf, ArgoStmt *s, const char *object, StringInfo keys
 			continue;
 		}
 		path = sqlbuf_param(buf, JSONBOID, sql_path_steps(ob->path));
-		appendStringInfo(keys, "%s(%s, $%d) COLLATE pg_catalog.\"C\"%s, ",
-						 argo_function("argo_sort_key"), object, path, dir);
+		appendStringInfo(keys, "%s(%s, $%d) COLLATE pg_catalog.\"C\"%s%s, ",
+						 argo_function("argo_sort_key"), object, path, dir,
+						 ob->nulls_first == ob->desc ? "" :
+						 ob->nulls_first ? " NULLS FIRST" : " NULLS LAST");
 	}
 	appendStringInfoString(keys, "o.objid");
 }

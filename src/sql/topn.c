@@ -181,8 +181,10 @@ emit_lacking_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int k, int lim)
 bool
 topn_applies(ArgoStmt *s)
 {
-	return list_length(s->order_by) == 1 && s->limit != NULL &&
-		!((ArgoOrder *) linitial(s->order_by))->path->id;
+	ArgoOrder  *ob = list_length(s->order_by) == 1 ? linitial(s->order_by) : NULL;
+
+	/* its branches put objects lacking the path where the default order does */
+	return ob != NULL && s->limit != NULL && !ob->path->id && ob->nulls_first == ob->desc;
 }
 
 /* m's body for topn_applies statements: (objid, ord), LIMIT/OFFSET applied. */
