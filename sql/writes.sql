@@ -57,6 +57,21 @@ SELECT wr_on_both('SELECT * FROM %s ORDER BY ID()');
 SELECT line FROM argo_explain('UPDATE wr3 SET a = 1 WHERE name = ''Ada'' RETURNING *') line WHERE line LIKE '-- RETURNING%';
 SELECT line FROM argo_explain('DELETE FROM wr1 WHERE age > 1 RETURNING *') line WHERE line LIKE '-- RETURNING%';
 SELECT line FROM argo_explain('UPSERT wr3 SET hits += 1 WHERE kind = ''visit'' RETURNING ID') line WHERE line LIKE '-- RETURNING%';
+-- RETURNING *, ID(): each object with its id (under "_id", or AS's name);
+-- RETURNING ID() is RETURNING ID
+SELECT wr_on_both('INSERT INTO %s OBJECTS [{"name": "Jo"}, {"name": "Kim"}] RETURNING *, ID()');
+SELECT wr_on_both('UPDATE %s SET age = 3 WHERE name = ''Jo'' RETURNING *, ID() AS oid');
+SELECT wr_on_both('UPSERT %s SET age = 4 WHERE name = ''Lu'' RETURNING *, ID()');
+SELECT wr_on_both('UPDATE %s SET age = 5 WHERE name IN (''Kim'', ''Lu'') RETURNING ID()');
+SELECT wr_on_both('INSERT INTO %s OBJECT {"name": "Max"} RETURNING ID()');
+SELECT line FROM argo_explain('DELETE FROM wr1 WHERE age > 1 RETURNING *, ID()') line WHERE line LIKE '-- RETURNING%';
+SELECT wr_on_both('DELETE FROM %s WHERE name IN (''Jo'', ''Kim'', ''Lu'', ''Max'') RETURNING *, ID()');
+-- an object holding the key already: 42712, nothing written
+SELECT wr_run('wr3', 'INSERT INTO %s OBJECTS [{"name": "Mo"}, {"name": "Ned", "_id": 1}] RETURNING *, ID()');
+SELECT wr_run('wr1', 'INSERT INTO %s OBJECTS [{"name": "Mo"}, {"name": "Ned", "_id": 1}] RETURNING *, ID()');
+SELECT wr_on_both('SELECT COUNT(*) AS n FROM %s WHERE name IN (''Mo'', ''Ned'')');
+SELECT wr_run('wr3', 'DELETE FROM %s RETURNING *, ID(), name');
+SELECT wr_run('wr3', 'DELETE FROM %s RETURNING ID(), *');
 -- a RETURNING the statement cannot give
 SELECT wr_run('wr3', 'INSERT INTO %s OBJECT {"a": 1} RETURNING name');
 SELECT wr_run('wr3', 'DELETE FROM %s RETURNING ID, name');

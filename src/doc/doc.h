@@ -41,6 +41,9 @@ typedef struct DocPath
 } DocPath;
 extern Jsonb *doc_project(Jsonb *doc, const DocPath *paths, int npaths);
 
+/* docedit.c: a document changed on its way out */
+extern Jsonb *doc_with_id(Jsonb *doc, const char *name, int64 objid);
+
 /* Receives each rebuilt object; returns false to stop. */
 typedef void (*rebuild_emit) (void *arg, int64 objid, Jsonb *obj);
 

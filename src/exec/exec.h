@@ -157,6 +157,7 @@ extern List *shardread_explain_each(ArgoQuery *q, ShardConns *sc, const char *fu
 extern int64 argo_emitted_objid;
 extern Rebuilder *select_rebuilder(ArgoQuery *q, int source, rebuild_emit emit, void *arg);
 extern DocPath *select_doc_paths(ArgoStmt *s, int *n);
+extern void argo_emit_written(ArgoStmt *s, result_emit emit, void *arg, int64 objid, Jsonb *obj);
 
 /* distinct.c: SELECT DISTINCT, with LIMIT and OFFSET after it */
 typedef struct Distinct Distinct;

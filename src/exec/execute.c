@@ -315,7 +315,8 @@ run_insert(ArgoQuery *q, result_emit emit, void *arg)
 	rowbatch_flush(batch);
 	if (s->returning == ARET_OBJECTS)
 		foreach(lc, s->objects)
-			emit(arg, ((ArgoJson *) lfirst(lc))->value);
+			argo_emit_written(s, emit, arg, ids[foreach_current_index(lc)],
+							  ((ArgoJson *) lfirst(lc))->value);
 	else
 		emit(arg, s->returning == ARET_IDS ? argo_inserted_ids_result(ids, n) :
 			 argo_count_result("inserted", n));
@@ -344,6 +345,7 @@ run_count_query(SqlBuf *buf)
  */
 typedef struct Deleting
 {
+	ArgoStmt   *stmt;
 	EmitTarget *returning;		/* RETURNING *'s caller, or NULL */
 	bool		keep;			/* the feed wants them */
 	int			n;				/* kept since the last reset, in id order */
@@ -359,11 +361,7 @@ deleting_take(void *arg, int64 objid, Jsonb *obj)
 	Deleting   *d = arg;
 
 	if (d->returning != NULL)
-	{
-		/* a shard's part of a DELETE … RETURNING * sends each with its id */
-		argo_emitted_objid = objid;
-		d->returning->emit(d->returning->arg, obj);
-	}
+		argo_emit_written(d->stmt, d->returning->emit, d->returning->arg, objid, obj);
 	if (!d->keep)
 		return;
 	if (d->n == d->max)
@@ -457,7 +455,7 @@ run_delete(ArgoPlan *p, result_emit emit, void *arg)
 		objlock_take(c, q->stmt->where, p->point, false);
 	int64		total = 0;
 	EmitTarget	target = {emit, arg};
-	Deleting	d = {q->stmt->returning == ARET_OBJECTS ? &target : NULL,
+	Deleting	d = {q->stmt, q->stmt->returning == ARET_OBJECTS ? &target : NULL,
 	feed != FEED_OFF && feed_before_change(c)};
 	/* each object as deleted, rebuilt before its rows go */
 	Rebuilder  *rb = d.returning != NULL || d.keep ?
@@ -496,6 +494,13 @@ run_delete(ArgoPlan *p, result_emit emit, void *arg)
 void
 argo_run_plan(ArgoPlan *p, result_emit emit, void *arg)
 {
+	/* the shards' objects come back from statements that name no id */
+	if (p->q->stmt->returning_id && p->q->stmt->kind != ASTMT_INSERT &&
+		collection_is_distributed(linitial(p->q->colls)))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("RETURNING *, ID() is not supported on a distributed collection"),
+				 errhint("RETURNING * gives the objects; RETURNING ID() their ids.")));
 	if (p->strategy == ARGO_PLAN_SHARDS && p->q->stmt->kind != ASTMT_SELECT)
 	{
 		if (shardwrite_run(p->q, emit, arg))
@@ -592,9 +597,13 @@ explain_write_end(ArgoPlan *p, List **out, MemoryContext cxt)
 	if (p->strategy == ARGO_PLAN_UPSERT)
 		*out = add_line(*out, cxt, "-- none found: the object the equalities describe is inserted, under an advisory lock on them");
 	if (r == ARET_OBJECTS)
-		*out = add_line(*out, cxt, p->strategy == ARGO_PLAN_DELETE ?
-						"-- RETURNING *: each object rebuilt from its rows before they are deleted, in id order" :
-						"-- RETURNING *: each object rebuilt as written, in id order");
+		*out = add_line(*out, cxt, psprintf("%s%s%s%s",
+											p->strategy == ARGO_PLAN_DELETE ?
+											"-- RETURNING *: each object rebuilt from its rows before they are deleted, in id order" :
+											"-- RETURNING *: each object rebuilt as written, in id order",
+											p->q->stmt->returning_id ? ", its id added under \"" : "",
+											p->q->stmt->returning_id ? p->q->stmt->returning_id : "",
+											p->q->stmt->returning_id ? "\"" : ""));
 	else if (r == ARET_IDS)
 		*out = add_line(*out, cxt, "-- RETURNING ID: the ids of the objects written, in id order");
 }

@@ -112,6 +112,18 @@ projection_places(ArgoCollection *c, List *targets, int source)
 int64		argo_emitted_objid = 0;
 
 /*
+ * One object a write returns (RETURNING *), as written or deleted: with
+ * its id under RETURNING *, ID()'s key, and its id noted for a shard's
+ * part of the statement.
+ */
+void
+argo_emit_written(ArgoStmt *s, result_emit emit, void *arg, int64 objid, Jsonb *obj)
+{
+	argo_emitted_objid = objid;
+	emit(arg, s->returning_id ? doc_with_id(obj, s->returning_id, objid) : obj);
+}
+
+/*
  * A rebuilder for a SELECT's objects of one FROM item: its renames in
  * place and, outside a join, each object's id when ID() is a target.
  */

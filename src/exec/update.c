@@ -79,11 +79,7 @@ returning_batch(Updater *u)
 {
 	if (u->q->stmt->returning == ARET_OBJECTS)
 		for (int i = 0; i < u->n; i++)
-		{
-			/* a shard's part of an UPDATE … RETURNING * sends each with its id */
-			argo_emitted_objid = u->ids[i];
-			u->emit(u->arg, u->after[i]);
-		}
+			argo_emit_written(u->q->stmt, u->emit, u->arg, u->ids[i], u->after[i]);
 	remember_changed(u, u->ids, u->n);
 }
 
@@ -531,7 +527,7 @@ static void
 upserted(Updater *u, int64 id, Jsonb *doc, result_emit emit, void *arg)
 {
 	if (u->q->stmt->returning == ARET_OBJECTS)
-		emit(arg, doc);
+		argo_emit_written(u->q->stmt, emit, arg, id, doc);
 	remember_changed(u, &id, 1);
 }
 

@@ -35,9 +35,10 @@ static ArgoPred *make_in(ArgoPath *path, List *lits);
 static ArgoPred *make_in_param(ArgoPred *p, ArgoLiteral *param);
 static ArgoTarget *make_agg(ArgoAggKind agg, ArgoPath *path, int location);
 static ArgoPred *make_like(ArgoPath *path, ArgoLikeKind kind, ArgoLiteral *pattern);
-static ArgoStmt *make_insert(char *coll, int location, List *objects, ArgoReturning ret);
+static ArgoStmt *make_insert(char *coll, int location, List *objects, ArgoReturningClause *ret);
 static ArgoStmt *make_update(char *coll, int location, List *sets, ArgoPred *where,
-							 ArgoReturning ret);
+							 ArgoReturningClause *ret);
+static ArgoReturningClause *make_returning(ArgoReturning kind, char *id_name);
 static ArgoPred *make_agg_leaf(ArgoTarget *agg, ArgoCmpOp op, ArgoLiteral *lit);
 static ArgoJson *make_json(char *text, ArgoLiteral *lit, int location);
 static ArgoSetItem *make_set(ArgoSetKind kind, ArgoPath *path, ArgoJson *value);
@@ -68,7 +69,7 @@ static ArgoCmpOp commute(ArgoCmpOp op);
 	ArgoCmpOp	op;
 	ArgoAggKind agg;
 	ArgoLikeKind like;
-	ArgoReturning returning;
+	ArgoReturningClause *returning;
 	List	   *list;
 }
 
@@ -370,9 +371,14 @@ insert_stmt:
 	;
 
 opt_returning:
-	RETURNING ID_P				{ $$ = ARET_IDS; }
-	| RETURNING '*'				{ $$ = ARET_OBJECTS; }
-	| %empty				{ $$ = ARET_COUNT; }
+	RETURNING ID_P				{ $$ = make_returning(ARET_IDS, NULL); }
+	| RETURNING id_call			{ $$ = make_returning(ARET_IDS, NULL); }
+	| RETURNING '*'				{ $$ = make_returning(ARET_OBJECTS, NULL); }
+	| RETURNING '*' ',' id_call opt_alias
+		{
+			$$ = make_returning(ARET_OBJECTS, $5 ? $5 : "_id");
+		}
+	| %empty				{ $$ = make_returning(ARET_COUNT, NULL); }
 	;
 
 json_list:
@@ -396,7 +402,8 @@ delete_stmt:
 			s->kind = ASTMT_DELETE;
 			s->from = list_make1(src);
 			s->where = $4;
-			s->returning = $5;
+			s->returning = $5->kind;
+			s->returning_id = $5->id_name;
 			$$ = s;
 		}
 	;
@@ -803,7 +810,7 @@ make_agg(ArgoAggKind agg, ArgoPath *path, int location)
 }
 
 static ArgoStmt *
-make_insert(char *coll, int location, List *objects, ArgoReturning ret)
+make_insert(char *coll, int location, List *objects, ArgoReturningClause *ret)
 {
 	ArgoStmt   *s = palloc0(sizeof(ArgoStmt));
 	ArgoSource *src = palloc0(sizeof(ArgoSource));
@@ -813,12 +820,23 @@ make_insert(char *coll, int location, List *objects, ArgoReturning ret)
 	s->kind = ASTMT_INSERT;
 	s->from = list_make1(src);
 	s->objects = objects;
-	s->returning = ret;
+	s->returning = ret->kind;
+	s->returning_id = ret->id_name;
 	return s;
 }
 
+static ArgoReturningClause *
+make_returning(ArgoReturning kind, char *id_name)
+{
+	ArgoReturningClause *r = palloc(sizeof(ArgoReturningClause));
+
+	r->kind = kind;
+	r->id_name = id_name;
+	return r;
+}
+
 static ArgoStmt *
-make_update(char *coll, int location, List *sets, ArgoPred *where, ArgoReturning ret)
+make_update(char *coll, int location, List *sets, ArgoPred *where, ArgoReturningClause *ret)
 {
 	ArgoStmt   *s = palloc0(sizeof(ArgoStmt));
 	ArgoSource *src = palloc0(sizeof(ArgoSource));
@@ -829,7 +847,8 @@ make_update(char *coll, int location, List *sets, ArgoPred *where, ArgoReturning
 	s->from = list_make1(src);
 	s->sets = sets;
 	s->where = where;
-	s->returning = ret;
+	s->returning = ret->kind;
+	s->returning_id = ret->id_name;
 	return s;
 }
 

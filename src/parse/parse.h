@@ -197,6 +197,13 @@ typedef enum ArgoReturning
 	ARET_OBJECTS				/* RETURNING * */
 } ArgoReturning;
 
+/* A write's RETURNING as written: with "*, ID()", the key the id is added under. */
+typedef struct ArgoReturningClause
+{
+	ArgoReturning kind;
+	char	   *id_name;
+} ArgoReturningClause;
+
 typedef enum ArgoStmtKind
 {
 	ASTMT_SELECT,
@@ -225,6 +232,7 @@ typedef struct ArgoStmt
 	List	   *sets;			/* UPDATE: of ArgoSetItem * */
 	bool		upsert;			/* UPSERT: insert when nothing matches */
 	ArgoReturning returning;	/* INSERT, UPDATE, DELETE … RETURNING */
+	char	   *returning_id;	/* RETURNING *, ID(): each object's id under this key */
 	bool		objects_array;	/* INSERT … OBJECTS: objects holds one array */
 	bool		select_ids;		/* SELECT ID(): only the ids */
 	char	   *id_name;		/* ID() among the targets: its output name */

@@ -175,9 +175,10 @@ argo_check_unsupported(ArgoScanState *st)
 					   before == APPEND || before == ADD_P || before == DISTINCT))
 		unsupported(st, psprintf("function %s()", previous_word(st)),
 					"Targets are paths, ID() and aggregates; predicates compare paths with literals.");
-	if (before == RETURNING || (tok == ',' && before == ID_P))
+	if (before == RETURNING || (tok == ',' && before == ID_P) ||
+		(st->clause == RETURNING && tok == ',' && before == ')'))
 		unsupported(st, "RETURNING a list of paths",
-					"RETURNING * gives the objects written, RETURNING ID their ids.");
+					"RETURNING * gives the objects written, RETURNING ID their ids, RETURNING *, ID() both.");
 	if (before == DISTINCT && (agg = aggregate_over_distinct(st)) != NULL)
 		unsupported(st, psprintf("%s(DISTINCT …)", agg),
 					"COUNT(DISTINCT p) counts distinct values; SELECT DISTINCT p lists them.");
