@@ -68,6 +68,7 @@ STATEMENTS = [
     ("SELECT name FROM @C WHERE name LIKE 'n1%'", [], False),
     ("SELECT * FROM @C WHERE 'math' = ANY tags", [], False),
     ("SELECT * FROM @C WHERE EXISTS address.zip", [], False),
+    ("SELECT * EXCEPT (address.zip, tags[0]) FROM @C WHERE age > 30 ORDER BY name", [], True),
     ("SELECT * FROM @C WHERE NOT age < 45", [], False),
     ("SELECT * FROM @C WHERE age IN (25, 36, 41)", [], False),
     ("SELECT * FROM @C WHERE name IN $1", [["Ada", "Cy", "n7"]], False),
@@ -165,6 +166,12 @@ def statements_case(admin, servers):
         "SELECT * FROM argo_explain('SELECT COUNT(DISTINCT grp) AS n FROM ddis')"))
     check("Foreign Scan" in plan and "Remote SQL" in plan,
           "argo_explain of a statement the shards do not run shows each shard's scan and the SQL it runs")
+    state, err = outcome(lambda: q(admin, "UPDATE ddis SET r = 3 WHERE r = 1 RETURNING *, ID()"))
+    check(state == "0A000", "UPDATE … RETURNING *, ID() of a distributed collection: 0A000 (%s %s)" % (state, err))
+    got = q(admin, "INSERT INTO ddis OBJECT {\"r\": 9} RETURNING *, ID()")
+    check(len(got) == 1 and got[0].get("r") == 9 and
+          admin.execute("SELECT argo_object('ddis', %s)", (got[0].get("_id"),)).fetchone()[0] == {"r": 9},
+          "INSERT … RETURNING *, ID() into a distributed collection gives the object's id: %s" % got)
     state, err = outcome(lambda: admin.execute("SELECT argo_unique('ddis', 'name')"))
     check(state == "0A000", "argo_unique on a distributed collection: 0A000 (%s %s)" % (state, err))
     problems = admin.execute("SELECT * FROM argo_check('ddis')").fetchall()
@@ -668,6 +675,8 @@ MERGE_AGGREGATES = [
     ("SELECT g, COUNT(*) AS n FROM @C WHERE i > 10 GROUP BY g ORDER BY n DESC LIMIT 2 OFFSET 1", True, True),
     ("SELECT v FROM @C GROUP BY v ORDER BY v", True, True),
     ("SELECT g, MAX(v) AS m FROM @C GROUP BY g ORDER BY m, g DESC", True, True),
+    ("SELECT v, COUNT(*) AS n FROM @C GROUP BY v ORDER BY v NULLS FIRST", True, True),
+    ("SELECT v, COUNT(*) AS n FROM @C GROUP BY v ORDER BY v DESC NULLS LAST", True, True),
     ("SELECT MIN(ID()), MAX(ID()) FROM @C WHERE g = 3", True, True),
     ("SELECT arr[*], COUNT(*) AS n FROM @C GROUP BY arr[*]", False, True),
     ("SELECT COUNT(*), SUM(v), MIN(v) FROM @C WHERE i > 1000", True, True),
@@ -692,6 +701,9 @@ MERGE_STATEMENTS = [
     "SELECT * FROM @C ORDER BY v DESC",
     "SELECT * FROM @C ORDER BY v LIMIT 7",
     "SELECT * FROM @C ORDER BY v DESC LIMIT 5 OFFSET 11",
+    "SELECT * FROM @C ORDER BY v NULLS FIRST",
+    "SELECT * FROM @C ORDER BY v DESC NULLS LAST LIMIT 9 OFFSET 2",
+    "SELECT i, v FROM @C WHERE g = 1 ORDER BY v NULLS FIRST, i DESC",
     "SELECT * FROM @C ORDER BY g DESC, v, i DESC LIMIT 10 OFFSET 3",
     "SELECT i, v FROM @C WHERE g = 1 ORDER BY v DESC, i",
     "SELECT * FROM @C LIMIT 4 OFFSET 9",
@@ -729,6 +741,7 @@ MERGE_JOINS = [
     ("SELECT a.i FROM @C AS a JOIN @D AS b ON (a.v = b.k) WHERE a.i < 20 OR b.w = 'str'", False),
     ("SELECT a.i, b.w FROM @C AS a JOIN @D AS b ON (a.v = b.k) ORDER BY b.w, a.i", True),
     ("SELECT * FROM @C AS a LEFT JOIN @D AS b ON (a.v = b.k) ORDER BY b.w DESC LIMIT 9 OFFSET 4", True),
+    ("SELECT a.i, b.w FROM @C AS a LEFT JOIN @D AS b ON (a.v = b.k) ORDER BY b.w NULLS FIRST, a.i", True),
     ("SELECT a.i FROM @C AS a JOIN @C AS b ON (a.g = b.g) WHERE b.i < 8 ORDER BY a.v, b.v DESC, b.arr LIMIT 40", True),
     ("SELECT COUNT(*) FROM @C AS a JOIN @D AS b ON (a.v = b.k)", False),
 ]

@@ -42,7 +42,18 @@ typedef struct DocPath
 extern Jsonb *doc_project(Jsonb *doc, const DocPath *paths, int npaths);
 
 /* docedit.c: a document changed on its way out */
+typedef struct DocCutStep
+{
+	char	   *key;			/* NULL: an array step */
+	int64		index;			/* an array step's position; -1 for every element */
+} DocCutStep;
+typedef struct DocCutPath
+{
+	int			nsteps;
+	DocCutStep *steps;
+} DocCutPath;
 extern Jsonb *doc_with_id(Jsonb *doc, const char *name, int64 objid);
+extern Jsonb *doc_without(Jsonb *doc, const DocCutPath *paths, int npaths);
 
 /* Receives each rebuilt object; returns false to stop. */
 typedef void (*rebuild_emit) (void *arg, int64 objid, Jsonb *obj);

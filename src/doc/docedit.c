@@ -1,6 +1,6 @@
 /*
  * docedit.c — a document changed on its way out: its id added under a
- * key (RETURNING *, ID()).
+ * key (RETURNING *, ID()), paths taken out (SELECT * EXCEPT).
  *
  * A write's RETURNING * hands back each object as written, a jsonb it
  * already holds; the id is added to that value rather than rebuilding
@@ -9,6 +9,7 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
@@ -49,4 +50,110 @@ doc_with_id(Jsonb *doc, const char *name, int64 objid)
 		res = pushJsonbValue(&state, tok, tok < WJB_BEGIN_ARRAY ? &v : NULL);
 	}
 	return JsonbValueToJsonb(res);
+}
+
+/*
+ * Which of the paths name a member at depth: *ends when one ends there
+ * (the member goes), and into below those that go on inside it.
+ */
+static int
+paths_through(const DocCutPath **paths, int npaths, int depth, const JsonbValue *key,
+			  int index, const DocCutPath **below, bool *ends)
+{
+	int			n = 0;
+
+	*ends = false;
+	for (int i = 0; i < npaths; i++)
+	{
+		const DocCutStep *step = &paths[i]->steps[depth];
+		bool		match = key != NULL ?
+			(step->key != NULL && strlen(step->key) == key->val.string.len &&
+			 memcmp(step->key, key->val.string.val, key->val.string.len) == 0) :
+			(step->key == NULL && (step->index < 0 || step->index == index));
+
+		if (!match)
+			continue;
+		if (depth + 1 == paths[i]->nsteps)
+			*ends = true;
+		else
+			below[n++] = paths[i];
+	}
+	return n;
+}
+
+static JsonbValue *copy_without(JsonbParseState **st, JsonbContainer *c,
+								const DocCutPath **paths, int npaths, int depth);
+
+/* A member's value: copied whole, or without what the paths below it name. */
+static void
+push_member(JsonbParseState **st, JsonbIteratorToken tok, JsonbValue *v,
+			const DocCutPath **below, int nbelow, int depth)
+{
+	if (nbelow > 0 && v->type == jbvBinary)
+		copy_without(st, v->val.binary.data, below, nbelow, depth + 1);
+	else
+		pushJsonbValue(st, tok, v);
+}
+
+/*
+ * The container c pushed into st without the members the paths name at
+ * depth and below (the paths whose steps so far led to c); the container
+ * made, as its closing push gives it.
+ */
+static JsonbValue *
+copy_without(JsonbParseState **st, JsonbContainer *c, const DocCutPath **paths,
+			 int npaths, int depth)
+{
+	JsonbIterator *it = JsonbIteratorInit(c);
+	JsonbIteratorToken tok;
+	JsonbValue	v;
+	JsonbValue	key;
+	JsonbValue *res = NULL;
+	const DocCutPath **below = palloc(sizeof(DocCutPath *) * Max(npaths, 1));
+	int			index = 0;
+
+	check_stack_depth();
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		bool		ends;
+		int			nbelow;
+
+		if (tok == WJB_KEY)
+			key = v;
+		else if (tok == WJB_VALUE)
+		{
+			nbelow = paths_through(paths, npaths, depth, &key, -1, below, &ends);
+			if (ends)
+				continue;
+			pushJsonbValue(st, WJB_KEY, &key);
+			push_member(st, WJB_VALUE, &v, below, nbelow, depth);
+		}
+		else if (tok == WJB_ELEM)
+		{
+			nbelow = paths_through(paths, npaths, depth, NULL, index++, below, &ends);
+			if (!ends)
+				push_member(st, WJB_ELEM, &v, below, nbelow, depth);
+		}
+		else
+			res = pushJsonbValue(st, tok, NULL);
+	}
+	return res;
+}
+
+/*
+ * doc without the values the paths reach (SELECT * EXCEPT): a path the
+ * document lacks changes nothing; an element step removes that element
+ * (every element for [*]), and the array closes up.
+ */
+Jsonb *
+doc_without(Jsonb *doc, const DocCutPath *paths, int npaths)
+{
+	JsonbParseState *st = NULL;
+	const DocCutPath **top = palloc(sizeof(DocCutPath *) * Max(npaths, 1));
+	int			n = 0;
+
+	for (int i = 0; i < npaths; i++)
+		if (paths[i].nsteps > 0)
+			top[n++] = &paths[i];
+	return JsonbValueToJsonb(copy_without(&st, &doc->root, top, n, 0));
 }

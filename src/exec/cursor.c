@@ -249,6 +249,12 @@ argo_cursor_open(const char *query, Jsonb **params, int nparams, ArgoShare *shar
 		arg = c->distinct = distinct_begin(stmt, emit, arg);
 		emit = distinct_emit;
 	}
+	/* EXCEPT before DISTINCT: it compares what is returned */
+	if (stmt->except != NIL)
+	{
+		arg = except_begin(stmt, emit, arg);
+		emit = except_emit;
+	}
 	c->share = share;
 	if (share != NULL && share_statement(c, emit, arg))
 		;

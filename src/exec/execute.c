@@ -550,6 +550,12 @@ argo_run_analyzed(ArgoQuery *q, result_emit emit, void *arg)
 		arg = d = distinct_begin(q->stmt, emit, arg);
 		emit = distinct_emit;
 	}
+	/* EXCEPT before DISTINCT: it compares what is returned */
+	if (q->stmt->except != NIL)
+	{
+		arg = except_begin(q->stmt, emit, arg);
+		emit = except_emit;
+	}
 	p = argo_plan(q);
 	argo_run_plan(p, emit, arg);
 	argo_plan_close(p);

@@ -113,8 +113,9 @@ shardread_applies(ArgoQuery *q)
 	ArgoStmt   *s = q->stmt;
 	ListCell   *lc;
 
+	/* EXCEPT runs here, on what the foreign tables give */
 	if (s->kind != ASTMT_SELECT || list_length(q->colls) != 1 || argo_is_aggregate(s) ||
-		IsParallelWorker() || !collection_is_distributed(linitial(q->colls)))
+		s->except != NIL || IsParallelWorker() || !collection_is_distributed(linitial(q->colls)))
 		return false;
 	foreach(lc, s->order_by)
 	{

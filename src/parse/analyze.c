@@ -952,6 +952,33 @@ check_projection(AnalyzeState *as, ArgoStmt *s)
 		((ArgoTarget *) linitial(s->targets))->path->id;
 }
 
+/* SELECT * EXCEPT (p, …): paths of one collection's whole objects. */
+static void
+check_except(AnalyzeState *as, ArgoStmt *s)
+{
+	ListCell   *lc;
+
+	if (s->except == NIL)
+		return;
+	if (!s->star || argo_is_aggregate(s))
+		semantic_error(as, s->except_location, ERRCODE_FEATURE_NOT_SUPPORTED,
+					   "EXCEPT without SELECT * is not supported",
+					   "SELECT * EXCEPT (p, …) gives each object but those paths; a projection names the paths it wants.");
+	if (list_length(s->from) > 1)
+		semantic_error(as, s->except_location, ERRCODE_FEATURE_NOT_SUPPORTED,
+					   "EXCEPT in a join is not supported", NULL);
+	foreach(lc, s->except)
+	{
+		ArgoPath   *path = lfirst(lc);
+
+		if (path->id)
+			semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   "EXCEPT (ID()) is not supported",
+						   "Leave ID() out of the targets instead.");
+		bind_path(as, path);
+	}
+}
+
 /* ID() in an aggregate query: in MIN and MAX only. */
 static void
 check_id_aggregates(AnalyzeState *as, ArgoStmt *s)
@@ -1012,6 +1039,7 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 		if (!argo_is_aggregate(s))
 			refuse_wild(as, path, "in ORDER BY");
 	}
+	check_except(as, s);
 	if (argo_is_aggregate(s))
 		check_id_aggregates(as, s);
 	else

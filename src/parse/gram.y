@@ -87,7 +87,7 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %token <str> NOT NULL_P OBJECT_P OFFSET ON OR ORDER SELECT SET SUM TRUE_P UNSET
 %token <str> ADD_P APPEND ID_P REMOVE RETURNING UPSERT
 %token <str> DISTINCT HAVING ILIKE LEFT OUTER_P OBJECTS
-%token <str> NULLS_P FIRST_P LAST_P
+%token <str> NULLS_P FIRST_P LAST_P EXCEPT_P
 %token <str> UPDATE WHERE
 
 %type <stmt>	stmt select_stmt select_body insert_stmt delete_stmt update_stmt upsert_stmt
@@ -107,13 +107,16 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %type <json>	json_value
 %type <setitem>	set_item unset_item
 %type <list>	target_list targets from_list literal_list json_list order_list opt_group
-%type <list>	opt_order set_list unset_list opt_unset path_list value_list
+%type <list>	opt_order set_list unset_list opt_unset path_list value_list opt_except
 %type <boolean> opt_desc
 %type <order>	opt_nulls
 
 %left OR
 %left AND
 %precedence NOT
+/* SELECT DISTINCT EXCEPT …: DISTINCT the keyword, "except" a key */
+%precedence DISTINCT
+%precedence EXCEPT_P
 
 %%
 
@@ -134,7 +137,7 @@ select_stmt:
  * key named distinct) still parses: the word after DISTINCT decides.
  */
 select_body:
-	target_list FROM from_list opt_where opt_group opt_having opt_order
+	target_list opt_except FROM from_list opt_where opt_group opt_having opt_order
 	opt_limit opt_offset
 		{
 			ArgoStmt   *s = palloc0(sizeof(ArgoStmt));
@@ -142,15 +145,23 @@ select_body:
 			s->kind = ASTMT_SELECT;
 			s->star = ($1 == NIL || linitial($1) == NULL);
 			s->targets = $1 != NIL && linitial($1) == NULL ? list_delete_first($1) : $1;
-			s->from = $3;
-			s->where = $4;
-			s->group_by = $5;
-			s->having = $6;
-			s->order_by = $7;
-			s->limit = $8;
-			s->offset = $9;
+			s->except = $2;
+			s->except_location = @2;
+			s->from = $4;
+			s->where = $5;
+			s->group_by = $6;
+			s->having = $7;
+			s->order_by = $8;
+			s->limit = $9;
+			s->offset = $10;
 			$$ = s;
 		}
+	;
+
+/* the whole object but these paths (MongoDB's {password: 0}) */
+opt_except:
+	EXCEPT_P '(' path_list ')'	{ $$ = $3; }
+	| %empty				{ $$ = NIL; }
 	;
 
 target_list:
@@ -610,7 +621,7 @@ name:
 /* Keywords that are names too: keys had long been free to use them. */
 unreserved_keyword:
 	ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
-	| ILIKE | LEFT | OUTER_P | OBJECTS | NULLS_P | FIRST_P | LAST_P
+	| ILIKE | LEFT | OUTER_P | OBJECTS | NULLS_P | FIRST_P | LAST_P | EXCEPT_P
 	;
 
 /* After '.', a keyword can only be a key. */
@@ -625,7 +636,7 @@ any_keyword:
 	| JOIN | LIKE | LIMIT | MAX | MIN | NOT | NULL_P | OBJECT_P | OFFSET | ON
 	| OR | ORDER | SELECT | SET | SUM | TRUE_P | UNSET | UPDATE | WHERE
 	| ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
-	| ILIKE | LEFT | OUTER_P | OBJECTS | NULLS_P | FIRST_P | LAST_P
+	| ILIKE | LEFT | OUTER_P | OBJECTS | NULLS_P | FIRST_P | LAST_P | EXCEPT_P
 	;
 
 %%

@@ -217,6 +217,8 @@ typedef struct ArgoStmt
 	ArgoStmtKind kind;
 	bool		star;			/* SELECT * */
 	List	   *targets;		/* of ArgoTarget * */
+	List	   *except;			/* SELECT * EXCEPT (…): of ArgoPath * */
+	int			except_location;
 	List	   *from;			/* of ArgoSource *; one item for DML */
 	ArgoPred   *where;
 	List	   *group_by;		/* of ArgoPath * */

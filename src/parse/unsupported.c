@@ -24,7 +24,6 @@ typedef struct Construct
 static const Construct words[] = {
 	{"union", "UNION", "Run the statements one by one."},
 	{"intersect", "INTERSECT", NULL},
-	{"except", "EXCEPT", NULL},
 	{"right", "RIGHT JOIN", "Swap the collections and use LEFT JOIN."},
 	{"full", "FULL JOIN", NULL},
 	{"cross", "CROSS JOIN", "Join on a condition: JOIN c ON a.p = b.q."},
@@ -179,6 +178,8 @@ argo_check_unsupported(ArgoScanState *st)
 		(st->clause == RETURNING && tok == ',' && before == ')'))
 		unsupported(st, "RETURNING a list of paths",
 					"RETURNING * gives the objects written, RETURNING ID their ids, RETURNING *, ID() both.");
+	if (tok == EXCEPT_P && st->clause != SELECT)
+		unsupported(st, "EXCEPT of two statements", "Run the statements one by one.");
 	if (before == DISTINCT && (agg = aggregate_over_distinct(st)) != NULL)
 		unsupported(st, psprintf("%s(DISTINCT …)", agg),
 					"COUNT(DISTINCT p) counts distinct values; SELECT DISTINCT p lists them.");
