@@ -141,6 +141,16 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
 COMMENT ON FUNCTION @extschema@.argo_sort_key(jsonb, jsonb) IS
 'ORDER BY''s key from a document: the value at the path (a jsonb array of keys and positions) as text that sorts in the "C" collation as Argo orders values (numbers, strings, booleans), else NULL';
 
+-- A predicate through a filter [? pred] judged on one object (src/doc/docpred.c):
+-- TRUE, FALSE or NULL (unknown), for the candidates the value indexes found.
+CREATE FUNCTION @extschema@.argo_filter_test(doc jsonb, spec jsonb)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'argo_filter_test'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
+
+COMMENT ON FUNCTION @extschema@.argo_filter_test(jsonb, jsonb) IS
+'Whether an object passes a predicate through a filter [? pred], given as Argo''s jsonb spec: true, false or NULL for unknown';
+
 -- After pg_restore makes a collection's indexes and triggers, the maps of
 -- where its objects' rows lie (restored with addresses of the dumped
 -- tables) are written again (src/fn/restored.c), so a restored database

@@ -152,6 +152,16 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
 COMMENT ON FUNCTION argo_sort_key(jsonb, jsonb) IS
 'ORDER BY''s key from a document: the value at the path (a jsonb array of keys and positions) as text that sorts in the "C" collation as Argo orders values (numbers, strings, booleans), else NULL';
 
+-- A predicate through a filter [? pred] judged on one object (src/doc/docpred.c):
+-- TRUE, FALSE or NULL (unknown), for the candidates the value indexes found.
+CREATE FUNCTION argo_filter_test(doc jsonb, spec jsonb)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'argo_filter_test'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
+
+COMMENT ON FUNCTION argo_filter_test(jsonb, jsonb) IS
+'Whether an object passes a predicate through a filter [? pred], given as Argo''s jsonb spec: true, false or NULL for unknown';
+
 -- A shard's part of a SELECT on a distributed collection, called by the
 -- coordinator on postgres_fdw's connection (src/exec/shardpart.c): the
 -- results of the statement on this server's collection of the name, each

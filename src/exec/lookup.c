@@ -88,7 +88,8 @@ all_values(List *lits)
 ArgoPred *
 lookup_pred(ArgoPred *where)
 {
-	if (where == NULL)
+	/* a leaf through a filter is judged on the object (sql/filter.c) */
+	if (where == NULL || (where->path != NULL && where->path->filtered))
 		return NULL;
 	if (where->kind == APRED_IN && where->path != NULL && where->list_param == NULL &&
 		list_length(where->lits) <= LOOKUP_IN_MAX && all_values(where->lits))
@@ -121,7 +122,7 @@ lookup_read_pred(ArgoPred *where)
 {
 	if (lookup_pred(where) != NULL)
 		return where;
-	if (where == NULL)
+	if (where == NULL || (where->path != NULL && where->path->filtered))
 		return NULL;
 	switch (where->kind)
 	{

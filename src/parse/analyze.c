@@ -28,6 +28,8 @@ typedef struct AnalyzeState
 	ArgoStmt   *stmt;
 	List	   *aliases;		/* of char *, one per FROM item */
 	bool		qualified;		/* paths start with an alias (joins) */
+	int			filter_depth;	/* inside this many filters [? …]: paths start at an element */
+	int			filter_location;	/* the first filter's path, or -1 */
 } AnalyzeState;
 
 void
@@ -243,6 +245,9 @@ bind_pattern(ArgoPath *path, List *steps)
  * which picks the FROM item; with one aliased collection a leading alias
  * may be written or not.
  */
+static void analyze_filters(AnalyzeState *as, ArgoPath *path);
+static void bind_relative_path(AnalyzeState *as, ArgoPath *path);
+
 static void
 bind_path(AnalyzeState *as, ArgoPath *path)
 {
@@ -252,6 +257,16 @@ bind_path(AnalyzeState *as, ArgoPath *path)
 	if (path == NULL || path->id)
 		return;
 	first = linitial(path->steps);
+	if (as->filter_depth > 0)
+	{
+		bind_relative_path(as, path);
+		return;
+	}
+	if (first->is_self)
+		semantic_error(as, path->location, ERRCODE_SYNTAX_ERROR,
+					   "@ stands for an array element only inside a filter [? …]", NULL);
+	if (path->filtered)
+		analyze_filters(as, path);
 	src = alias_index(as, first->key);
 	if (as->qualified)
 	{
@@ -300,10 +315,216 @@ bind_aliases(AnalyzeState *as, ArgoStmt *s)
 static void
 refuse_wild(AnalyzeState *as, ArgoPath *path, const char *where)
 {
+	if (path != NULL && path->filtered)
+		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+					   psprintf("a path with a filter [? …] is not supported %s", where),
+					   "A filter keeps every element it matches: the path has no single value per object.");
 	if (path != NULL && path->wild)
 		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 					   psprintf("a path with [*] is not supported %s", where),
 					   "A path with [*] reaches every element of an array: it has no single value per object.");
+}
+
+/* ---------- filters [? pred] ---------- */
+
+static void analyze_pred(AnalyzeState *as, ArgoPred *p);
+
+/*
+ * A path inside a filter starts at the element: @ is the element itself
+ * (@.x is x); no alias.
+ */
+static void
+bind_relative_path(AnalyzeState *as, ArgoPath *path)
+{
+	if (((ArgoStep *) linitial(path->steps))->is_self)
+		path->steps = list_delete_first(list_copy(path->steps));
+	if (path->filtered)
+		analyze_filters(as, path);
+	path->source = 0;
+	path->nsegs = list_length(path->steps);
+	path->keystr = keypath_from_steps(path->steps);
+	if (path->wild)
+		bind_pattern(path, path->steps);
+}
+
+/* Each filter of a path: its predicate, about one element. */
+static void
+analyze_filters(AnalyzeState *as, ArgoPath *path)
+{
+	ListCell   *lc;
+
+	if (as->qualified)
+		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+					   "a filter [? …] in a join is not supported", NULL);
+	if (as->filter_location < 0)
+		as->filter_location = path->location;
+	foreach(lc, path->steps)
+	{
+		ArgoStep   *step = lfirst(lc);
+
+		if (step->filter == NULL)
+			continue;
+		as->filter_depth++;
+		analyze_pred(as, step->filter);
+		as->filter_depth--;
+	}
+}
+
+/* The first n steps of a path, each filter a plain [*]. */
+static List *
+plain_steps(List *steps, int n)
+{
+	List	   *out = NIL;
+
+	for (int i = 0; i < n; i++)
+	{
+		ArgoStep   *step = list_nth(steps, i);
+
+		if (step->filter != NULL)
+		{
+			ArgoStep   *wild = palloc0(sizeof(ArgoStep));
+
+			wild->is_index = wild->is_wild = true;
+			step = wild;
+		}
+		out = lappend(out, step);
+	}
+	return out;
+}
+
+/* A path of plain steps, bound as a statement's path is. */
+static ArgoPath *
+plain_path(AnalyzeState *as, ArgoPath *like, List *steps)
+{
+	ArgoPath   *path = palloc0(sizeof(ArgoPath));
+	ListCell   *lc;
+
+	path->steps = steps;
+	path->location = like->location;
+	foreach(lc, steps)
+		path->wild |= ((ArgoStep *) lfirst(lc))->is_wild;
+	bind_path(as, path);
+	return path;
+}
+
+/* A leaf the filtered leaf p implies, on the path q. */
+static ArgoPred *
+leaf_on(ArgoPred *p, ArgoPath *q)
+{
+	ArgoPred   *out = palloc(sizeof(ArgoPred));
+
+	*out = *p;
+	out->path = q;
+	out->filter_cands = NULL;
+	out->filter_array = NULL;
+	return out;
+}
+
+/* A leaf that compares scalars, or tests presence, on a path without a filter. */
+static bool
+plain_scalar_leaf(ArgoPred *p)
+{
+	ListCell   *lc;
+
+	if (p->path == NULL || p->path->filtered)
+		return false;
+	if (p->kind == APRED_CMP || p->kind == APRED_LIKE || p->kind == APRED_BETWEEN)
+		return p->lit->type != ALIT_JSON;
+	if (p->kind == APRED_IN)
+	{
+		foreach(lc, p->lits)
+			if (((ArgoLiteral *) lfirst(lc))->type == ALIT_JSON)
+				return false;
+		return true;
+	}
+	return p->kind == APRED_EXISTS || p->kind == APRED_ISNULL || p->kind == APRED_ISNOTNULL;
+}
+
+/*
+ * What must hold of an object where the filtered leaf p is TRUE, as
+ * [*] leaves the value indexes answer: p itself with its filters plain
+ * [*] (it reaches every value the filters keep, and more), and each
+ * plain leaf the first filter's predicate ANDs, under the path to that
+ * filter (an element the filter keeps passes it).  The rest is checked
+ * on the object itself (sql/filter.c).
+ */
+static void
+plan_filtered_leaf(AnalyzeState *as, ArgoPred *p)
+{
+	List	   *steps = p->path->steps;
+	List	   *args;
+	int			first_filter = -1;
+	int			first_wild = -1;
+	ArgoPred   *f;
+	ListCell   *lc;
+
+	foreach(lc, steps)
+	{
+		ArgoStep   *step = lfirst(lc);
+
+		if (step->is_wild && first_wild < 0)
+			first_wild = foreach_current_index(lc);
+		if (step->filter != NULL && first_filter < 0)
+			first_filter = foreach_current_index(lc);
+	}
+	f = ((ArgoStep *) list_nth(steps, first_filter))->filter;
+	args = NIL;
+	foreach(lc, f->kind == APRED_AND ? f->args : list_make1(f))
+	{
+		ArgoPred   *term = lfirst(lc);
+
+		if (plain_scalar_leaf(term))
+			args = lappend(args, leaf_on(term, plain_path(as, p->path,
+														  list_concat(plain_steps(steps, first_filter + 1),
+																	  term->path->steps))));
+	}
+	/*
+	 * EXISTS a[? …] is implied by any of those (each needs a value under
+	 * a[*]), and as a[*] it would read every row of the array's keys
+	 */
+	if (!(p->kind == APRED_EXISTS && first_filter == list_length(steps) - 1 && args != NIL))
+		args = lcons(leaf_on(p, plain_path(as, p->path, plain_steps(steps, list_length(steps)))), args);
+	if (list_length(args) == 1)
+		p->filter_cands = linitial(args);
+	else
+	{
+		p->filter_cands = palloc0(sizeof(ArgoPred));
+		p->filter_cands->kind = APRED_AND;
+		p->filter_cands->args = args;
+	}
+	p->filter_array = plain_path(as, p->path, list_copy_head(steps, first_wild));
+}
+
+/* The filtered leaves of p (a leaf, or the OR an IN of whole values became). */
+static void
+plan_filtered_leaves(AnalyzeState *as, ArgoPred *p)
+{
+	ListCell   *lc;
+
+	if (as->filter_depth > 0)
+		return;
+	if (p->kind == APRED_OR || p->kind == APRED_AND)
+	{
+		foreach(lc, p->args)
+		{
+			ArgoPred   *a = lfirst(lc);
+
+			if (a->path != NULL && a->path->filtered && a->filter_cands == NULL)
+				plan_filtered_leaf(as, a);
+		}
+	}
+	else if (p->path != NULL && p->path->filtered)
+		plan_filtered_leaf(as, p);
+}
+
+/* Filters select objects (WHERE) and nothing else yet: 0A000 elsewhere. */
+static void
+refuse_filter(AnalyzeState *as, ArgoPath *path, const char *where)
+{
+	if (path != NULL && path->filtered)
+		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+					   psprintf("a path with a filter [? …] is not supported %s", where),
+					   "Filters select objects in WHERE.");
 }
 
 /* ON (a.p = b.q): one side is the item being joined, the other earlier. */
@@ -504,6 +725,10 @@ analyze_pred(AnalyzeState *as, ArgoPred *p)
 	check_stack_depth();
 	if (p == NULL)
 		return;
+	if (as->filter_depth > 0 && p->kind == APRED_ID)
+		semantic_error(as, p->lit ? p->lit->location : 0, ERRCODE_FEATURE_NOT_SUPPORTED,
+					   "ID() inside a filter [? …] is not supported",
+					   "A filter's paths start at the array element it tests.");
 	if (p->list_param)
 		expand_list_param(as, p);
 	bind_literal(as, p->lit);
@@ -580,6 +805,7 @@ analyze_pred(AnalyzeState *as, ArgoPred *p)
 		default:
 			break;
 	}
+	plan_filtered_leaves(as, p);
 }
 
 static int64
@@ -766,6 +992,7 @@ having_target(AnalyzeState *as, ArgoStmt *s, ArgoTarget *agg)
 {
 	ListCell   *lc;
 
+	refuse_filter(as, agg->path, "in HAVING");
 	bind_path(as, agg->path);
 	foreach(lc, s->targets)
 	{
@@ -975,6 +1202,7 @@ check_except(AnalyzeState *as, ArgoStmt *s)
 			semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 						   "EXCEPT (ID()) is not supported",
 						   "Leave ID() out of the targets instead.");
+		refuse_filter(as, path, "in EXCEPT");
 		bind_path(as, path);
 	}
 }
@@ -1026,10 +1254,14 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 		ArgoTarget *t = lfirst(lc);
 
 		refuse_id_in_join(as, s, t->path);
+		refuse_filter(as, t->path, "in the targets");
 		bind_path(as, t->path);
 	}
 	foreach(lc, s->group_by)
+	{
+		refuse_filter(as, lfirst(lc), "in GROUP BY");
 		bind_path(as, lfirst(lc));
+	}
 	foreach(lc, s->order_by)
 	{
 		ArgoPath   *path = ((ArgoOrder *) lfirst(lc))->path;
@@ -1102,7 +1334,7 @@ statement_access(ArgoStmt *stmt)
 ArgoQuery *
 argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 {
-	AnalyzeState as = {text, params, nparams, stmt, NIL, false};
+	AnalyzeState as = {text, params, nparams, stmt, NIL, false, 0, -1};
 	ArgoQuery  *q = palloc0(sizeof(ArgoQuery));
 	ListCell   *lc;
 
@@ -1144,6 +1376,10 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 
 		if (c != NULL)
 			collection_check_shard_access(c, statement_access(stmt));
+		/* the shards would run it, but not yet their candidates' checks through foreign tables */
+		if (c != NULL && as.filter_location >= 0 && collection_is_distributed(c))
+			semantic_error(&as, as.filter_location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   "a filter [? …] on a distributed collection is not supported", NULL);
 		q->colls = lappend(q->colls, c);
 	}
 	return q;

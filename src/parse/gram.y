@@ -606,11 +606,27 @@ path:
 	| path '.' key_name			{ $$ = $1; $$->steps = lappend($$->steps, make_key($3)); }
 	| path '[' NUMBER ']'		{ $$ = $1; $$->steps = lappend($$->steps, make_index(ps, $3, @3)); }
 	| path '[' '*' ']'			{ $$ = $1; $$->steps = lappend($$->steps, make_wild()); $$->wild = true; }
+	| path '[' '?' pred ']'
+		{
+			ArgoStep   *s = make_wild();
+
+			s->filter = $4;
+			$$ = $1;
+			$$->steps = lappend($$->steps, s);
+			$$->wild = $$->filtered = true;
+		}
 	;
 
 first_step:
 	IDENT						{ $$ = make_key($1); }
 	| unreserved_keyword		{ $$ = make_key($1); }
+	| '@'
+		{
+			/* the element a filter tests (analysis refuses it elsewhere) */
+			$$ = palloc0(sizeof(ArgoStep));
+			$$->is_self = true;
+			$$->key = "@";
+		}
 	;
 
 name:

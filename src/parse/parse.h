@@ -33,13 +33,21 @@ typedef struct ArgoLiteral
 	int			location;
 } ArgoLiteral;
 
-/* One step of a path: an object key, an array index, or [*]. */
+struct ArgoPred;
+
+/*
+ * One step of a path: an object key, an array index, [*], or a filter
+ * [? pred] — the elements for which pred is TRUE, a [*] (is_wild) to
+ * everything that only needs where the values may lie.
+ */
 typedef struct ArgoStep
 {
 	bool		is_index;
 	bool		is_wild;		/* [*]: every element (is_index too) */
 	char	   *key;
 	int64		index;
+	struct ArgoPred *filter;	/* [? pred]: is_wild too; paths in pred start at the element */
+	bool		is_self;		/* @: the element itself, first step of a path in a filter */
 } ArgoStep;
 
 /*
@@ -59,6 +67,7 @@ typedef struct ArgoPath
 	int			nsegs;
 	int			first_wild;		/* wild: the segment of the first [*] */
 	char	   *out_name;		/* a GROUP BY path a target renames: its name */
+	bool		filtered;		/* some step is a filter [? pred] */
 } ArgoPath;
 
 typedef enum ArgoCmpOp
@@ -113,6 +122,9 @@ typedef struct ArgoPred
 	struct ArgoTarget *agg;		/* HAVING: an aggregate compared (APRED_CMP) */
 	ArgoLikeKind like;			/* APRED_LIKE */
 	int			part;			/* APRED_PART_EXISTS: the FROM item */
+	/* a leaf whose path has a filter [? …], outside any filter (analysis): */
+	struct ArgoPred *filter_cands;	/* TRUE wherever the leaf is: [*] in place of filters */
+	ArgoPath   *filter_array;	/* the path to the first filter or [*]: FALSE needs a value there */
 } ArgoPred;
 
 /* A AND B (or OR): one n-ary node, however long the chain. */

@@ -464,6 +464,11 @@ emit_any(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 static bool
 groupable(ArgoPred *p, bool is_or)
 {
+	ArgoPred   *leaf = p->kind == APRED_NOT ? p->left : p;
+
+	/* a filter's leaf is judged whole, on the object */
+	if (leaf->path != NULL && leaf->path->filtered)
+		return false;
 	/* a whole value is not one of an IN list's scalars */
 	if (p->kind == APRED_CMP && p->lit->type == ALIT_JSON)
 		return false;
@@ -1167,12 +1172,50 @@ emit_whole_value(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 					 sql_key_param(buf, c, psprintf("%s" ARGO_MARK_EMPTY_ARRAY, p->path->prefix)));
 }
 
+/*
+ * A leaf through a filter [? pred]: its candidates found by the value
+ * indexes, each judged on the object itself (filter.c).  TRUE needs the
+ * leaf with its filters as [*] and the filter's own plain conditions
+ * (analysis made them); FALSE needs a value at the path's first array —
+ * or, for EXISTS and IS [NOT] NULL, which are never UNKNOWN, is every
+ * object where it is not TRUE.
+ */
+static void
+emit_filtered(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
+{
+	bool		two_valued = p->kind == APRED_EXISTS || p->kind == APRED_ISNULL ||
+		p->kind == APRED_ISNOTNULL;
+
+	if (!truth && two_valued)
+	{
+		appendStringInfoChar(&buf->sql, '(');
+		sql_all_objids(buf, c);
+		appendStringInfoString(&buf->sql, ") EXCEPT (");
+		emit_filtered(buf, c, p, true);
+		appendStringInfoChar(&buf->sql, ')');
+		return;
+	}
+	buf->custom_plan = true;
+	appendStringInfoString(&buf->sql, "SELECT f.objid FROM (");
+	if (truth)
+		emit_set(buf, c, p->filter_cands, true);
+	else
+		emit_exists(buf, c, p->filter_array);
+	appendStringInfoString(&buf->sql, ") f");
+	sql_filter_check(buf, c, p, truth);
+}
+
 /* Ids of the objects where p has the given truth value. */
 static void
 emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 {
 	check_stack_depth();
 	CHECK_FOR_INTERRUPTS();
+	if (p->path != NULL && p->path->filtered)
+	{
+		emit_filtered(buf, c, p, truth);
+		return;
+	}
 	switch (p->kind)
 	{
 		case APRED_AND:

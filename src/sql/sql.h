@@ -69,6 +69,9 @@ extern ValueCols sql_value_join(SqlBuf *buf, ArgoCollection *c,
 								const char *objid_expr, const char *keystr,
 								const char *alias);
 extern void sql_order_keys(StringInfo out, ValueCols *v, bool desc, bool nulls_first);
+
+/* filter.c: a leaf through a filter [? pred], judged on each candidate object */
+extern void sql_filter_check(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth);
 extern Datum sql_path_steps(ArgoPath *path);
 extern void sql_limit_offset(SqlBuf *buf, ArgoStmt *s);
 extern void sql_projection_filter(SqlBuf *buf, ArgoCollection *c,

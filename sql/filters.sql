@@ -1,0 +1,136 @@
+-- Filters on array elements, [? pred] (contract 8.1; MongoDB's
+-- $elemMatch): one element satisfying several conditions.  Objects a
+-- filter selects are checked against PostgreSQL's own jsonpath filters on
+-- the same documents, on Argo/3 with kept documents (fl3), without them
+-- (fl0) and Argo/1 (fl1); the three-valued cases by hand on small orders.
+SET argo.keep_documents = off;
+SELECT argo_create_collection('fl0', 'argo3');
+RESET argo.keep_documents;
+SELECT argo_create_collection('fl3', 'argo3'), argo_create_collection('fl1', 'argo1');
+SELECT setseed(0.48);
+CREATE TABLE fl_docs AS
+SELECT i, jsonb_build_object('i', i) ||
+       CASE WHEN i % 11 = 0 THEN '{}'::jsonb
+            WHEN i % 13 = 0 THEN '{"items": "none"}'::jsonb
+            ELSE jsonb_build_object('items', (
+              SELECT coalesce(jsonb_agg(CASE
+                       WHEN random() < 0.05 THEN to_jsonb(floor(random() * 10)::int)
+                       WHEN random() < 0.12 THEN jsonb_build_object('sku', (ARRAY['pen', 'ink', 'pad'])[1 + floor(random() * 3)::int], 'qty', NULL)
+                       ELSE jsonb_strip_nulls(jsonb_build_object(
+                         'sku', CASE WHEN random() < 0.1 THEN to_jsonb(7)
+                                     ELSE to_jsonb((ARRAY['pen', 'ink', 'pad', 'cap'])[1 + floor(random() * 4)::int]) END,
+                         'qty', CASE WHEN random() < 0.1 THEN NULL
+                                     WHEN random() < 0.1 THEN to_jsonb('10'::text)
+                                     ELSE to_jsonb(floor(random() * 20)::int) END,
+                         'tags', CASE WHEN random() < 0.5 THEN jsonb_build_array('red', 'blue')
+                                      WHEN random() < 0.5 THEN '["green"]'::jsonb END,
+                         'parts', CASE WHEN random() < 0.4 THEN jsonb_build_array(
+                                    jsonb_build_object('n', floor(random() * 5)::int),
+                                    jsonb_build_object('n', floor(random() * 5)::int)) END)) END), '[]'::jsonb)
+              FROM generate_series(1, (i % 5) + floor(random() * 2)::int) e))
+       END ||
+       CASE WHEN i % 3 = 0 THEN jsonb_build_object('tags', jsonb_build_array('apple', 'kiwi', 'avocado'))
+            WHEN i % 3 = 1 THEN jsonb_build_object('tags', jsonb_build_array('kiwi', 5))
+            ELSE '{}'::jsonb END AS doc
+FROM generate_series(1, 400) i;
+SELECT count(*) FROM fl_docs d, argo_query('INSERT INTO fl0 OBJECT $1', d.doc);
+SELECT count(*) FROM fl_docs d, argo_query('INSERT INTO fl3 OBJECT $1', d.doc);
+SELECT count(*) FROM fl_docs d, argo_query('INSERT INTO fl1 OBJECT $1', d.doc);
+
+-- "mismatches of objects": Argo's selection against jsonpath's, by i
+CREATE FUNCTION fl_check(coll text, q text, jp jsonpath) RETURNS text LANGUAGE sql AS $$
+  WITH got AS (SELECT (x->>'i')::int AS i FROM argo_query(format('SELECT i FROM %s WHERE %s', coll, q)) x),
+       want AS (SELECT i FROM fl_docs WHERE doc @? jp)
+  SELECT count(*) FILTER (WHERE got.i IS NULL OR want.i IS NULL) || ' of ' || count(want.i)
+  FROM got FULL JOIN want USING (i)
+$$;
+
+SELECT q, fl_check('fl3', q, jp) AS fl3, fl_check('fl0', q, jp) AS fl0, fl_check('fl1', q, jp) AS fl1
+FROM (VALUES
+  ($$EXISTS items[? sku = 'pen' AND qty >= 10]$$, '$.items[*] ? (@.sku == "pen" && @.qty >= 10)'::jsonpath),
+  ($$EXISTS items[? sku = 'pen' OR qty < 3]$$, '$.items[*] ? (@.sku == "pen" || @.qty < 3)'),
+  -- jsonpath's lax mode takes a non-array as an array of one; Argo's filter reaches nothing there
+  ($$EXISTS items[? NOT EXISTS qty]$$, '$ ? (@.items.type() == "array").items[*] ? (!exists(@.qty))'),
+  ($$EXISTS items[? qty IS NULL AND sku = 'ink']$$, '$.items[*] ? (@.qty == null && @.sku == "ink")'),
+  ($$EXISTS items[? qty BETWEEN 5 AND 10 AND sku != 'pen']$$, '$.items[*] ? (@.qty >= 5 && @.qty <= 10 && @.sku != "pen")'),
+  ($$EXISTS items[? sku IN ('pen', 'cap') AND qty > 15]$$, '$.items[*] ? ((@.sku == "pen" || @.sku == "cap") && @.qty > 15)'),
+  ($$EXISTS items[? sku = 7]$$, '$.items[*] ? (@.sku == 7)'),
+  ($$EXISTS items[? @ = 3]$$, '$.items[*] ? (@ == 3)'),
+  ($$EXISTS items[? tags[*] = 'red' AND qty < 5]$$, '$.items[*] ? (@.tags[*] == "red" && @.qty < 5)'),
+  ($$EXISTS items[? 'green' = ANY tags]$$, '$.items[*] ? (@.tags[*] == "green")'),
+  ($$EXISTS items[? EXISTS parts[? n > 3] AND sku = 'pad']$$, '$.items[*] ? (exists(@.parts[*] ? (@.n > 3)) && @.sku == "pad")'),
+  -- NOT of a comparison with no number qty is UNKNOWN in Argo; jsonpath's != needs the type too
+  ($$EXISTS items[? sku ~ '^p' AND NOT qty = 0]$$, '$.items[*] ? (@.sku like_regex "^p" && @.qty.type() == "number" && @.qty != 0)'),
+  ($$EXISTS tags[? @ LIKE 'a%']$$, '$.tags[*] ? (@ like_regex "^a")'),
+  ($$EXISTS tags[? @.x = 1 OR @ = 5]$$, '$.tags[*] ? (@.x == 1 || @ == 5)'),
+  ($$items[? qty > 12].sku = 'ink'$$, '$.items[*] ? (@.qty > 12).sku ? (@ == "ink")'),
+  ($$items[? sku = 'pen'].parts[*].n = 4$$, '$.items[*] ? (@.sku == "pen").parts[*].n ? (@ == 4)'),
+  ($$EXISTS items[? sku = 'cap'].tags$$, '$.items[*] ? (@.sku == "cap").tags'),
+  ($$items[? sku = 'pad'].qty IS NULL$$, '$.items[*] ? (@.sku == "pad").qty ? (@ == null)'),
+  ($$i < 100 AND EXISTS items[? qty = 1]$$, '$ ? (@.i < 100 && exists(@.items[*] ? (@.qty == 1)))'),
+  ($$i < 50 OR EXISTS items[? qty = 19 AND sku = 'ink']$$, '$ ? (@.i < 50 || exists(@.items[*] ? (@.qty == 19 && @.sku == "ink")))')
+) qs(q, jp);
+
+-- three-valued: each order by hand
+SELECT argo_create_collection('flh');
+SELECT count(*) FROM argo_query('INSERT INTO flh OBJECTS $1', $$[
+  {"n": 1, "items": [{"sku": "pen", "qty": 2}, {"sku": "ink", "qty": 10}]},
+  {"n": 2, "items": [{"sku": "pen", "qty": 12}, {"sku": "ink", "qty": 1}]},
+  {"n": 3, "items": []},
+  {"n": 4},
+  {"n": 5, "items": "no"},
+  {"n": 6, "items": [{"sku": "pen"}, {"qty": 20}]},
+  {"n": 7, "items": [{"sku": "pen", "qty": "10"}]},
+  {"n": 8, "items": [7, {"sku": "cap", "qty": 30}]}]$$);
+CREATE FUNCTION flh(q text) RETURNS text LANGUAGE sql AS $$
+  SELECT coalesce(string_agg(x->>'n', ' ' ORDER BY (x->>'n')::int), '(none)')
+  FROM argo_query('SELECT n FROM flh WHERE ' || q) x
+$$;
+-- EXISTS is TRUE or FALSE: an empty, missing or non-array value is FALSE
+SELECT flh($$EXISTS items[? sku = 'pen' AND qty >= 10]$$) AS t, flh($$NOT EXISTS items[? sku = 'pen' AND qty >= 10]$$) AS f;
+-- a comparison through a filter: TRUE some kept value passes; FALSE an
+-- array whose kept values all have the type and fail, or that keeps
+-- nothing; UNKNOWN a missing or non-array value, or kept values without it
+SELECT flh($$items[? qty > 5].sku = 'pen'$$) AS t, flh($$NOT items[? qty > 5].sku = 'pen'$$) AS f;
+SELECT flh($$items[? qty > 5].sku != 'pen'$$) AS t, flh($$NOT items[? qty > 5].sku != 'pen'$$) AS f;
+-- "no element has qty <= 0", "some element lacks qty", "every element has qty"
+SELECT flh($$NOT EXISTS items[? qty <= 5]$$) AS none_small, flh($$EXISTS items[? NOT EXISTS qty]$$) AS lacking,
+       flh($$EXISTS items AND NOT EXISTS items[? NOT EXISTS qty]$$) AS all_have;
+-- IS NULL and IS NOT NULL through a filter are never UNKNOWN
+SELECT flh($$items[? sku = 'pen'].qty IS NOT NULL$$) AS t, flh($$NOT items[? sku = 'pen'].qty IS NOT NULL$$) AS f;
+-- within an AND, an OR, a NOT of other conditions; a parameter inside
+SELECT x FROM argo_query('SELECT n FROM flh WHERE n > 1 AND (EXISTS items[? qty = $1] OR n = 4)', '1') x;
+SELECT x FROM argo_query('SELECT n FROM flh WHERE EXISTS items[? sku = $1 AND qty > $2]', '"cap"', '20') x;
+SELECT x FROM argo_query('SELECT n FROM flh WHERE EXISTS items[? sku IN $1]', '["ink", "nib"]') x;
+
+-- every statement that takes a WHERE
+SELECT x FROM argo_query($$SELECT COUNT(*) AS n FROM fl3 WHERE EXISTS items[? sku = 'pen' AND qty >= 10]$$) x;
+SELECT (SELECT count(*) FROM fl_docs WHERE doc @? '$.items[*] ? (@.sku == "pen" && @.qty >= 10)') AS jsonpath_count;
+SELECT string_agg(x->>'i', ' ') FROM argo_query($$SELECT i FROM fl1 WHERE EXISTS items[? sku = 'ink' AND qty = 3] ORDER BY i DESC LIMIT 4$$) x;
+SELECT string_agg(i::text, ' ' ORDER BY i DESC) FROM (SELECT i FROM fl_docs WHERE doc @? '$.items[*] ? (@.sku == "ink" && @.qty == 3)' ORDER BY i DESC LIMIT 4) s;
+SELECT x FROM argo_query($$UPDATE flh SET hit = true WHERE EXISTS items[? sku = 'cap'] RETURNING ID$$) x;
+SELECT x FROM argo_query($$UPDATE flh SET hit = true WHERE EXISTS items[? sku = 'cap'] RETURNING *$$) x;
+SELECT x FROM argo_query($$DELETE FROM flh WHERE EXISTS items[? NOT EXISTS qty] RETURNING ID$$) x;
+SELECT flh('EXISTS n');
+BEGIN;
+DECLARE flc CURSOR FOR SELECT x->'i' FROM argo_query($$SELECT i FROM fl0 WHERE EXISTS items[? sku = 'cap' AND qty = 0]$$) x;
+FETCH 2 FROM flc;
+FETCH ALL FROM flc;
+COMMIT;
+SELECT string_agg(i::text, ' ' ORDER BY i) FROM fl_docs WHERE doc @? '$.items[*] ? (@.sku == "cap" && @.qty == 0)';
+-- argo_explain shows the candidates and the check
+SELECT count(*) FILTER (WHERE line LIKE '%argo_filter_test%') AS checks,
+       count(*) FILTER (WHERE line LIKE '%Index%Cond%') > 0 AS uses_indexes
+FROM argo_explain($$SELECT * FROM fl3 WHERE EXISTS items[? sku = 'pen' AND qty >= 10]$$) line;
+
+-- errors: 0A000 where filters are not there yet, 42601 for @ outside one
+SELECT * FROM argo_query($$SELECT items[? qty > 1] FROM fl3$$);
+SELECT * FROM argo_query($$SELECT * FROM fl3 ORDER BY items[? qty > 1].qty$$);
+SELECT * FROM argo_query($$SELECT items[? qty > 1].sku, COUNT(*) FROM fl3 GROUP BY items[? qty > 1].sku$$);
+SELECT * FROM argo_query($$UPDATE fl3 SET items[? sku = 'pen'].qty = 1$$);
+SELECT * FROM argo_query($$SELECT * FROM fl3 AS a JOIN fl1 AS b ON a.i = b.i WHERE EXISTS a.items[? qty = 1]$$);
+SELECT * FROM argo_query($$SELECT * FROM fl3 WHERE EXISTS items[? ID() = 1]$$);
+SELECT * FROM argo_query($$SELECT * FROM fl3 WHERE @ = 1$$);
+SELECT * FROM argo_query($$SELECT * FROM fl3 WHERE EXISTS items[? qty > ]$$);
+SELECT * FROM argo_query($$SELECT * FROM fl3 WHERE EXISTS items[? qty BETWEEN 1 AND 'x']$$);
+SELECT argo_drop_collection('fl0'), argo_drop_collection('fl3'), argo_drop_collection('fl1'), argo_drop_collection('flh');

@@ -1,0 +1,189 @@
+/*
+ * filter.c — the check a leaf through a filter [? pred] puts on its
+ * candidates: the object itself judged by argo_filter_test (doc/docpred.c).
+ *
+ * predicate.c finds the candidates with the value indexes (the leaf with
+ * its filters as [*], and the filter's own plain conditions: analysis
+ * wrote them into the leaf); here the leaf becomes the jsonb spec the
+ * test reads, and the candidates are joined to their kept documents (or
+ * rebuilt where there is none, or where the role may not read them).
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+
+#include "sql/sql.h"
+
+static void write_pred(StringInfo out, ArgoPred *p);
+
+/* A literal as the spec has it: a JSON scalar, or {"j": value}. */
+static void
+write_literal(StringInfo out, ArgoLiteral *lit)
+{
+	switch (lit->type)
+	{
+		case ALIT_STRING:
+			escape_json(out, lit->str);
+			break;
+		case ALIT_NUMBER:
+			/* the shortest text that reads back as the same double */
+			appendStringInfoString(out, float8out_internal(lit->num));
+			break;
+		case ALIT_BOOL:
+			appendStringInfoString(out, lit->b ? "true" : "false");
+			break;
+		case ALIT_JSON:
+			appendStringInfoString(out, "{\"j\": ");
+			appendStringInfoString(out, JsonbToCString(NULL, &lit->json->root, VARSIZE(lit->json)));
+			appendStringInfoChar(out, '}');
+			break;
+		default:
+			elog(ERROR, "argo: null literal in a filter");
+	}
+}
+
+/* A path's steps: keys, positions, {"*": true}, {"?": pred}. */
+static void
+write_steps(StringInfo out, ArgoPath *path)
+{
+	ListCell   *lc;
+
+	appendStringInfoChar(out, '[');
+	foreach(lc, path->steps)
+	{
+		ArgoStep   *step = lfirst(lc);
+
+		if (foreach_current_index(lc) > 0)
+			appendStringInfoChar(out, ',');
+		if (step->filter != NULL)
+		{
+			appendStringInfoString(out, "{\"?\": ");
+			write_pred(out, step->filter);
+			appendStringInfoChar(out, '}');
+		}
+		else if (step->is_wild)
+			appendStringInfoString(out, "{\"*\": true}");
+		else if (step->is_index)
+			appendStringInfo(out, INT64_FORMAT, step->index);
+		else
+			escape_json(out, step->key);
+	}
+	appendStringInfoChar(out, ']');
+}
+
+static const char *
+leaf_kind(ArgoPredKind kind)
+{
+	switch (kind)
+	{
+		case APRED_CMP:
+			return "cmp";
+		case APRED_LIKE:
+			return "like";
+		case APRED_BETWEEN:
+			return "between";
+		case APRED_IN:
+			return "in";
+		case APRED_ANY:
+			return "any";
+		case APRED_EXISTS:
+			return "exists";
+		case APRED_ISNULL:
+			return "null";
+		case APRED_ISNOTNULL:
+			return "notnull";
+		default:
+			elog(ERROR, "argo: predicate kind %d in a filter", (int) kind);
+	}
+	return NULL;
+}
+
+/* A leaf: {"k": …, "p": […], "op": n, "l": …, "l2": …, "ls": […], "like": n} */
+static void
+write_leaf(StringInfo out, ArgoPred *p)
+{
+	ListCell   *lc;
+
+	/* ArgoCmpOp and ArgoLikeKind are in the spec's order (docpred.c) */
+	appendStringInfo(out, "{\"k\": \"%s\", \"op\": %d, \"like\": %d, \"p\": ",
+					 leaf_kind(p->kind), (int) p->op, (int) p->like);
+	write_steps(out, p->path);
+	if (p->lit != NULL)
+	{
+		appendStringInfoString(out, ", \"l\": ");
+		write_literal(out, p->lit);
+	}
+	if (p->lit2 != NULL)
+	{
+		appendStringInfoString(out, ", \"l2\": ");
+		write_literal(out, p->lit2);
+	}
+	if (p->kind == APRED_IN)
+	{
+		appendStringInfoString(out, ", \"ls\": [");
+		foreach(lc, p->lits)
+		{
+			if (foreach_current_index(lc) > 0)
+				appendStringInfoChar(out, ',');
+			write_literal(out, lfirst(lc));
+		}
+		appendStringInfoChar(out, ']');
+	}
+	appendStringInfoChar(out, '}');
+}
+
+static void
+write_pred(StringInfo out, ArgoPred *p)
+{
+	ListCell   *lc;
+
+	check_stack_depth();
+	if (p->kind == APRED_NOT)
+	{
+		appendStringInfoString(out, "{\"not\": ");
+		write_pred(out, p->left);
+		appendStringInfoChar(out, '}');
+		return;
+	}
+	if (p->kind != APRED_AND && p->kind != APRED_OR)
+	{
+		write_leaf(out, p);
+		return;
+	}
+	appendStringInfo(out, "{\"%s\": [", p->kind == APRED_AND ? "and" : "or");
+	foreach(lc, p->args)
+	{
+		if (foreach_current_index(lc) > 0)
+			appendStringInfoChar(out, ',');
+		write_pred(out, lfirst(lc));
+	}
+	appendStringInfoString(out, "]}");
+}
+
+/*
+ * After "SELECT f.objid FROM (candidates) f": keep the candidates where
+ * the leaf p is TRUE (truth) or FALSE on the object itself.
+ */
+void
+sql_filter_check(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
+{
+	StringInfoData spec;
+	bool		docs = docs_readable(c);
+	int			name = sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name));
+	int			specp;
+
+	initStringInfo(&spec);
+	write_pred(&spec, p);
+	specp = sqlbuf_param(buf, JSONBOID, DirectFunctionCall1(jsonb_in, CStringGetDatum(spec.data)));
+	if (docs)
+		appendStringInfo(&buf->sql, " LEFT JOIN %s d ON d.objid OPERATOR(pg_catalog.=) f.objid",
+						 c->doc_table);
+	appendStringInfo(&buf->sql, " WHERE %s(%s%s($%d, f.objid)%s, $%d) IS %s",
+					 argo_function("argo_filter_test"), docs ? "COALESCE(d.doc, " : "",
+					 argo_function("argo_object"), name, docs ? ")" : "", specp,
+					 truth ? "TRUE" : "FALSE");
+}
