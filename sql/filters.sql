@@ -123,11 +123,45 @@ SELECT count(*) FILTER (WHERE line LIKE '%argo_filter_test%') AS checks,
        count(*) FILTER (WHERE line LIKE '%Index%Cond%') > 0 AS uses_indexes
 FROM argo_explain($$SELECT * FROM fl3 WHERE EXISTS items[? sku = 'pen' AND qty >= 10]$$) line;
 
+-- changes through filters and [*] (positional updates), on both formats:
+-- every matching element; an object none matches is not updated; a
+-- missing array is not made; UNSET removes the elements
+SELECT argo_create_collection('pu3', 'argo3'), argo_create_collection('pu1', 'argo1');
+CREATE FUNCTION pu(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r3 text; r1 text;
+BEGIN
+  SELECT string_agg(x::text, E'\n') INTO r3 FROM argo_query(replace(q, '@C', 'pu3')) x;
+  SELECT string_agg(x::text, E'\n') INTO r1 FROM argo_query(replace(q, '@C', 'pu1')) x;
+  IF r3 IS DISTINCT FROM r1 THEN
+    RAISE EXCEPTION E'formats disagree on %:\n%\n%', q, r3, r1;
+  END IF;
+  RETURN r3;
+END $$;
+SELECT pu($$INSERT INTO @C OBJECTS [
+  {"n": 1, "items": [{"sku": "pen", "qty": 2}, {"sku": "ink", "qty": 10}, {"sku": "pen", "qty": 0}]},
+  {"n": 2, "items": [{"sku": "ink", "qty": 1}], "tags": ["old", "new", "old"]},
+  {"n": 3},
+  {"n": 4, "items": [7, {"sku": "pen", "qty": 1, "log": [1, 2, 3]}]}]$$);
+SELECT pu($$UPDATE @C SET items[? sku = 'pen'].qty += 1 WHERE n < 3$$);
+SELECT pu($$UPDATE @C SET items[? sku = 'pen' AND qty > 2].hot = true, items[? sku = 'ink'].qty -= 1 RETURNING ID$$);
+SELECT pu($$UPDATE @C SET items[? sku = 'pen'].log APPEND 4 WHERE n = 4 RETURNING *$$);
+SELECT pu($$UPDATE @C UNSET items[? qty = 0] RETURNING *$$);
+SELECT pu($$UPDATE @C UNSET tags[? @ = 'old'] RETURNING *$$);
+SELECT pu($$UPDATE @C SET items[? sku = 'ink'] = {"sku": "INK"} RETURNING *$$);
+SELECT pu($$UPDATE @C SET items[*].seen = true WHERE n = 1 RETURNING *$$);
+-- nothing matches, or no array: not updated
+SELECT pu($$UPDATE @C SET items[? sku = 'nope'].qty = 5$$);
+SELECT pu($$UPDATE @C SET items[*].qty = 5 WHERE n = 3 RETURNING ID$$);
+-- a key set in a scalar element: 22023, nothing changed
+SELECT * FROM argo_query($$UPDATE pu3 SET items[*].seen = true WHERE n = 4$$);
+SELECT pu($$SELECT * FROM @C ORDER BY n$$);
+SELECT argo_check('pu3'), argo_check('pu1');
+SELECT argo_drop_collection('pu3'), argo_drop_collection('pu1');
+
 -- errors: 0A000 where filters are not there yet, 42601 for @ outside one
 SELECT * FROM argo_query($$SELECT items[? qty > 1] FROM fl3$$);
 SELECT * FROM argo_query($$SELECT * FROM fl3 ORDER BY items[? qty > 1].qty$$);
 SELECT * FROM argo_query($$SELECT items[? qty > 1].sku, COUNT(*) FROM fl3 GROUP BY items[? qty > 1].sku$$);
-SELECT * FROM argo_query($$UPDATE fl3 SET items[? sku = 'pen'].qty = 1$$);
 SELECT * FROM argo_query($$SELECT * FROM fl3 AS a JOIN fl1 AS b ON a.i = b.i WHERE EXISTS a.items[? qty = 1]$$);
 SELECT * FROM argo_query($$SELECT * FROM fl3 WHERE EXISTS items[? ID() = 1]$$);
 SELECT * FROM argo_query($$SELECT * FROM fl3 WHERE @ = 1$$);

@@ -55,6 +55,9 @@ typedef struct DocCutPath
 extern Jsonb *doc_with_id(Jsonb *doc, const char *name, int64 objid);
 extern Jsonb *doc_without(Jsonb *doc, const DocCutPath *paths, int npaths);
 
+/* docpred.c: predicates through filters [? …], judged on a document */
+extern bool doc_filter_keeps(JsonbValue *elem, Jsonb *spec);
+
 /* Receives each rebuilt object; returns false to stop. */
 typedef void (*rebuild_emit) (void *arg, int64 objid, Jsonb *obj);
 

@@ -426,6 +426,15 @@ eval(JsonbValue *pred, JsonbValue *ctx)
 	return eval_leaf(pred, ctx);
 }
 
+/* Whether a filter whose predicate is spec keeps the element elem (TRUE). */
+bool
+doc_filter_keeps(JsonbValue *elem, Jsonb *spec)
+{
+	JsonbValue	pred = {.type = jbvBinary, .val.binary = {.data = &spec->root, .len = VARSIZE(spec)}};
+
+	return eval(&pred, elem) == T_TRUE;
+}
+
 /* argo_filter_test(doc jsonb, spec jsonb) RETURNS boolean: TRUE, FALSE or NULL */
 Datum
 argo_filter_test(PG_FUNCTION_ARGS)

@@ -226,7 +226,7 @@ extern void run_update(ArgoPlan *p, result_emit emit, void *arg);
 /* advisory locks' fourth field: SQL's own use 1 and 2 (upsert, update.c) */
 #define ARGO_UPSERT_LOCK_SPACE 0x4152
 extern Jsonb *argo_apply_set(Jsonb *doc, ArgoPath *path, Jsonb *value);
-extern Jsonb *argo_apply_changes(Jsonb *doc, List *sets);
+extern Jsonb *argo_apply_changes(Jsonb *doc, List *sets, bool *applied);
 
 /* objlock.c: per-object write locks */
 typedef struct LockedObjects

@@ -203,6 +203,7 @@ change_objects(Updater *u, const int64 *ids, int n, RowLog *log,
 {
 	int64		objid = 0;
 	ErrorContextCallback cb = {error_context_stack, object_errcontext, &objid};
+	int			kept = 0;
 
 	rowbatch_hold(before);
 	rowbatch_hold(after);
@@ -211,11 +212,23 @@ change_objects(Updater *u, const int64 *ids, int n, RowLog *log,
 	error_context_stack = &cb;
 	for (int i = 0; i < u->n; i++)
 	{
+		bool		applied;
+		Jsonb	   *changed;
+
 		CHECK_FOR_INTERRUPTS();
 		objid = u->ids[i];
-		u->after[i] = argo_apply_changes(u->docs[i], u->q->stmt->sets);
-		add_compared(u, u->ids[i], u->docs[i], u->after[i], before, after);
+		changed = argo_apply_changes(u->docs[i], u->q->stmt->sets, &applied);
+		/* a change through a filter that kept no element: not updated */
+		if (applied)
+		{
+			u->ids[kept] = u->ids[i];
+			u->docs[kept] = u->docs[i];
+			u->after[kept] = changed;
+			add_compared(u, u->ids[kept], u->docs[kept], u->after[kept], before, after);
+			kept++;
+		}
 	}
+	u->n = kept;
 	error_context_stack = cb.previous;
 	rowbatch_drop_common(before, after);
 }
@@ -490,7 +503,7 @@ upsert_insert(ArgoQuery *q, List *terms, Jsonb **inserted)
 
 		doc = argo_apply_set(doc, p->path, literal_to_jsonb(p->lit));
 	}
-	doc = argo_apply_changes(doc, q->stmt->sets);
+	doc = argo_apply_changes(doc, q->stmt->sets, NULL);
 	if (c == NULL)
 		c = collection_open_for_insert(((ArgoSource *) linitial(q->stmt->from))->coll);
 	rows = rowbatch_create(c, true);

@@ -17,7 +17,9 @@
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
+#include "doc/doc.h"
 #include "exec/exec.h"
+#include "sql/sql.h"
 
 /* The path's steps as jsonb_set wants them: keys, and indexes as text. */
 static Datum
@@ -302,32 +304,119 @@ apply_unset(Jsonb *doc, ArgoPath *path)
 											  path_array(path->steps, n)));
 }
 
+static Jsonb *
+apply_item(Jsonb *doc, ArgoSetItem *item)
+{
+	switch (item->kind)
+	{
+		case ASET_SET:
+			return argo_apply_set(doc, item->path, item->value->value);
+		case ASET_UNSET:
+			return apply_unset(doc, item->path);
+		case ASET_INC:
+			return apply_inc(doc, item);
+		case ASET_APPEND:
+		case ASET_ADD:
+		case ASET_REMOVE:
+			return apply_array_op(doc, item);
+	}
+	return doc;
+}
+
+/* steps[i…] from the value at prefix: each path of positions they reach, into out. */
+static void
+expand_steps(Jsonb *doc, List *steps, int i, List *prefix, List **out)
+{
+	ArgoStep   *step;
+	JsonbValue *v;
+	uint32		n;
+	Jsonb	   *spec;
+
+	check_stack_depth();
+	if (i == list_length(steps))
+	{
+		*out = lappend(*out, prefix);
+		return;
+	}
+	step = list_nth(steps, i);
+	if (!step->is_wild)
+	{
+		expand_steps(doc, steps, i + 1, lappend(list_copy(prefix), step), out);
+		return;
+	}
+	/* a missing array, or no array there: nothing changes there */
+	v = value_at(doc, prefix, list_length(prefix));
+	if (v == NULL || v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		return;
+	n = JsonContainerSize(v->val.binary.data);
+	spec = step->filter ? sql_pred_spec(step->filter) : NULL;
+	for (uint32 k = 0; k < n; k++)
+	{
+		ArgoStep   *at = palloc0(sizeof(ArgoStep));
+
+		CHECK_FOR_INTERRUPTS();
+		if (spec != NULL &&
+			!doc_filter_keeps(getIthJsonbValueFromContainer(v->val.binary.data, k), spec))
+			continue;
+		at->is_index = true;
+		at->index = k;
+		expand_steps(doc, steps, i + 1, lappend(list_copy(prefix), at), out);
+	}
+}
+
+/*
+ * A change through [*] or filters [? …] (8.1): the path expanded, on
+ * this object, into a path of positions for each element it reaches (a
+ * filter's, those its predicate keeps), each changed as a path without
+ * them would be; an array missing on the way changes nothing there.
+ * UNSET takes the elements from the last, so positions stay right.
+ * false when the path reached nothing.
+ */
+static bool
+apply_through_arrays(Jsonb **doc, ArgoSetItem *item)
+{
+	List	   *paths = NIL;
+	int			n;
+
+	expand_steps(*doc, item->path->steps, 0, NIL, &paths);
+	n = list_length(paths);
+	for (int k = 0; k < n; k++)
+	{
+		ArgoSetItem one = *item;
+		ArgoPath	path = *item->path;
+
+		path.steps = list_nth(paths, item->kind == ASET_UNSET ? n - 1 - k : k);
+		path.wild = path.filtered = false;
+		one.path = &path;
+		*doc = apply_item(*doc, &one);
+	}
+	return n > 0;
+}
+
+/*
+ * The SET list applied to doc; *applied is false where every change goes
+ * through [*] or a filter and none reached an element (the object is not
+ * updated, as MongoDB's positional updates).
+ */
 Jsonb *
-argo_apply_changes(Jsonb *doc, List *sets)
+argo_apply_changes(Jsonb *doc, List *sets, bool *applied)
 {
 	ListCell   *lc;
+	bool		any = false;
 
 	foreach(lc, sets)
 	{
 		ArgoSetItem *item = lfirst(lc);
 
-		switch (item->kind)
+		if (item->path->wild)
+			any |= apply_through_arrays(&doc, item);
+		else
 		{
-			case ASET_SET:
-				doc = argo_apply_set(doc, item->path, item->value->value);
-				break;
-			case ASET_UNSET:
-				doc = apply_unset(doc, item->path);
-				break;
-			case ASET_INC:
-				doc = apply_inc(doc, item);
-				break;
-			case ASET_APPEND:
-			case ASET_ADD:
-			case ASET_REMOVE:
-				doc = apply_array_op(doc, item);
-				break;
+			doc = apply_item(doc, item);
+			any = true;
 		}
 	}
+	if (applied != NULL)
+		*applied = any;
 	return doc;
 }

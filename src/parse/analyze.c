@@ -1351,7 +1351,7 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 	{
 		ArgoSetItem *item = lfirst(lc);
 
-		refuse_wild(&as, item->path, "as a path an UPDATE changes");
+		/* through [*] and filters: every element reached (update_ops.c) */
 		bind_path(&as, item->path);
 		check_set_indexes(&as, item->path);
 		if (item->value)

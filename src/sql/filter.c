@@ -164,6 +164,17 @@ write_pred(StringInfo out, ArgoPred *p)
 	appendStringInfoString(out, "]}");
 }
 
+/* A filter's predicate as doc_filter_keeps reads it (a positional update's). */
+Jsonb *
+sql_pred_spec(ArgoPred *p)
+{
+	StringInfoData spec;
+
+	initStringInfo(&spec);
+	write_pred(&spec, p);
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(spec.data)));
+}
+
 /*
  * After "SELECT f.objid FROM (candidates) f": keep the candidates where
  * the leaf p is TRUE (truth) or FALSE on the object itself.
@@ -171,14 +182,10 @@ write_pred(StringInfo out, ArgoPred *p)
 void
 sql_filter_check(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 {
-	StringInfoData spec;
 	bool		docs = docs_readable(c);
 	int			name = sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name));
-	int			specp;
+	int			specp = sqlbuf_param(buf, JSONBOID, JsonbPGetDatum(sql_pred_spec(p)));
 
-	initStringInfo(&spec);
-	write_pred(&spec, p);
-	specp = sqlbuf_param(buf, JSONBOID, DirectFunctionCall1(jsonb_in, CStringGetDatum(spec.data)));
 	if (docs)
 		appendStringInfo(&buf->sql, " LEFT JOIN %s d ON d.objid OPERATOR(pg_catalog.=) f.objid",
 						 c->doc_table);

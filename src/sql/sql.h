@@ -72,6 +72,7 @@ extern void sql_order_keys(StringInfo out, ValueCols *v, bool desc, bool nulls_f
 
 /* filter.c: a leaf through a filter [? pred], judged on each candidate object */
 extern void sql_filter_check(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth);
+extern Jsonb *sql_pred_spec(ArgoPred *p);
 extern Datum sql_path_steps(ArgoPath *path);
 extern void sql_limit_offset(SqlBuf *buf, ArgoStmt *s);
 extern void sql_projection_filter(SqlBuf *buf, ArgoCollection *c,
