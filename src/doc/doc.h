@@ -53,6 +53,8 @@ typedef struct DocCutPath
 	DocCutStep *steps;
 } DocCutPath;
 extern Jsonb *doc_with_id(Jsonb *doc, const char *name, int64 objid);
+extern Jsonb *doc_with_member(Jsonb *doc, const char *name, Jsonb *value);
+extern Jsonb *doc_distinct_values(Jsonb *array);
 extern Jsonb *doc_without(Jsonb *doc, const DocCutPath *paths, int npaths);
 
 /* docpred.c: predicates through filters [? …], judged on a document */

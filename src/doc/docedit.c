@@ -1,6 +1,7 @@
 /*
  * docedit.c — a document changed on its way out: its id added under a
- * key (RETURNING *, ID()), paths taken out (SELECT * EXCEPT).
+ * key (RETURNING *, ID()), an aggregate's whole value added, paths taken
+ * out (SELECT * EXCEPT), an array's distinct values (ARRAY_AGG(DISTINCT)).
  *
  * A write's RETURNING * hands back each object as written, a jsonb it
  * already holds; the id is added to that value rather than rebuilding
@@ -16,9 +17,13 @@
 
 #include "doc/doc.h"
 
-/* doc (an object) with "name": id among its keys. */
-Jsonb *
-doc_with_id(Jsonb *doc, const char *name, int64 objid)
+/*
+ * doc (an object) with value under key name: added, or (replace) in
+ * place of what is there; else a key already there is 42712, objid
+ * naming the object.
+ */
+static Jsonb *
+with_member(Jsonb *doc, const char *name, JsonbValue *value, bool replace, int64 objid)
 {
 	JsonbParseState *state = NULL;
 	JsonbIterator *it = JsonbIteratorInit(&doc->root);
@@ -26,30 +31,136 @@ doc_with_id(Jsonb *doc, const char *name, int64 objid)
 	JsonbValue	v;
 	JsonbValue *res = NULL;
 	int			namelen = strlen(name);
+	bool		skip = false;
 
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
 		if (tok == WJB_KEY && v.val.string.len == namelen &&
 			memcmp(v.val.string.val, name, namelen) == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_DUPLICATE_ALIAS),
-					 errmsg("object " INT64_FORMAT " already has a key \"%s\"", objid, name),
-					 errhint("Name the id otherwise: RETURNING *, ID() AS id.")));
+		{
+			if (!replace)
+				ereport(ERROR,
+						(errcode(ERRCODE_DUPLICATE_ALIAS),
+						 errmsg("object " INT64_FORMAT " already has a key \"%s\"", objid, name),
+						 errhint("Name the id otherwise: RETURNING *, ID() AS id.")));
+			skip = true;
+			continue;
+		}
+		if (skip && tok == WJB_VALUE)
+		{
+			skip = false;
+			continue;
+		}
 		/* nested containers come whole (skipNested): this ends the object */
 		if (tok == WJB_END_OBJECT)
 		{
 			JsonbValue	key = {.type = jbvString};
-			JsonbValue	id = {.type = jbvNumeric};
 
 			key.val.string.val = (char *) name;
 			key.val.string.len = namelen;
-			id.val.numeric = int64_to_numeric(objid);
 			pushJsonbValue(&state, WJB_KEY, &key);
-			pushJsonbValue(&state, WJB_VALUE, &id);
+			pushJsonbValue(&state, WJB_VALUE, value);
 		}
 		res = pushJsonbValue(&state, tok, tok < WJB_BEGIN_ARRAY ? &v : NULL);
 	}
 	return JsonbValueToJsonb(res);
+}
+
+/* value as one JsonbValue a container can take */
+static JsonbValue
+as_value(Jsonb *value)
+{
+	JsonbValue	v;
+
+	if (!JsonbExtractScalar(&value->root, &v))
+	{
+		v.type = jbvBinary;
+		v.val.binary.data = &value->root;
+		v.val.binary.len = VARSIZE(value) - VARHDRSZ;
+	}
+	return v;
+}
+
+/* doc (an object) with "name": id among its keys. */
+Jsonb *
+doc_with_id(Jsonb *doc, const char *name, int64 objid)
+{
+	JsonbValue	id = {.type = jbvNumeric};
+
+	id.val.numeric = int64_to_numeric(objid);
+	return with_member(doc, name, &id, false, objid);
+}
+
+/* doc (an object) with value under name, in place of what is there. */
+Jsonb *
+doc_with_member(Jsonb *doc, const char *name, Jsonb *value)
+{
+	JsonbValue	v = as_value(value);
+
+	return with_member(doc, name, &v, true, 0);
+}
+
+/* Two values in ARRAY_AGG(DISTINCT)'s order: scalars by their sort keys. */
+typedef struct DistinctValue
+{
+	JsonbValue	v;
+	StringInfoData key;			/* data NULL: not a scalar (null, object, array) */
+	int			first;			/* where first met */
+} DistinctValue;
+
+static int
+distinct_cmp(const void *a, const void *b)
+{
+	const DistinctValue *x = a;
+	const DistinctValue *y = b;
+
+	if (x->key.data != NULL && y->key.data != NULL)
+		return argo_sort_key_cmp((StringInfo) &x->key, (StringInfo) &y->key);
+	if (x->key.data != NULL || y->key.data != NULL)
+		return x->key.data != NULL ? -1 : 1;
+	return x->first - y->first;
+}
+
+/*
+ * The distinct values of array (jsonb equality), scalars in Argo's order
+ * (numbers, strings, booleans), then nulls, objects and arrays in the
+ * order first met: ARRAY_AGG(DISTINCT p), MongoDB's $addToSet.
+ */
+Jsonb *
+doc_distinct_values(Jsonb *array)
+{
+	JsonbIterator *it = JsonbIteratorInit(&array->root);
+	JsonbIteratorToken tok;
+	JsonbValue	e;
+	DistinctValue *d = palloc(sizeof(DistinctValue) * Max(JsonContainerSize(&array->root), 1));
+	int			n = 0;
+	JsonbParseState *state = NULL;
+
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		Jsonb	   *ej;
+		bool		seen = false;
+
+		if (tok != WJB_ELEM)
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		ej = JsonbValueToJsonb(&e);
+		for (int i = 0; i < n && !seen; i++)
+			seen = compareJsonbContainers(&JsonbValueToJsonb(&d[i].v)->root, &ej->root) == 0;
+		if (seen)
+			continue;
+		d[n].v = e;
+		d[n].first = n;
+		initStringInfo(&d[n].key);
+		if (!argo_value_sort_key(&e, &d[n].key))
+			d[n].key.data = NULL;
+		n++;
+	}
+	qsort(d, n, sizeof(DistinctValue), distinct_cmp);
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < n; i++)
+		pushJsonbValue(&state, WJB_ELEM, &d[i].v);
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
 }
 
 /*

@@ -1,6 +1,6 @@
 /*
- * aggregate.c — COUNT, COUNT(DISTINCT), SUM, AVG, MIN, MAX with GROUP BY
- * paths and HAVING.
+ * aggregate.c — COUNT, COUNT(DISTINCT), SUM, AVG, MIN, MAX, and the
+ * whole-value ARRAY_AGG, FIRST, LAST, with GROUP BY paths and HAVING.
  *
  * PostgreSQL computes them.  Each unit — a selected object, a join's
  * tuple of objects, or, when a GROUP BY path has [*], each element of the
@@ -12,7 +12,9 @@
  * with [*] is summed up per unit first, so that each unit stays one row
  * whatever else is joined.  Result rows become objects through the
  * rebuilder, which nests the group values as in the original documents
- * (under their alias in a join, as a join's projections are).
+ * (under their alias in a join, as a join's projections are); a
+ * whole-value aggregate's jsonb is added to its group's result as it is
+ * given on.
  */
 #include "postgres.h"
 
@@ -20,7 +22,10 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
 
+#include "doc/doc.h"
 #include "exec/exec.h"
 
 /* The statement being written. */
@@ -162,6 +167,63 @@ count_distinct(AggGen *g, ArgoTarget *t, const char *a)
 									 objid_of(g->q, t->path))));
 }
 
+/* A path's steps as jsonb's #> takes them: keys, and positions as text. */
+static Datum
+text_steps(ArgoPath *path)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(list_length(path->steps), 1));
+	ListCell   *lc;
+
+	foreach(lc, path->steps)
+	{
+		ArgoStep   *step = lfirst(lc);
+
+		elems[foreach_current_index(lc)] = CStringGetTextDatum(step->is_index ?
+															   psprintf(INT64_FORMAT, step->index) : step->key);
+	}
+	return PointerGetDatum(construct_array(elems, list_length(path->steps), TEXTOID, -1, false,
+										   TYPALIGN_INT));
+}
+
+/*
+ * ARRAY_AGG, FIRST, LAST (8.3): the whole value at the path, taken from
+ * each unit's object — its kept document, else rebuilt — in the group's
+ * order (ORDER BY inside, by the cross-type sort key, then object id).
+ * LAST is FIRST of the order reversed.  One jsonb column.
+ */
+static TargetCols
+value_aggregate(AggGen *g, ArgoTarget *t, const char *a)
+{
+	ArgoCollection *c = coll_of_path(g->q, t->path);
+	bool		docs = docs_readable(c);
+	const char *objid = objid_of(g->q, t->path);
+	bool		reverse = t->agg == AAGG_LAST;
+	char	   *doc;
+	char	   *value;
+	StringInfoData order;
+
+	if (docs)
+		appendStringInfo(&g->buf->sql, " LEFT JOIN %s %s ON %s.objid OPERATOR(pg_catalog.=) %s",
+						 c->doc_table, a, a, objid);
+	doc = psprintf("%s%s($%d, %s)%s", docs ? psprintf("COALESCE(%s.doc, ", a) : "",
+				   argo_function("argo_object"),
+				   sqlbuf_param(g->buf, TEXTOID, CStringGetTextDatum(c->name)), objid,
+				   docs ? ")" : "");
+	value = psprintf("(%s OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[])", doc,
+					 sqlbuf_param(g->buf, TEXTARRAYOID, text_steps(t->path)));
+	initStringInfo(&order);
+	if (t->order != NULL)
+		appendStringInfo(&order, "%s(%s, $%d) COLLATE pg_catalog.\"C\"%s, ",
+						 argo_function("argo_sort_key"), doc,
+						 sqlbuf_param(g->buf, JSONBOID, sql_path_steps(t->order->path)),
+						 t->order->desc != reverse ? " DESC" : "");
+	appendStringInfo(&order, "%s%s", objid, reverse ? " DESC" : "");
+	if (t->agg == AAGG_ARRAY)
+		return one_col(psprintf("pg_catalog.jsonb_agg(%s ORDER BY %s) FILTER (WHERE %s IS NOT NULL)",
+								value, order.data, value));
+	return one_col(psprintf("(pg_catalog.array_agg(%s ORDER BY %s))[1]", value, order.data));
+}
+
 /* The joins a target needs go into the statement; its result columns are returned. */
 static TargetCols
 emit_target(AggGen *g, ArgoTarget *t, int i)
@@ -180,6 +242,10 @@ emit_target(AggGen *g, ArgoTarget *t, int i)
 			return one_col("pg_catalog.count(*)");
 		case AAGG_COUNT_DISTINCT:
 			return count_distinct(g, t, alias);
+		case AAGG_ARRAY:
+		case AAGG_FIRST:
+		case AAGG_LAST:
+			return value_aggregate(g, t, alias);
 		default:
 			break;
 	}
@@ -565,6 +631,14 @@ first_present(bool *nulls, int a, int b, int c)
 	return a;
 }
 
+/* An aggregate's whole value (ARRAY_AGG, FIRST, LAST), added to its group's result. */
+typedef struct WholeValue
+{
+	int64		id;
+	char	   *name;
+	Jsonb	   *value;
+} WholeValue;
+
 /* What each group's row needs to become its result. */
 typedef struct GroupTake
 {
@@ -573,7 +647,64 @@ typedef struct GroupTake
 	char	  **group_keys;
 	TupleDesc	desc;			/* the rows', set before the first */
 	int64		n;				/* rows so far: each its own result */
+	List	   *whole;			/* of WholeValue: the results not yet given on */
+	MemoryContext cxt;			/* theirs: rows come in memory reset after each */
+	rebuild_emit emit;			/* where results go */
+	void	   *arg;
 } GroupTake;
+
+/* A whole-value aggregate's column: kept for the result (NULL FIRST/LAST: missing). */
+static void
+keep_whole_value(GroupTake *g, ArgoTarget *t, int64 id, const char *key, Datum *values,
+				 bool *nulls, int col)
+{
+	WholeValue *w;
+	MemoryContext old;
+
+	if (nulls[col - 1])
+	{
+		/* ARRAY_AGG of nothing is null, as every aggregate with nothing to use */
+		if (t->agg == AAGG_ARRAY)
+			add_value(g->rb, id, key, values, nulls, g->desc, col);
+		return;
+	}
+	old = MemoryContextSwitchTo(g->cxt);
+	w = palloc(sizeof(WholeValue));
+	w->id = id;
+	w->name = t->alias;
+	w->value = DatumGetJsonbPCopy(values[col - 1]);
+	if (t->distinct)
+		w->value = doc_distinct_values(w->value);
+	g->whole = lappend(g->whole, w);
+	MemoryContextSwitchTo(old);
+}
+
+/* A group's result, with its whole values, given on. */
+static void
+give_group(void *arg, int64 id, Jsonb *obj)
+{
+	GroupTake  *g = arg;
+	ListCell   *lc;
+
+	foreach(lc, g->whole)
+	{
+		WholeValue *w = lfirst(lc);
+
+		if (w->id == id)
+			obj = doc_with_member(obj, w->name, w->value);
+	}
+	foreach(lc, g->whole)
+	{
+		WholeValue *w = lfirst(lc);
+
+		if (w->id > id)
+			continue;
+		pfree(w->value);
+		pfree(w);
+		g->whole = foreach_delete_current(g->whole, lc);
+	}
+	g->emit(g->arg, id, obj);
+}
 
 /* One result row: the group values, then each aggregate under its name. */
 static void
@@ -605,7 +736,9 @@ rebuild_group(void *arg, Datum *values, bool *nulls)
 		{
 			initStringInfo(&key);
 			keypath_append_key(&key, t->alias, strlen(t->alias), true);
-			if (t->agg == AAGG_MIN)
+			if (argo_value_aggregate(t->agg))
+				keep_whole_value(g, t, id, key.data, values, nulls, col);
+			else if (t->agg == AAGG_MIN)
 				add_value(g->rb, id, key.data, values, nulls, g->desc, first_present(nulls, col, col + 1, col + 2));
 			else if (t->agg == AAGG_MAX)
 				add_value(g->rb, id, key.data, values, nulls, g->desc, first_present(nulls, col + 2, col + 1, col));
@@ -625,8 +758,13 @@ rebuild_group(void *arg, Datum *values, bool *nulls)
 void
 run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg)
 {
-	GroupTake	g = {rebuilder_create(NULL, emit, arg), q};
+	GroupTake	g = {NULL, q};
 	ListCell   *lc;
+
+	g.emit = emit;
+	g.arg = arg;
+	g.cxt = CurrentMemoryContext;
+	g.rb = rebuilder_create(NULL, give_group, &g);
 
 	g.group_keys = palloc(sizeof(char *) * Max(list_length(q->stmt->group_by), 1));
 	foreach(lc, q->stmt->group_by)

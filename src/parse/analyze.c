@@ -29,7 +29,8 @@ typedef struct AnalyzeState
 	List	   *aliases;		/* of char *, one per FROM item */
 	bool		qualified;		/* paths start with an alias (joins) */
 	int			filter_depth;	/* inside this many filters [? …]: paths start at an element */
-	int			filter_location;	/* the first filter's path, or -1 */
+	int			shardless_location;	/* a construct shards cannot run yet, or -1 */
+	const char *shardless;		/* … its name */
 } AnalyzeState;
 
 void
@@ -325,6 +326,16 @@ refuse_wild(AnalyzeState *as, ArgoPath *path, const char *where)
 					   "A path with [*] reaches every element of an array: it has no single value per object.");
 }
 
+/* What the statement has that a distributed collection cannot run yet: the first. */
+static void
+not_on_shards(AnalyzeState *as, int location, const char *what)
+{
+	if (as->shardless != NULL)
+		return;
+	as->shardless = what;
+	as->shardless_location = location;
+}
+
 /* ---------- filters [? pred] ---------- */
 
 static void analyze_pred(AnalyzeState *as, ArgoPred *p);
@@ -356,8 +367,7 @@ analyze_filters(AnalyzeState *as, ArgoPath *path)
 	if (as->qualified)
 		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 					   "a filter [? …] in a join is not supported", NULL);
-	if (as->filter_location < 0)
-		as->filter_location = path->location;
+	not_on_shards(as, path->location, "a filter [? …]");
 	foreach(lc, path->steps)
 	{
 		ArgoStep   *step = lfirst(lc);
@@ -829,7 +839,7 @@ static const char *
 agg_name(ArgoAggKind agg)
 {
 	static const char *const names[] = {NULL, "count", "count", "sum", "avg",
-	"min", "max", "count"};
+	"min", "max", "count", "count", "array_agg", "first", "last"};
 
 	return names[agg];
 }
@@ -1042,6 +1052,10 @@ analyze_having(AnalyzeState *as, ArgoStmt *s, ArgoPred *p)
 	}
 	else
 		p->agg = having_target(as, s, p->agg);
+	if (argo_value_aggregate(p->agg->agg))
+		semantic_error(as, p->agg->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+					   "HAVING on ARRAY_AGG, FIRST or LAST is not supported",
+					   "HAVING compares COUNT, SUM, AVG, MIN and MAX with literals.");
 	bind_literal(as, p->lit);
 	check_scalar(as, p->lit, "HAVING compares aggregates with scalars.");
 	check_comparable(as, p->lit);
@@ -1103,6 +1117,9 @@ check_grouping(AnalyzeState *as, ArgoStmt *s)
 			semantic_error(as, o->path->location, ERRCODE_DATATYPE_MISMATCH,
 						   "ORDER BY of an aggregate query names GROUP BY paths or aggregates' output names",
 						   NULL);
+		if (argo_value_aggregate(o->agg->agg))
+			semantic_error(as, o->path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   "ORDER BY of ARRAY_AGG, FIRST or LAST is not supported", NULL);
 	}
 	s->star = false;
 }
@@ -1207,6 +1224,44 @@ check_except(AnalyzeState *as, ArgoStmt *s)
 	}
 }
 
+/* ARRAY_AGG, FIRST, LAST: the whole value at a plain path of one collection. */
+bool
+argo_value_aggregate(ArgoAggKind agg)
+{
+	return agg == AAGG_ARRAY || agg == AAGG_FIRST || agg == AAGG_LAST;
+}
+
+static void
+check_value_aggregates(AnalyzeState *as, ArgoStmt *s)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+		const char *name = t->agg == AAGG_ARRAY ? "ARRAY_AGG" : t->agg == AAGG_FIRST ? "FIRST" : "LAST";
+
+		if (!argo_value_aggregate(t->agg))
+			continue;
+		not_on_shards(as, t->location, name);
+		if (list_length(s->from) > 1)
+			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   psprintf("%s in a join is not supported", name), NULL);
+		if (t->path->id || t->path->wild)
+			semantic_error(as, t->path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   psprintf("%s of %s is not supported", name, t->path->id ? "ID()" : "a path with [*]"),
+						   "It takes the value at one path of each object.");
+		if (t->order == NULL)
+			continue;
+		bind_path(as, t->order->path);
+		if (t->order->path->id || t->order->path->wild)
+			semantic_error(as, t->order->path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   psprintf("%s … ORDER BY %s is not supported", name,
+									t->order->path->id ? "ID()" : "a path with [*]"),
+						   "Without ORDER BY, a group's objects come in id order.");
+	}
+}
+
 /* ID() in an aggregate query: in MIN and MAX only. */
 static void
 check_id_aggregates(AnalyzeState *as, ArgoStmt *s)
@@ -1273,7 +1328,10 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 	}
 	check_except(as, s);
 	if (argo_is_aggregate(s))
+	{
 		check_id_aggregates(as, s);
+		check_value_aggregates(as, s);
+	}
 	else
 		check_projection(as, s);
 	if (s->limit)
@@ -1334,7 +1392,7 @@ statement_access(ArgoStmt *stmt)
 ArgoQuery *
 argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 {
-	AnalyzeState as = {text, params, nparams, stmt, NIL, false, 0, -1};
+	AnalyzeState as = {text, params, nparams, stmt, NIL, false, 0, -1, NULL};
 	ArgoQuery  *q = palloc0(sizeof(ArgoQuery));
 	ListCell   *lc;
 
@@ -1377,9 +1435,9 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 		if (c != NULL)
 			collection_check_shard_access(c, statement_access(stmt));
 		/* the shards would run it, but not yet their candidates' checks through foreign tables */
-		if (c != NULL && as.filter_location >= 0 && collection_is_distributed(c))
-			semantic_error(&as, as.filter_location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   "a filter [? …] on a distributed collection is not supported", NULL);
+		if (c != NULL && as.shardless != NULL && collection_is_distributed(c))
+			semantic_error(&as, as.shardless_location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   psprintf("%s on a distributed collection is not supported", as.shardless), NULL);
 		q->colls = lappend(q->colls, c);
 	}
 	return q;

@@ -87,7 +87,7 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %token <str> NOT NULL_P OBJECT_P OFFSET ON OR ORDER SELECT SET SUM TRUE_P UNSET
 %token <str> ADD_P APPEND ID_P REMOVE RETURNING UPSERT
 %token <str> DISTINCT HAVING ILIKE LEFT OUTER_P OBJECTS
-%token <str> NULLS_P FIRST_P LAST_P EXCEPT_P
+%token <str> NULLS_P FIRST_P LAST_P EXCEPT_P ARRAY_AGG
 %token <str> UPDATE WHERE
 
 %type <stmt>	stmt select_stmt select_body insert_stmt delete_stmt update_stmt upsert_stmt
@@ -109,7 +109,7 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %type <list>	target_list targets from_list literal_list json_list order_list opt_group
 %type <list>	opt_order set_list unset_list opt_unset path_list value_list opt_except
 %type <boolean> opt_desc
-%type <order>	opt_nulls
+%type <order>	opt_nulls opt_agg_order
 
 %left OR
 %left AND
@@ -226,6 +226,38 @@ agg_call:
 	| agg_func '(' path ')'		{ $$ = make_agg($1, $3, @1); }
 	| agg_func '(' id_call ')'	{ $$ = make_agg($1, $3, @1); }
 	| COUNT '(' id_call ')'		{ $$ = make_agg(AAGG_COUNT_STAR, NULL, @1); }
+	| ARRAY_AGG '(' path opt_agg_order ')'
+		{
+			$$ = make_agg(AAGG_ARRAY, $3, @1);
+			$$->order = $4;
+		}
+	| ARRAY_AGG '(' DISTINCT path ')'
+		{
+			$$ = make_agg(AAGG_ARRAY, $4, @1);
+			$$->distinct = true;
+		}
+	| FIRST_P '(' path opt_agg_order ')'
+		{
+			$$ = make_agg(AAGG_FIRST, $3, @1);
+			$$->order = $4;
+		}
+	| LAST_P '(' path opt_agg_order ')'
+		{
+			$$ = make_agg(AAGG_LAST, $3, @1);
+			$$->order = $4;
+		}
+	;
+
+/* the order inside a group an aggregate takes its values in (else object id) */
+opt_agg_order:
+	ORDER BY path opt_desc
+		{
+			$$ = palloc0(sizeof(ArgoOrder));
+			$$->path = $3;
+			$$->desc = $4;
+			$$->nulls_first = $4;
+		}
+	| %empty				{ $$ = NULL; }
 	;
 
 agg_func:
@@ -637,7 +669,7 @@ name:
 /* Keywords that are names too: keys had long been free to use them. */
 unreserved_keyword:
 	ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
-	| ILIKE | LEFT | OUTER_P | OBJECTS | NULLS_P | FIRST_P | LAST_P | EXCEPT_P
+	| ILIKE | LEFT | OUTER_P | OBJECTS | NULLS_P | FIRST_P | LAST_P | EXCEPT_P | ARRAY_AGG
 	;
 
 /* After '.', a keyword can only be a key. */
@@ -652,7 +684,7 @@ any_keyword:
 	| JOIN | LIKE | LIMIT | MAX | MIN | NOT | NULL_P | OBJECT_P | OFFSET | ON
 	| OR | ORDER | SELECT | SET | SUM | TRUE_P | UNSET | UPDATE | WHERE
 	| ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
-	| ILIKE | LEFT | OUTER_P | OBJECTS | NULLS_P | FIRST_P | LAST_P | EXCEPT_P
+	| ILIKE | LEFT | OUTER_P | OBJECTS | NULLS_P | FIRST_P | LAST_P | EXCEPT_P | ARRAY_AGG
 	;
 
 %%

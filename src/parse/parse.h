@@ -140,8 +140,13 @@ typedef enum ArgoAggKind
 	AAGG_MIN,
 	AAGG_MAX,
 	AAGG_COUNT_DISTINCT,
-	AAGG_COUNT_NUMBERS			/* not in Argo/SQL: a shard's count of AVG's numbers */
+	AAGG_COUNT_NUMBERS,			/* not in Argo/SQL: a shard's count of AVG's numbers */
+	AAGG_ARRAY,					/* ARRAY_AGG(p): the values, whole (8.3) */
+	AAGG_FIRST,					/* FIRST(p ORDER BY q): p of the group's first object */
+	AAGG_LAST
 } ArgoAggKind;
+
+struct ArgoOrder;
 
 /* A SELECT target: a path, or an aggregate over one. */
 typedef struct ArgoTarget
@@ -151,6 +156,8 @@ typedef struct ArgoTarget
 	char	   *alias;			/* output name (AS, or an aggregate's default) */
 	bool		hidden;			/* only HAVING uses it: not in the result */
 	int			location;
+	bool		distinct;		/* ARRAY_AGG(DISTINCT p) */
+	struct ArgoOrder *order;	/* ARRAY_AGG, FIRST, LAST: ORDER BY inside, or NULL (id order) */
 } ArgoTarget;
 
 /* A FROM item; join conditions are on every item after the first. */
@@ -279,6 +286,7 @@ extern ArgoQuery *argo_analyze(ArgoStmt *stmt, const char *text,
 							   Jsonb **params, int nparams);
 
 extern bool argo_is_aggregate(ArgoStmt *s);
+extern bool argo_value_aggregate(ArgoAggKind agg);
 extern void argo_bind_lone_path(ArgoPath *path);
 extern char *keypath_from_steps(List *steps);
 

@@ -116,6 +116,9 @@ emit_target(SqlBuf *buf, ArgoCollection *c, ArgoTarget *t)
 			return;
 		case AAGG_NONE:
 		case AAGG_COUNT_DISTINCT:	/* not read off the rows directly */
+		case AAGG_ARRAY:
+		case AAGG_FIRST:
+		case AAGG_LAST:
 			return;
 	}
 }
@@ -203,7 +206,8 @@ sqlgen_aggregate_direct(ArgoQuery *q)
 		(s->group_by && !counts_only(s)))
 		return NULL;
 	foreach(lc, s->targets)
-		if (((ArgoTarget *) lfirst(lc))->agg == AAGG_COUNT_DISTINCT)
+		if (((ArgoTarget *) lfirst(lc))->agg == AAGG_COUNT_DISTINCT ||
+			argo_value_aggregate(((ArgoTarget *) lfirst(lc))->agg))
 			return NULL;
 	buf = sqlbuf_create();
 	if (s->group_by)
