@@ -139,6 +139,9 @@ reach(JsonbValue *v, JsonbContainer *steps, int i, Reach *r)
 	{
 		double		pos = argo_number_from_numeric(step->val.numeric, NULL);
 
+		/* a[-1]: the last element */
+		if (is_container(v, true) && pos < 0)
+			pos += JsonContainerSize(v->val.binary.data);
 		if (is_container(v, true) && pos >= 0 && pos < JsonContainerSize(v->val.binary.data))
 			next = getIthJsonbValueFromContainer(v->val.binary.data, (uint32) pos);
 	}

@@ -427,7 +427,7 @@ upsert_terms(ArgoPred *where)
 	{
 		ArgoPred   *p = lfirst(lc);
 
-		if (p->kind != APRED_CMP || p->op != ACMP_EQ || p->path->wild)
+		if (p->kind != APRED_CMP || p->op != ACMP_EQ || p->path->wild || p->path->filtered)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("UPSERT needs a WHERE of path = value terms joined by AND"),

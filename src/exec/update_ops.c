@@ -237,6 +237,35 @@ push_json(JsonbParseState **st, Jsonb *value)
 	pushJsonbValue(st, WJB_ELEM, &v);
 }
 
+/* APPEND EACH: every element of the array value, in order. */
+static void
+push_elements(JsonbParseState **st, Jsonb *value)
+{
+	JsonbIterator *it = JsonbIteratorInit(&value->root);
+	JsonbIteratorToken tok;
+	JsonbValue	e;
+
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+		if (tok == WJB_ELEM)
+			pushJsonbValue(st, WJB_ELEM, &e);
+}
+
+/* KEEP LAST n (FIRST n): the array cut down to its last (first) n elements. */
+static Jsonb *
+keep_elements(Jsonb *array, uint32 n, bool first)
+{
+	uint32		size = JsonContainerSize(&array->root);
+	uint32		from = first || n >= size ? 0 : size - n;
+	JsonbParseState *st = NULL;
+
+	if (n >= size)
+		return array;
+	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	for (uint32 i = from; i < from + n; i++)
+		pushJsonbValue(&st, WJB_ELEM, getIthJsonbValueFromContainer(&array->root, i));
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL));
+}
+
 /*
  * p APPEND v, p ADD v (unless an equal element is there), p REMOVE v
  * (every equal element).  A missing p is [v] (REMOVE: nothing to do).
@@ -280,10 +309,14 @@ apply_array_op(Jsonb *doc, ArgoSetItem *item)
 	}
 	if (item->kind == ASET_REMOVE && !found)
 		return doc;
-	if (item->kind == ASET_APPEND || (item->kind == ASET_ADD && !found))
+	if (item->kind == ASET_APPEND && item->each)
+		push_elements(&st, value);
+	else if (item->kind == ASET_APPEND || (item->kind == ASET_ADD && !found))
 		push_json(&st, value);
-	return argo_apply_set(doc, path,
-						  JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL)));
+	value = JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL));
+	if (item->keep != NULL)
+		value = keep_elements(value, (uint32) item->keep->num, item->keep->keep_first);
+	return argo_apply_set(doc, path, value);
 }
 
 /*
@@ -323,6 +356,32 @@ apply_item(Jsonb *doc, ArgoSetItem *item)
 	return doc;
 }
 
+static void expand_steps(Jsonb *doc, List *steps, int i, List *prefix, List **out);
+
+/*
+ * a[-n] (8.1): the n-th element from the end of the array at prefix, as
+ * a position; past the front, or no array, it reaches nothing (a SET
+ * there is refused by apply_through_arrays).
+ */
+static void
+expand_from_end(Jsonb *doc, List *steps, int i, List *prefix, List **out)
+{
+	ArgoStep   *step = list_nth(steps, i);
+	JsonbValue *v = value_at(doc, prefix, list_length(prefix));
+	ArgoStep   *at;
+	int64		pos;
+
+	if (v == NULL || v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		return;
+	pos = (int64) JsonContainerSize(v->val.binary.data) + step->index;
+	if (pos < 0)
+		return;
+	at = palloc0(sizeof(ArgoStep));
+	at->is_index = true;
+	at->index = pos;
+	expand_steps(doc, steps, i + 1, lappend(list_copy(prefix), at), out);
+}
+
 /* steps[i…] from the value at prefix: each path of positions they reach, into out. */
 static void
 expand_steps(Jsonb *doc, List *steps, int i, List *prefix, List **out)
@@ -339,6 +398,11 @@ expand_steps(Jsonb *doc, List *steps, int i, List *prefix, List **out)
 		return;
 	}
 	step = list_nth(steps, i);
+	if (step->is_index && !step->is_wild && step->index < 0)
+	{
+		expand_from_end(doc, steps, i, prefix, out);
+		return;
+	}
 	if (!step->is_wild)
 	{
 		expand_steps(doc, steps, i + 1, lappend(list_copy(prefix), step), out);
@@ -365,6 +429,29 @@ expand_steps(Jsonb *doc, List *steps, int i, List *prefix, List **out)
 }
 
 /*
+ * Whether a path whose only array steps are plain or negative positions
+ * meets an array too short for one of its negative positions.
+ */
+static bool
+reaches_past_front(Jsonb *doc, List *steps)
+{
+	for (int i = 0; i < list_length(steps); i++)
+	{
+		ArgoStep   *step = list_nth(steps, i);
+		JsonbValue *v;
+
+		if (step->is_wild)
+			return false;
+		if (!step->is_index || step->index >= 0)
+			continue;
+		v = value_at(doc, steps, i);
+		return v != NULL && v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data) &&
+			(int64) JsonContainerSize(v->val.binary.data) + step->index < 0;
+	}
+	return false;
+}
+
+/*
  * A change through [*] or filters [? …] (8.1): the path expanded, on
  * this object, into a path of positions for each element it reaches (a
  * filter's, those its predicate keeps), each changed as a path without
@@ -380,6 +467,11 @@ apply_through_arrays(Jsonb **doc, ArgoSetItem *item)
 
 	expand_steps(*doc, item->path->steps, 0, NIL, &paths);
 	n = list_length(paths);
+	if (n == 0 && item->kind != ASET_UNSET && reaches_past_front(*doc, item->path->steps))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot set \"%s\": a negative index reaches before the array's first element",
+						item->path->keystr)));
 	for (int k = 0; k < n; k++)
 	{
 		ArgoSetItem one = *item;
@@ -408,7 +500,7 @@ argo_apply_changes(Jsonb *doc, List *sets, bool *applied)
 	{
 		ArgoSetItem *item = lfirst(lc);
 
-		if (item->path->wild)
+		if (item->path->wild || item->path->filtered)
 			any |= apply_through_arrays(&doc, item);
 		else
 		{

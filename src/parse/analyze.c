@@ -318,8 +318,8 @@ refuse_wild(AnalyzeState *as, ArgoPath *path, const char *where)
 {
 	if (path != NULL && path->filtered)
 		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   psprintf("a path with a filter [? …] is not supported %s", where),
-					   "A filter keeps every element it matches: the path has no single value per object.");
+					   psprintf("a path with a filter [? …] or a negative index is not supported %s", where),
+					   "They are judged on each object's document, in WHERE, SET and UNSET.");
 	if (path != NULL && path->wild)
 		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 					   psprintf("a path with [*] is not supported %s", where),
@@ -366,8 +366,8 @@ analyze_filters(AnalyzeState *as, ArgoPath *path)
 
 	if (as->qualified)
 		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   "a filter [? …] in a join is not supported", NULL);
-	not_on_shards(as, path->location, "a filter [? …]");
+					   "a filter [? …] or a negative index in a join is not supported", NULL);
+	not_on_shards(as, path->location, "a filter [? …] or a negative index");
 	foreach(lc, path->steps)
 	{
 		ArgoStep   *step = lfirst(lc);
@@ -380,7 +380,7 @@ analyze_filters(AnalyzeState *as, ArgoPath *path)
 	}
 }
 
-/* The first n steps of a path, each filter a plain [*]. */
+/* The first n steps of a path, each filter and negative index a plain [*]. */
 static List *
 plain_steps(List *steps, int n)
 {
@@ -390,7 +390,7 @@ plain_steps(List *steps, int n)
 	{
 		ArgoStep   *step = list_nth(steps, i);
 
-		if (step->filter != NULL)
+		if (step->filter != NULL || (step->is_index && !step->is_wild && step->index < 0))
 		{
 			ArgoStep   *wild = palloc0(sizeof(ArgoStep));
 
@@ -472,14 +472,15 @@ plan_filtered_leaf(AnalyzeState *as, ArgoPred *p)
 	{
 		ArgoStep   *step = lfirst(lc);
 
-		if (step->is_wild && first_wild < 0)
+		if ((step->is_wild || (step->is_index && step->index < 0)) && first_wild < 0)
 			first_wild = foreach_current_index(lc);
 		if (step->filter != NULL && first_filter < 0)
 			first_filter = foreach_current_index(lc);
 	}
-	f = ((ArgoStep *) list_nth(steps, first_filter))->filter;
+	/* a negative index alone has no conditions of its own */
+	f = first_filter >= 0 ? ((ArgoStep *) list_nth(steps, first_filter))->filter : NULL;
 	args = NIL;
-	foreach(lc, f->kind == APRED_AND ? f->args : list_make1(f))
+	foreach(lc, f == NULL ? NIL : f->kind == APRED_AND ? f->args : list_make1(f))
 	{
 		ArgoPred   *term = lfirst(lc);
 
@@ -492,8 +493,19 @@ plan_filtered_leaf(AnalyzeState *as, ArgoPred *p)
 	 * EXISTS a[? …] is implied by any of those (each needs a value under
 	 * a[*]), and as a[*] it would read every row of the array's keys
 	 */
-	if (!(p->kind == APRED_EXISTS && first_filter == list_length(steps) - 1 && args != NIL))
-		args = lcons(leaf_on(p, plain_path(as, p->path, plain_steps(steps, list_length(steps)))), args);
+	if (!(p->kind == APRED_EXISTS && first_filter >= 0 && first_filter == list_length(steps) - 1 &&
+		  args != NIL))
+	{
+		ArgoPred   *wide = leaf_on(p, plain_path(as, p->path, plain_steps(steps, list_length(steps))));
+
+		/* lit op ANY a[-1]: where a[*] exists (analysis made every other ANY a comparison) */
+		if (wide->kind == APRED_ANY)
+		{
+			wide->kind = APRED_EXISTS;
+			wide->lit = NULL;
+		}
+		args = lcons(wide, args);
+	}
 	if (list_length(args) == 1)
 		p->filter_cands = linitial(args);
 	else
@@ -533,8 +545,8 @@ refuse_filter(AnalyzeState *as, ArgoPath *path, const char *where)
 {
 	if (path != NULL && path->filtered)
 		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   psprintf("a path with a filter [? …] is not supported %s", where),
-					   "Filters select objects in WHERE.");
+					   psprintf("a path with a filter [? …] or a negative index is not supported %s", where),
+					   "They select objects in WHERE and reach elements in SET and UNSET.");
 }
 
 /* ON (a.p = b.q): one side is the item being joined, the other earlier. */
@@ -1254,7 +1266,7 @@ check_value_aggregates(AnalyzeState *as, ArgoStmt *s)
 		if (t->order == NULL)
 			continue;
 		bind_path(as, t->order->path);
-		if (t->order->path->id || t->order->path->wild)
+		if (t->order->path->id || t->order->path->wild || t->order->path->filtered)
 			semantic_error(as, t->order->path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 						   psprintf("%s … ORDER BY %s is not supported", name,
 									t->order->path->id ? "ID()" : "a path with [*]"),
@@ -1351,6 +1363,24 @@ check_amount(AnalyzeState *as, ArgoSetItem *item)
 					   psprintf("%s needs a number", item->negate ? "-=" : "+="), NULL);
 }
 
+/* APPEND EACH takes an array; KEEP a count of elements. */
+static void
+check_append(AnalyzeState *as, ArgoSetItem *item)
+{
+	if (item->each && (!JB_ROOT_IS_ARRAY(item->value->value) || JB_ROOT_IS_SCALAR(item->value->value)))
+		semantic_error(as, item->value->location, ERRCODE_INVALID_PARAMETER_VALUE,
+					   "APPEND EACH needs a JSON array of values",
+					   "APPEND adds one value (an array too, as one element); APPEND EACH adds each element of an array.");
+	if (item->keep != NULL)
+	{
+		bind_literal(as, item->keep);
+		if (item->keep->type != ALIT_NUMBER || item->keep->num < 0 ||
+			item->keep->num != floor(item->keep->num) || item->keep->num > PG_INT32_MAX)
+			semantic_error(as, item->keep->location, ERRCODE_INVALID_PARAMETER_VALUE,
+						   "KEEP needs a non-negative integer count of elements", NULL);
+	}
+}
+
 /*
  * jsonb_set takes array positions as int4; a larger one must not wrap
  * round to a small position and change an element the user did not name.
@@ -1364,7 +1394,7 @@ check_set_indexes(AnalyzeState *as, ArgoPath *path)
 	{
 		ArgoStep   *s = lfirst(lc);
 
-		if (s->is_index && s->index > PG_INT32_MAX)
+		if (s->is_index && (s->index > PG_INT32_MAX || s->index < -PG_INT32_MAX))
 			semantic_error(as, path->location, ERRCODE_ARRAY_SUBSCRIPT_ERROR,
 						   psprintf("array index " INT64_FORMAT " in SET is out of range",
 									s->index),
@@ -1416,6 +1446,7 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 			bind_json(&as, item->value);
 		if (item->kind == ASET_INC)
 			check_amount(&as, item);
+		check_append(&as, item);
 	}
 	refuse_aggregates(&as, stmt->where);
 	analyze_pred(&as, stmt->where);

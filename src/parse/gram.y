@@ -87,10 +87,11 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %token <str> NOT NULL_P OBJECT_P OFFSET ON OR ORDER SELECT SET SUM TRUE_P UNSET
 %token <str> ADD_P APPEND ID_P REMOVE RETURNING UPSERT
 %token <str> DISTINCT HAVING ILIKE LEFT OUTER_P OBJECTS
-%token <str> NULLS_P FIRST_P LAST_P EXCEPT_P ARRAY_AGG
+%token <str> NULLS_P FIRST_P LAST_P EXCEPT_P ARRAY_AGG EACH KEEP
 %token <str> UPDATE WHERE
 
 %type <stmt>	stmt select_stmt select_body insert_stmt delete_stmt update_stmt upsert_stmt
+%type <lit>	opt_keep
 %type <lit>		literal value opt_limit opt_offset
 %type <path>	path id_call
 %type <step>	first_step
@@ -483,9 +484,26 @@ set_item:
 			$$ = make_set(ASET_INC, $1, make_json(NULL, $3, @3));
 			$$->negate = true;
 		}
-	| path APPEND json_value	{ $$ = make_set(ASET_APPEND, $1, $3); }
+	| path APPEND json_value opt_keep
+		{
+			$$ = make_set(ASET_APPEND, $1, $3);
+			$$->keep = $4;
+		}
+	| path APPEND EACH json_value opt_keep
+		{
+			$$ = make_set(ASET_APPEND, $1, $4);
+			$$->each = true;
+			$$->keep = $5;
+		}
 	| path ADD_P json_value		{ $$ = make_set(ASET_ADD, $1, $3); }
 	| path REMOVE json_value	{ $$ = make_set(ASET_REMOVE, $1, $3); }
+	;
+
+/* APPEND … KEEP LAST n (FIRST n): a bounded array, MongoDB's $push with $slice */
+opt_keep:
+	KEEP LAST_P literal			{ $$ = $3; }
+	| KEEP FIRST_P literal		{ $$ = $3; $$->keep_first = true; }
+	| %empty				{ $$ = NULL; }
 	;
 
 opt_unset:
@@ -636,7 +654,16 @@ literal:
 path:
 	first_step					{ $$ = make_path($1, @1); }
 	| path '.' key_name			{ $$ = $1; $$->steps = lappend($$->steps, make_key($3)); }
-	| path '[' NUMBER ']'		{ $$ = $1; $$->steps = lappend($$->steps, make_index(ps, $3, @3)); }
+	| path '[' NUMBER ']'
+		{
+			ArgoStep   *s = make_index(ps, $3, @3);
+
+			$$ = $1;
+			$$->steps = lappend($$->steps, s);
+			/* from the end: judged on each object, as a filter is */
+			if (s->index < 0)
+				$$->filtered = true;
+		}
 	| path '[' '*' ']'			{ $$ = $1; $$->steps = lappend($$->steps, make_wild()); $$->wild = true; }
 	| path '[' '?' pred ']'
 		{
@@ -670,6 +697,7 @@ name:
 unreserved_keyword:
 	ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
 	| ILIKE | LEFT | OUTER_P | OBJECTS | NULLS_P | FIRST_P | LAST_P | EXCEPT_P | ARRAY_AGG
+	| EACH | KEEP
 	;
 
 /* After '.', a keyword can only be a key. */
@@ -685,6 +713,7 @@ any_keyword:
 	| OR | ORDER | SELECT | SET | SUM | TRUE_P | UNSET | UPDATE | WHERE
 	| ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
 	| ILIKE | LEFT | OUTER_P | OBJECTS | NULLS_P | FIRST_P | LAST_P | EXCEPT_P | ARRAY_AGG
+	| EACH | KEEP
 	;
 
 %%
@@ -792,9 +821,12 @@ make_index(ArgoParseState *ps, const char *text, int location)
 {
 	ArgoStep   *s = palloc0(sizeof(ArgoStep));
 
-	if (strspn(text, "0123456789") != strlen(text))
+	const char *digits = text[0] == '-' ? text + 1 : text;
+
+	if (digits[0] == '\0' || strspn(digits, "0123456789") != strlen(digits) ||
+		strcmp(text, "-0") == 0)
 		argo_syntax_error(ps->scan.query, location,
-						  "array index must be a non-negative integer, not %s",
+						  "array index must be an integer (negative from the end), not %s",
 						  text);
 	s->is_index = true;
 	s->index = pg_strtoint64(text);

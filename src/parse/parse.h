@@ -31,6 +31,7 @@ typedef struct ArgoLiteral
 	int			paramno;		/* > 0 for $n until bound */
 	int			user_param;		/* the $n it was bound from, for argo_explain */
 	int			location;
+	bool		keep_first;		/* APPEND's KEEP FIRST n (else LAST) */
 } ArgoLiteral;
 
 struct ArgoPred;
@@ -67,7 +68,8 @@ typedef struct ArgoPath
 	int			nsegs;
 	int			first_wild;		/* wild: the segment of the first [*] */
 	char	   *out_name;		/* a GROUP BY path a target renames: its name */
-	bool		filtered;		/* some step is a filter [? pred] */
+	bool		filtered;		/* some step is a filter [? pred] or a negative index
+								 * (a[-1]): judged on each object's document */
 } ArgoPath;
 
 typedef enum ArgoCmpOp
@@ -206,6 +208,8 @@ typedef struct ArgoSetItem
 	ArgoPath   *path;
 	ArgoJson   *value;			/* NULL for UNSET */
 	bool		negate;			/* -= */
+	bool		each;			/* APPEND EACH: the elements of an array value */
+	ArgoLiteral *keep;			/* APPEND … KEEP LAST n / FIRST n (keep_first), or NULL */
 } ArgoSetItem;
 
 /* What a write returns: its count, its objects' ids, or its objects. */
