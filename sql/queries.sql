@@ -130,6 +130,10 @@ SELECT * FROM argo_query('SELECT c.* FROM cust AS c JOIN ord AS o ON c.cid = o.c
 SELECT * FROM argo_query('SELECT name::text FROM cust');
 SELECT * FROM argo_query('SELECT * FROM cust WHERE name = cid');
 SELECT * FROM argo_query('WITH x AS (SELECT 1) SELECT * FROM x');
+SELECT * FROM argo_query('SELECT * FROM (SELECT * FROM cust) AS x');
+SELECT * FROM argo_query('SELECT * FROM cust AS c JOIN (SELECT * FROM ord) AS o ON c.cid = o.cid');
+SELECT * FROM argo_query('SELECT * FROM cust AS c JOIN ord AS o ON c.cid = ID()');
+SELECT * FROM argo_query('SELECT * FROM cust AS c JOIN ord AS o ON (ID() = o.cid)');
 SELECT * FROM argo_query('INSERT INTO cust VALUES (1)');
 SELECT * FROM argo_query('INSERT INTO cust SELECT * FROM ord');
 SELECT * FROM argo_query('SELECT * FROM cust LIMIT ALL');

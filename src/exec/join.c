@@ -128,12 +128,26 @@ emit_filter_ref(JoinCtx *jc, const char *col, int k)
  * some now (the statement's snapshot is the one its SQL will read by).
  */
 static bool
-may_pair(ArgoCollection *ca, const char *ka, ArgoCollection *cb, const char *kb, int t)
+may_pair(ArgoCollection *ca, ArgoPath *pa, ArgoCollection *cb, ArgoPath *pb, int t)
 {
 	Snapshot	snap = ActiveSnapshotSet() ? GetActiveSnapshot() : NULL;
 
+	/* a [*] path stands for many keys: not pruned */
 	return snap == NULL ||
-		(lookup_key_may_have(ca, ka, t, snap) && lookup_key_may_have(cb, kb, t, snap));
+		((pa->wild || lookup_key_may_have(ca, pa->keystr, t, snap)) &&
+		 (pb->wild || lookup_key_may_have(cb, pb->keystr, t, snap)));
+}
+
+/* " AND x.keyid = $k", or "= ANY($keys)" for the keys a [*] path stands for */
+static void
+emit_key_match(JoinCtx *jc, const char *col, ArgoCollection *c, ArgoPath *path)
+{
+	if (path->wild)
+		appendStringInfo(&jc->buf->sql, " AND %s OPERATOR(pg_catalog.=) ANY($%d)", col,
+						 sql_keys_param(jc->buf, sql_path_keys(c, path, false)));
+	else
+		appendStringInfo(&jc->buf->sql, " AND %s OPERATOR(pg_catalog.=) $%d", col,
+						 sql_key_param(jc->buf, c, path->keystr));
 }
 
 /*
@@ -158,22 +172,22 @@ emit_pairs(JoinCtx *jc, ArgoSource *src, int b)
 		const char *tb = cb->format == ARGO_FORMAT_ARGO1 ? cb->data_table :
 			t == 0 ? cb->str_table : t == 1 ? cb->num_table : cb->bool_table;
 
-		if (!may_pair(ca, lp->keystr, cb, rp->keystr, t))
+		if (!may_pair(ca, lp, cb, rp, t))
 			continue;
+		/* with [*], two elements may make one pair: UNION keeps it once */
 		if (branches++ > 0)
-			appendStringInfoString(&jc->buf->sql, " UNION ALL ");
+			appendStringInfoString(&jc->buf->sql, lp->wild || rp->wild ? " UNION " : " UNION ALL ");
 		appendStringInfo(&jc->buf->sql,
-						 "SELECT x.objid AS o%d, y.objid AS o%d FROM %s x JOIN %s y ON x.%s OPERATOR(pg_catalog.=) y.%s",
-						 a, b, ta, tb, cols[t], cols[t]);
+						 "SELECT %sx.objid AS o%d, y.objid AS o%d FROM %s x JOIN %s y ON x.%s OPERATOR(pg_catalog.=) y.%s",
+						 lp->wild || rp->wild ? "DISTINCT " : "", a, b, ta, tb, cols[t], cols[t]);
 		/* equal strings have equal indexed prefixes: lets the index join */
 		if (t == 0)
 			appendStringInfo(&jc->buf->sql,
 							 " AND pg_catalog.left(x.valstr, %d) OPERATOR(pg_catalog.=) pg_catalog.left(y.valstr, %d)",
 							 ARGO_STR_PREFIX_CHARS, ARGO_STR_PREFIX_CHARS);
-		appendStringInfo(&jc->buf->sql, " WHERE x.keyid OPERATOR(pg_catalog.=) $%d",
-						 sql_key_param(jc->buf, ca, lp->keystr));
-		appendStringInfo(&jc->buf->sql, " AND y.keyid OPERATOR(pg_catalog.=) $%d",
-						 sql_key_param(jc->buf, cb, rp->keystr));
+		appendStringInfoString(&jc->buf->sql, " WHERE true");
+		emit_key_match(jc, "x.keyid", ca, lp);
+		emit_key_match(jc, "y.keyid", cb, rp);
 		emit_filter_ref(jc, "x.objid", a);
 		emit_filter_ref(jc, "y.objid", b);
 	}

@@ -556,8 +556,15 @@ bind_join(AnalyzeState *as, ArgoSource *src, int index)
 	ArgoPath   *l = src->on_left;
 	ArgoPath   *r = src->on_right;
 
-	refuse_wild(as, l, "in a join condition");
-	refuse_wild(as, r, "in a join condition");
+	/* one side may go through [*] (8.4): a pair where some element matches */
+	if (l->wild && r->wild && !l->filtered && !r->filtered)
+		semantic_error(as, l->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+					   "a join condition with [*] on both sides is not supported",
+					   "One side may reach many values: ON (o.items[*].sku = p.sku).");
+	if (l->filtered || r->filtered)
+		refuse_wild(as, l->filtered ? l : r, "in a join condition");
+	if (l->wild || r->wild)
+		not_on_shards(as, (l->wild ? l : r)->location, "a join condition with [*]");
 	bind_path(as, l);
 	bind_path(as, r);
 	if (l->source == index && r->source < index)

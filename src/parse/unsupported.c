@@ -178,6 +178,10 @@ argo_check_unsupported(ArgoScanState *st)
 		(st->clause == RETURNING && tok == ',' && before == ')'))
 		unsupported(st, "RETURNING a list of paths",
 					"RETURNING * gives the objects written, RETURNING ID their ids, RETURNING *, ID() both.");
+	if (tok == '(' && (before == FROM || before == JOIN))
+		unsupported(st, "a subquery in FROM", "Run it first and pass its results as parameters: p IN $1.");
+	if (tok == '(' && before == ID_P && st->clause == ON)
+		unsupported(st, "a join condition naming ID()", "Join on one equality of two paths: a.p = b.q.");
 	if (tok == EXCEPT_P && st->clause != SELECT)
 		unsupported(st, "EXCEPT of two statements", "Run the statements one by one.");
 	if (before == DISTINCT && (agg = aggregate_over_distinct(st)) != NULL)
