@@ -151,6 +151,25 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
 COMMENT ON FUNCTION @extschema@.argo_filter_test(jsonb, jsonb) IS
 'Whether an object passes a predicate through a filter [? pred], given as Argo''s jsonb spec: true, false or NULL for unknown';
 
+-- Text search (p @@ 'query', src/doc/docpred.c): the text of the strings at
+-- a path, what an argo_text index holds; and that index, by the owner.
+CREATE FUNCTION @extschema@.argo_text_vector(doc jsonb, path jsonb, config regconfig)
+RETURNS tsvector
+AS 'MODULE_PATHNAME', 'argo_text_vector'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
+
+COMMENT ON FUNCTION @extschema@.argo_text_vector(jsonb, jsonb, regconfig) IS
+'The text search vector of the strings at a path of a document (a JSON array of steps), under the configuration: what an argo_text index holds';
+
+CREATE FUNCTION @extschema@.argo_text(collection text, path text, config regconfig DEFAULT 'pg_catalog.simple')
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_text'
+LANGUAGE C VOLATILE STRICT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION @extschema@.argo_text(text, text, regconfig) IS
+'Index the strings at a path of a collection''s kept documents for text search (p @@ ''query'') under a configuration (simple unless given); the owner only';
+
 -- After pg_restore makes a collection's indexes and triggers, the maps of
 -- where its objects' rows lie (restored with addresses of the dumped
 -- tables) are written again (src/fn/restored.c), so a restored database

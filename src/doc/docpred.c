@@ -1,6 +1,6 @@
 /*
- * docpred.c — a predicate through a filter [? pred], judged on the object
- * itself.
+ * docpred.c — a predicate through a filter [? pred] or a negative index,
+ * or a text search, judged on the object itself.
  *
  * Which elements a filter keeps depends on the values of one element
  * together (an order line with sku 'pen' and qty >= 10), which rows of
@@ -12,7 +12,8 @@
  * spec is the predicate as jsonb (sql/filter.c writes it):
  *   {"and": [p, …]}  {"or": [p, …]}  {"not": p}
  *   {"k": kind, "p": [step, …], "op": n, "l": lit, "l2": lit, "ls": [lit, …], "like": n}
- * kind: cmp, like, between, in, any, exists, null, notnull; a step is a
+ * kind: cmp, like, between, in, any, exists, null, notnull, text (with
+ * "cfg", a text search configuration's OID); a step is a
  * key, a position, {"*": true} or {"?": p} (p about one element); op
  * 0-5 is = <> < <= > >=; like 0-3 is LIKE, ILIKE, ~, ~*; a literal is a
  * JSON scalar, or {"j": value} for a whole value.
@@ -29,6 +30,7 @@
 #include "doc/doc.h"
 
 PG_FUNCTION_INFO_V1(argo_filter_test);
+PG_FUNCTION_INFO_V1(argo_text_vector);
 
 typedef enum Truth
 {
@@ -358,6 +360,73 @@ many_values(JsonbContainer *steps)
 	return false;
 }
 
+/*
+ * The text of the strings r holds: each string reached, and the strings
+ * of each array reached (MongoDB indexes an array of strings alike), one
+ * text separated by spaces; false where there is none.
+ */
+static bool
+strings_text(Reach *r, StringInfo out)
+{
+	bool		any = false;
+
+	for (int i = 0; i < r->n; i++)
+	{
+		JsonbValue *v = &r->vals[i];
+
+		if (v->type == jbvString)
+		{
+			appendBinaryStringInfo(out, v->val.string.val, v->val.string.len);
+			appendStringInfoChar(out, ' ');
+			any = true;
+		}
+		else if (is_container(v, true))
+		{
+			JsonbIterator *it = JsonbIteratorInit(v->val.binary.data);
+			JsonbIteratorToken tok;
+			JsonbValue	e;
+
+			while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+				if (tok == WJB_ELEM && e.type == jbvString)
+				{
+					appendBinaryStringInfo(out, e.val.string.val, e.val.string.len);
+					appendStringInfoChar(out, ' ');
+					any = true;
+				}
+		}
+	}
+	return any;
+}
+
+static Datum
+text_vector(Oid config, StringInfo text)
+{
+	return DirectFunctionCall2(to_tsvector_byid, ObjectIdGetDatum(config),
+							   PointerGetDatum(cstring_to_text_with_len(text->data, text->len)));
+}
+
+/*
+ * p @@ 'query' (8.7): TRUE when p's strings match the query in
+ * websearch_to_tsquery's syntax under the configuration, FALSE when p
+ * has strings that do not, UNKNOWN when it has none.
+ */
+static Truth
+text_test(JsonbValue *leaf, Reach *r)
+{
+	JsonbValue *q = member(leaf, "l");
+	Oid			config = (Oid) spec_int(leaf, "cfg");
+	StringInfoData text;
+	Datum		query;
+
+	initStringInfo(&text);
+	if (!strings_text(r, &text))
+		return T_UNKNOWN;
+	query = DirectFunctionCall2(websearch_to_tsquery_byid, ObjectIdGetDatum(config),
+								PointerGetDatum(cstring_to_text_with_len(q->val.string.val, q->val.string.len)));
+	return DatumGetBool(DirectFunctionCall2(ts_match_vq, text_vector(config, &text), query)) ?
+		T_TRUE : T_FALSE;
+}
+
 static Truth
 eval_leaf(JsonbValue *leaf, JsonbValue *ctx)
 {
@@ -381,6 +450,8 @@ eval_leaf(JsonbValue *leaf, JsonbValue *ctx)
 	}
 	if (strcmp(kind, "any") == 0)
 		return any_test(leaf, &r);
+	if (strcmp(kind, "text") == 0)
+		return text_test(leaf, &r);
 	if (strcmp(kind, "in") == 0)
 	{
 		JsonbContainer *lits = member(leaf, "ls")->val.binary.data;
@@ -436,6 +507,31 @@ doc_filter_keeps(JsonbValue *elem, Jsonb *spec)
 	JsonbValue	pred = {.type = jbvBinary, .val.binary = {.data = &spec->root, .len = VARSIZE(spec)}};
 
 	return eval(&pred, elem) == T_TRUE;
+}
+
+/*
+ * argo_text_vector(doc jsonb, path jsonb, config regconfig) RETURNS
+ * tsvector: the text of the strings at path (a spec's steps), what an
+ * argo_text index holds.
+ */
+Datum
+argo_text_vector(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *doc = PG_GETARG_JSONB_P(0);
+	Jsonb	   *path = PG_GETARG_JSONB_P(1);
+	Oid			config = PG_GETARG_OID(2);
+	JsonbValue	root = {.type = jbvBinary, .val.binary = {.data = &doc->root, .len = VARSIZE(doc)}};
+	Reach		r = {0};
+	StringInfoData text;
+
+	if (!JB_ROOT_IS_ARRAY(path) || JB_ROOT_IS_SCALAR(path))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a path of argo_text_vector is a JSON array of steps")));
+	reach(&root, &path->root, 0, &r);
+	initStringInfo(&text);
+	strings_text(&r, &text);
+	PG_RETURN_DATUM(text_vector(config, &text));
 }
 
 /* argo_filter_test(doc jsonb, spec jsonb) RETURNS boolean: TRUE, FALSE or NULL */

@@ -806,6 +806,18 @@ analyze_pred(AnalyzeState *as, ArgoPred *p)
 		case APRED_IN:
 			split_whole_values(p);
 			break;
+		case APRED_TEXT:
+			check_scalar(as, p->lit, NULL);
+			if (p->lit->type != ALIT_STRING)
+				semantic_error(as, p->lit->location, ERRCODE_DATATYPE_MISMATCH,
+							   "@@ needs a string query", "Words, \"a phrase\", -excluded, or: p @@ 'pen ink'.");
+			if (as->filter_depth > 0 || as->qualified)
+				semantic_error(as, p->path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+							   psprintf("@@ %s is not supported", as->qualified ? "in a join" : "inside a filter [? …]"), NULL);
+			if (p->path->filtered)
+				refuse_wild(as, p->path, "before @@");
+			not_on_shards(as, p->path->location, "text search (@@)");
+			break;
 		case APRED_LIKE:
 			check_scalar(as, p->lit, NULL);
 			if (p->lit->type != ALIT_STRING)

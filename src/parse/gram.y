@@ -79,7 +79,7 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %}
 
 %token <str> IDENT NUMBER STRING PARAM JSONTEXT
-%token NE LE GE PLUS_EQ MINUS_EQ
+%token NE LE GE PLUS_EQ MINUS_EQ TSMATCH
 
 /* keywords: keep AND first and WHERE last (see scan_bracket_is_subscript) */
 %token <str> AND ANY AS ASC AVG BETWEEN BY COUNT DELETE_P DESC EXISTS FALSE_P
@@ -537,6 +537,7 @@ leaf:
 	| path '=' value			{ $$ = make_leaf(APRED_CMP, $1, ACMP_EQ, $3, NULL); }
 	| value '=' path			{ $$ = make_leaf(APRED_CMP, $3, ACMP_EQ, $1, NULL); }
 	| path like_op value		{ $$ = make_like($1, $2, $3); }
+	| path TSMATCH value		{ $$ = make_leaf(APRED_TEXT, $1, ACMP_EQ, $3, NULL); }
 	| path NOT like_op value	{ $$ = make_pred(APRED_NOT, make_like($1, $3, $4), NULL); }
 	| path BETWEEN value AND value
 		{ $$ = make_leaf(APRED_BETWEEN, $1, ACMP_EQ, $3, $5); }

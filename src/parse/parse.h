@@ -96,7 +96,8 @@ typedef enum ArgoPredKind
 	APRED_ISNULL,				/* path IS NULL */
 	APRED_ISNOTNULL,			/* path IS NOT NULL */
 	APRED_ID,					/* ID() op lit, ID() IN (lits): no path */
-	APRED_PART_EXISTS			/* EXISTS alias: a LEFT JOIN's part matched */
+	APRED_PART_EXISTS,			/* EXISTS alias: a LEFT JOIN's part matched */
+	APRED_TEXT					/* path @@ 'query': text search (8.7) */
 } ArgoPredKind;
 
 struct ArgoTarget;

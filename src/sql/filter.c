@@ -18,7 +18,7 @@
 
 #include "sql/sql.h"
 
-static void write_pred(StringInfo out, ArgoPred *p);
+static void write_pred(StringInfo out, ArgoPred *p, Oid config);
 
 /* A literal as the spec has it: a JSON scalar, or {"j": value}. */
 static void
@@ -62,7 +62,7 @@ write_steps(StringInfo out, ArgoPath *path)
 		if (step->filter != NULL)
 		{
 			appendStringInfoString(out, "{\"?\": ");
-			write_pred(out, step->filter);
+			write_pred(out, step->filter, InvalidOid);
 			appendStringInfoChar(out, '}');
 		}
 		else if (step->is_wild)
@@ -73,6 +73,30 @@ write_steps(StringInfo out, ArgoPath *path)
 			escape_json(out, step->key);
 	}
 	appendStringInfoChar(out, ']');
+}
+
+/* A path's steps as the document functions' path (argo_sort_key, argo_text_vector): a jsonb array of keys and positions. */
+Datum
+sql_path_steps(ArgoPath *path)
+{
+	StringInfoData json;
+	ListCell   *lc;
+
+	initStringInfo(&json);
+	appendStringInfoChar(&json, '[');
+	foreach(lc, path->steps)
+	{
+		ArgoStep   *step = lfirst(lc);
+
+		if (foreach_current_index(lc) > 0)
+			appendStringInfoChar(&json, ',');
+		if (step->is_index)
+			appendStringInfo(&json, INT64_FORMAT, step->index);
+		else
+			escape_json(&json, step->key);
+	}
+	appendStringInfoChar(&json, ']');
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum(json.data));
 }
 
 static const char *
@@ -96,6 +120,8 @@ leaf_kind(ArgoPredKind kind)
 			return "null";
 		case APRED_ISNOTNULL:
 			return "notnull";
+		case APRED_TEXT:
+			return "text";
 		default:
 			elog(ERROR, "argo: predicate kind %d in a filter", (int) kind);
 	}
@@ -104,13 +130,13 @@ leaf_kind(ArgoPredKind kind)
 
 /* A leaf: {"k": …, "p": […], "op": n, "l": …, "l2": …, "ls": […], "like": n} */
 static void
-write_leaf(StringInfo out, ArgoPred *p)
+write_leaf(StringInfo out, ArgoPred *p, Oid config)
 {
 	ListCell   *lc;
 
 	/* ArgoCmpOp and ArgoLikeKind are in the spec's order (docpred.c) */
-	appendStringInfo(out, "{\"k\": \"%s\", \"op\": %d, \"like\": %d, \"p\": ",
-					 leaf_kind(p->kind), (int) p->op, (int) p->like);
+	appendStringInfo(out, "{\"k\": \"%s\", \"op\": %d, \"like\": %d, \"cfg\": %u, \"p\": ",
+					 leaf_kind(p->kind), (int) p->op, (int) p->like, config);
 	write_steps(out, p->path);
 	if (p->lit != NULL)
 	{
@@ -136,8 +162,9 @@ write_leaf(StringInfo out, ArgoPred *p)
 	appendStringInfoChar(out, '}');
 }
 
+/* config: a text search's configuration (p @@ 'query'), else InvalidOid */
 static void
-write_pred(StringInfo out, ArgoPred *p)
+write_pred(StringInfo out, ArgoPred *p, Oid config)
 {
 	ListCell   *lc;
 
@@ -145,13 +172,13 @@ write_pred(StringInfo out, ArgoPred *p)
 	if (p->kind == APRED_NOT)
 	{
 		appendStringInfoString(out, "{\"not\": ");
-		write_pred(out, p->left);
+		write_pred(out, p->left, config);
 		appendStringInfoChar(out, '}');
 		return;
 	}
 	if (p->kind != APRED_AND && p->kind != APRED_OR)
 	{
-		write_leaf(out, p);
+		write_leaf(out, p, config);
 		return;
 	}
 	appendStringInfo(out, "{\"%s\": [", p->kind == APRED_AND ? "and" : "or");
@@ -159,20 +186,26 @@ write_pred(StringInfo out, ArgoPred *p)
 	{
 		if (foreach_current_index(lc) > 0)
 			appendStringInfoChar(out, ',');
-		write_pred(out, lfirst(lc));
+		write_pred(out, lfirst(lc), config);
 	}
 	appendStringInfoString(out, "]}");
+}
+
+static Jsonb *
+text_spec(ArgoPred *p, Oid config)
+{
+	StringInfoData spec;
+
+	initStringInfo(&spec);
+	write_pred(&spec, p, config);
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(spec.data)));
 }
 
 /* A filter's predicate as doc_filter_keeps reads it (a positional update's). */
 Jsonb *
 sql_pred_spec(ArgoPred *p)
 {
-	StringInfoData spec;
-
-	initStringInfo(&spec);
-	write_pred(&spec, p);
-	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(spec.data)));
+	return text_spec(p, InvalidOid);
 }
 
 /*
@@ -182,9 +215,21 @@ sql_pred_spec(ArgoPred *p)
 void
 sql_filter_check(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 {
+	sql_text_check(buf, c, p, InvalidOid, truth, false);
+}
+
+/*
+ * The same with a text search's configuration; only_undocumented keeps
+ * to the candidates without a kept document (an argo_text index answers
+ * for the others).
+ */
+void
+sql_text_check(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, Oid config, bool truth,
+			   bool only_undocumented)
+{
 	bool		docs = docs_readable(c);
 	int			name = sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name));
-	int			specp = sqlbuf_param(buf, JSONBOID, JsonbPGetDatum(sql_pred_spec(p)));
+	int			specp = sqlbuf_param(buf, JSONBOID, JsonbPGetDatum(text_spec(p, config)));
 
 	if (docs)
 		appendStringInfo(&buf->sql, " LEFT JOIN %s d ON d.objid OPERATOR(pg_catalog.=) f.objid",
@@ -193,4 +238,6 @@ sql_filter_check(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 					 argo_function("argo_filter_test"), docs ? "COALESCE(d.doc, " : "",
 					 argo_function("argo_object"), name, docs ? ")" : "", specp,
 					 truth ? "TRUE" : "FALSE");
+	if (docs && only_undocumented)
+		appendStringInfoString(&buf->sql, " AND d.objid IS NULL");
 }

@@ -10,6 +10,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 #include "utils/hsearch.h"
@@ -1205,6 +1206,41 @@ emit_filtered(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 	sql_filter_check(buf, c, p, truth);
 }
 
+/*
+ * p @@ 'query' (8.7), judged on each object having p: its strings'
+ * text against the query, under the configuration argo_text gave the
+ * path (else simple).  TRUE where argo_text made an index: the index on
+ * the kept documents, and the objects without one judged whole.
+ */
+static void
+emit_text(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
+{
+	Datum		path = sql_path_steps(p->path);
+	Oid			config = InvalidOid;
+	bool		indexed = docs_readable(c) && docs_text_index(c, DatumGetJsonbP(path), &config);
+
+	if (!indexed)
+		config = get_ts_config_oid(list_make2(makeString("pg_catalog"), makeString("simple")), false);
+	buf->custom_plan = true;
+	if (truth && indexed)
+	{
+		int			cfg = sqlbuf_param(buf, REGCONFIGOID, ObjectIdGetDatum(config));
+
+		/* constants once planned (a custom plan): the index's expression */
+		appendStringInfo(&buf->sql,
+						 "SELECT objid FROM %s WHERE %s(doc, $%d::pg_catalog.jsonb, $%d::pg_catalog.regconfig)"
+						 " OPERATOR(pg_catalog.@@) pg_catalog.websearch_to_tsquery($%d::pg_catalog.regconfig, ",
+						 c->doc_table, argo_function("argo_text_vector"),
+						 sqlbuf_param(buf, JSONBOID, path), cfg, cfg);
+		add_literal(buf, p->lit);
+		appendStringInfoString(&buf->sql, ") UNION ");
+	}
+	appendStringInfoString(&buf->sql, "SELECT f.objid FROM (");
+	emit_exists(buf, c, p->path);
+	appendStringInfoString(&buf->sql, ") f");
+	sql_text_check(buf, c, p, config, truth, truth && indexed);
+}
+
 /* Ids of the objects where p has the given truth value. */
 static void
 emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
@@ -1273,6 +1309,9 @@ emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 			break;
 		case APRED_ID:
 			emit_id(buf, c, p, truth);
+			break;
+		case APRED_TEXT:
+			emit_text(buf, c, p, truth);
 			break;
 		case APRED_PART_EXISTS:
 			/* a join judges it per tuple (join.c) */

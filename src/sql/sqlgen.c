@@ -91,30 +91,6 @@ emit_order_joins(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, StringInfo keys)
 	appendStringInfoString(keys, "o.objid");
 }
 
-/* A path's steps as argo_sort_*'s path: a jsonb array of keys and positions. */
-Datum
-sql_path_steps(ArgoPath *path)
-{
-	StringInfoData json;
-	ListCell   *lc;
-
-	initStringInfo(&json);
-	appendStringInfoChar(&json, '[');
-	foreach(lc, path->steps)
-	{
-		ArgoStep   *step = lfirst(lc);
-
-		if (foreach_current_index(lc) > 0)
-			appendStringInfoChar(&json, ',');
-		if (step->is_index)
-			appendStringInfo(&json, INT64_FORMAT, step->index);
-		else
-			escape_json(&json, step->key);
-	}
-	appendStringInfoChar(&json, ']');
-	return DirectFunctionCall1(jsonb_in, CStringGetDatum(json.data));
-}
-
 /*
  * The sort keys of every object of a collection that keeps its
  * documents, taken from the object itself (doc/sortkey.c) rather than

@@ -42,7 +42,11 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "parser/parse_relation.h"
@@ -126,6 +130,49 @@ docs_readable(ArgoCollection *c)
 		pg_class_aclcheck(docs, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
 	table_close(rel, NoLock);
 	return ok;
+}
+
+/*
+ * Whether c's kept documents have an argo_text index over the strings at
+ * path (a jsonb array of steps, as sql_path_steps writes it): a GIN
+ * index on argo_text_vector(doc, path, config) of Argo's schema; its
+ * configuration into *config.
+ */
+bool
+docs_text_index(ArgoCollection *c, Jsonb *path, Oid *config)
+{
+	Oid			docs = docs_relid(c);
+	Relation	rel;
+	List	   *indexes;
+	ListCell   *lc;
+	bool		found = false;
+
+	if (!OidIsValid(docs))
+		return false;
+	rel = table_open(docs, AccessShareLock);
+	indexes = RelationGetIndexList(rel);
+	foreach(lc, indexes)
+	{
+		Relation	irel = index_open(lfirst_oid(lc), AccessShareLock);
+		List	   *exprs = RelationGetIndexExpressions(irel);
+		FuncExpr   *f = list_length(exprs) == 1 ? linitial(exprs) : NULL;
+
+		if (!found && f != NULL && IsA(f, FuncExpr) && list_length(f->args) == 3 &&
+			irel->rd_rel->relam == GIN_AM_OID && irel->rd_index->indisvalid &&
+			getExtensionOfObject(ProcedureRelationId, f->funcid) == get_extension_oid("argo", true) &&
+			strcmp(get_func_name(f->funcid), "argo_text_vector") == 0 &&
+			IsA(lsecond(f->args), Const) && IsA(lthird(f->args), Const) &&
+			!((Const *) lsecond(f->args))->constisnull && !((Const *) lthird(f->args))->constisnull &&
+			compareJsonbContainers(&DatumGetJsonbP(((Const *) lsecond(f->args))->constvalue)->root,
+								   &path->root) == 0)
+		{
+			*config = DatumGetObjectId(((Const *) lthird(f->args))->constvalue);
+			found = true;
+		}
+		index_close(irel, AccessShareLock);
+	}
+	table_close(rel, NoLock);
+	return found;
 }
 
 /*

@@ -296,6 +296,7 @@ extern void docs_create(ArgoCollection *c);
 extern void docs_drop(ArgoCollection *c);
 extern void docs_sync_rls(ArgoCollection *c);
 extern bool docs_readable(ArgoCollection *c);
+extern bool docs_text_index(ArgoCollection *c, Jsonb *path, Oid *config);
 extern Jsonb *docs_value(Datum d, bool isnull);
 extern bool docs_insertable(ArgoCollection *c);
 extern void docs_check_writer(ArgoCollection *c);
