@@ -162,6 +162,17 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
 COMMENT ON FUNCTION argo_filter_test(jsonb, jsonb) IS
 'Whether an object passes a predicate through a filter [? pred], given as Argo''s jsonb spec: true, false or NULL for unknown';
 
+-- A JSON Schema every object of a collection satisfies (src/doc/docschema.c),
+-- checked now against what is stored and then on every write; NULL removes it.
+CREATE FUNCTION argo_validate(collection text, schema jsonb)
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_validate'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION argo_validate(text, jsonb) IS
+'Set the JSON Schema every object of the collection must satisfy (checked now against the stored objects, then on every write), or remove it with NULL; the owner only';
+
 -- Text search (p @@ 'query', src/doc/docpred.c): the text of the strings at
 -- a path, what an argo_text index holds; and that index, by the owner.
 CREATE FUNCTION argo_text_vector(doc jsonb, path jsonb, config regconfig)
@@ -398,7 +409,12 @@ SELECT c.name,
                      AND t.relowner OPERATOR(pg_catalog.=) c.owner
                      AND t.relkind OPERATOR(pg_catalog.=) 'r'
                      AND t.relname OPERATOR(pg_catalog.=) ANY (c.tables OPERATOR(pg_catalog.||) (c.name OPERATOR(pg_catalog.||) '_doc')::pg_catalog.name))::bigint
-       END AS size_bytes
+       END AS size_bytes,
+       (SELECT CASE WHEN pg_catalog.obj_description(k.oid, 'pg_class') OPERATOR(pg_catalog.~~) 'argo schema: %'
+                    THEN pg_catalog.substr(pg_catalog.obj_description(k.oid, 'pg_class'), 14)::pg_catalog.jsonb END
+          FROM pg_catalog.pg_class k
+         WHERE k.relnamespace OPERATOR(pg_catalog.=) c.nsp
+           AND k.relname OPERATOR(pg_catalog.=) (c.name OPERATOR(pg_catalog.||) '_keys')::pg_catalog.name) AS schema
   FROM (SELECT n.name, s.relnamespace AS nsp, s.relowner AS owner,
                ARRAY[n.name OPERATOR(pg_catalog.||) '_str', n.name OPERATOR(pg_catalog.||) '_num',
                      n.name OPERATOR(pg_catalog.||) '_bool', n.name OPERATOR(pg_catalog.||) '_data',

@@ -56,6 +56,8 @@ def fill(conn):
     conn.execute("SELECT argo_keep_documents('bare', false)")
     conn.execute("SELECT argo_unique('people', 'name')")
     conn.execute("SELECT argo_feed('people', true, false)")
+    # a schema (argo_validate), kept as the key dictionary's comment
+    conn.execute("SELECT argo_validate('people', '{\"required\": [\"name\"]}')")
 
 
 def answers(conn):
@@ -104,9 +106,11 @@ def restored_case(server, path, want, db, options, what):
         dup, _ = outcome(lambda: q(conn, "INSERT INTO people OBJECT {\"name\": \"p7\"}"))
         ids = q(conn, "SELECT ID() FROM people WHERE name = 'new'")
         feed = conn.execute("SELECT to_regclass('argo_data.people_feed') IS NOT NULL").fetchone()[0]
-        check(dup == "23505" and ids and ids[0]["_id"] > 3000 and feed and clean(healthy(conn)),
-              "%s: writes go on: a new key, ids after the original's (%s), the unique key (%s), the feed's switch"
-              % (what, ids, dup))
+        invalid, _ = outcome(lambda: q(conn, "INSERT INTO people OBJECT {\"age\": 1}"))
+        check(dup == "23505" and ids and ids[0]["_id"] > 3000 and feed and invalid == "23514" and
+              clean(healthy(conn)),
+              "%s: writes go on: a new key, ids after the original's (%s), the unique key (%s), the feed's switch, "
+              "the schema (%s)" % (what, ids, dup, invalid))
 
 
 def mid_restore_case(server, path, want):

@@ -57,6 +57,10 @@ extern Jsonb *doc_with_member(Jsonb *doc, const char *name, Jsonb *value);
 extern Jsonb *doc_distinct_values(Jsonb *array);
 extern Jsonb *doc_without(Jsonb *doc, const DocCutPath *paths, int npaths);
 
+/* docschema.c: a JSON Schema (argo_validate's subset) against an object */
+extern void schema_check_keywords(Jsonb *schema);
+extern bool schema_accepts(Jsonb *schema, Jsonb *obj, char **path, const char **kw);
+
 /* docpred.c: predicates through filters [? …], judged on a document */
 extern bool doc_filter_keeps(JsonbValue *elem, Jsonb *spec);
 

@@ -54,6 +54,7 @@ typedef struct Updater
 	int			maxchanged;
 	DocPath    *touched;		/* the top-level keys the SET list changes */
 	int			ntouched;
+	Jsonb	   *schema;			/* what a changed object must satisfy (argo_validate), or NULL */
 } Updater;
 
 /* The ids of objects changed, kept for RETURNING ID. */
@@ -221,6 +222,7 @@ change_objects(Updater *u, const int64 *ids, int n, RowLog *log,
 		/* a change through a filter that kept no element: not updated */
 		if (applied)
 		{
+			collection_check_object(u->coll, u->schema, changed);
 			u->ids[kept] = u->ids[i];
 			u->docs[kept] = u->docs[i];
 			u->after[kept] = changed;
@@ -581,6 +583,7 @@ run_update(ArgoPlan *p, result_emit emit, void *arg)
 								  ALLOCSET_DEFAULT_SIZES);
 	u.feed = feed_mode(u.coll);
 	u.touched = touched_members(q->stmt->sets, &u.ntouched);
+	u.schema = u.coll != NULL ? collection_schema(u.coll) : NULL;
 	u.before_change = u.feed != FEED_OFF && feed_before_change(u.coll);
 	w = objwriter_open(u.coll, ACL_UPDATE);
 	lo = w ? objlock_take_direct(u.coll, where, p->point, w) :

@@ -100,19 +100,33 @@ loader_init(Loader *l, const char *collname, int progress_type, int64 bytes_tota
 										 ALLOCSET_DEFAULT_SIZES);
 }
 
+/* Which document of the load an error (a schema's, say) is about. */
+static void
+flush_errcontext(void *arg)
+{
+	errcontext("document " INT64_FORMAT " of the load", *(int64 *) arg);
+}
+
 static void
 loader_flush(Loader *l)
 {
 	int64	   *ids;
 	MemoryContext old;
+	int64		position = 0;
+	ErrorContextCallback cb = {error_context_stack, flush_errcontext, &position};
 
 	if (l->ndocs == 0)
 		return;
 	/* what decomposing and writing leave behind goes with the documents */
 	old = MemoryContextSwitchTo(l->cxt);
 	ids = argo_next_objids(l->coll, l->ndocs);
+	error_context_stack = &cb;
 	for (int i = 0; i < l->ndocs; i++)
+	{
+		position = l->total + i + 1;
 		rowbatch_add_object(l->rows, ids[i], l->docs[i]);
+	}
+	error_context_stack = cb.previous;
 	MemoryContextSwitchTo(old);
 	l->total += l->ndocs;
 	l->ndocs = 0;

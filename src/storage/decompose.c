@@ -57,6 +57,7 @@ struct RowBatch
 {
 	ArgoCollection *coll;
 	bool		directory;		/* new objects: add their directory rows */
+	Jsonb	   *schema;			/* new objects must satisfy it (argo_validate), or NULL */
 	bool		hold;			/* rows wait for rowbatch_drop_common */
 	MemoryContext cxt;
 	int			nobjects;
@@ -125,6 +126,7 @@ rowbatch_create(ArgoCollection *coll, bool directory)
 	b->feed = directory ? feed_mode(coll) : FEED_OFF;
 	if (directory)
 	{
+		b->schema = collection_schema(coll);
 		b->docs = docs_insertable(coll);
 		/* its shards write their own rows (and maps), from the objects */
 		b->shard_docs = b->feed == FEED_OFF && !b->docs && collection_is_distributed(coll);
@@ -382,6 +384,8 @@ rowbatch_add_object(RowBatch *b, int64 objid, Jsonb *obj)
 	int			maxdepth = 0;
 
 	argo_check_object(obj);
+	if (b->schema != NULL)
+		collection_check_object(b->coll, b->schema, obj);
 	add_objid(b, objid, obj);
 	it = JsonbIteratorInit(&obj->root);
 	while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)

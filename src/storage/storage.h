@@ -373,6 +373,11 @@ extern void objwriter_delete_object(ObjWriter *w, int64 objid);
 /* access.c: whether C may read or write a table directly */
 extern void argo_table_resolved(ArgoCollection *c, const char *suffix, Oid relid);
 extern Oid	argo_table_relid(ArgoCollection *c, const char *suffix);
+
+/* schema.c: a collection's JSON Schema (argo_validate), and objects checked against it */
+extern Jsonb *collection_schema(ArgoCollection *c);
+extern void collection_set_schema(ArgoCollection *c, Jsonb *schema);
+extern void collection_check_object(ArgoCollection *c, Jsonb *schema, Jsonb *obj);
 extern Relation argo_open_table(ArgoCollection *c, const char *suffix);
 extern void argo_check_privilege(Relation rel, AclMode mode);
 extern void collection_check_writer(ArgoCollection *c);
