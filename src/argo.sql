@@ -162,6 +162,36 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
 COMMENT ON FUNCTION argo_filter_test(jsonb, jsonb) IS
 'Whether an object passes a predicate through a filter [? pred], given as Argo''s jsonb spec: true, false or NULL for unknown';
 
+-- Objects that expire (src/fn/expire.c): the path whose timestamp ages each
+-- object and how long it lives after it; the deletion of what has expired,
+-- which the background worker runs once a minute where the library is
+-- preloaded; and the timestamps an expiry path may hold.
+CREATE FUNCTION argo_expire(collection text, path text, after interval)
+RETURNS void
+AS 'MODULE_PATHNAME', 'argo_expire'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION argo_expire(text, text, interval) IS
+'Objects whose timestamp at the path (an ISO 8601 string with its zone, or seconds since 1970) is older than now() - after are deleted (argo_expire_now, and the background worker); after NULL removes it; the owner only';
+
+CREATE FUNCTION argo_expire_now(collection text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'argo_expire_now'
+LANGUAGE C VOLATILE STRICT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION argo_expire_now(text) IS
+'Delete the collection''s expired objects now, through Argo''s DELETE; how many';
+
+CREATE FUNCTION argo_expiry_time(value text)
+RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'argo_expiry_time'
+LANGUAGE C STABLE STRICT PARALLEL SAFE SECURITY INVOKER;
+
+COMMENT ON FUNCTION argo_expiry_time(text) IS
+'An ISO 8601 timestamp with its time zone as timestamptz, else NULL: what an expiry path may hold as a string';
+
 -- A JSON Schema every object of a collection satisfies (src/doc/docschema.c),
 -- checked now against what is stored and then on every write; NULL removes it.
 CREATE FUNCTION argo_validate(collection text, schema jsonb)

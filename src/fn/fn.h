@@ -24,6 +24,9 @@ extern int64 argo_repair_docs(struct ArgoCollection *c);
 /* scan.c: FROM argo_query(...) as a custom scan; replan.c: a generic plan
  * planned again for its statement; init.c installs both */
 extern void argo_scan_init(void);
+
+/* expireworker.c: the worker that deletes expired objects, and its setting */
+extern void argo_expire_init(void);
 struct Plan;
 struct Query;
 extern bool argo_plan_for_value(struct Plan *plan, ParamListInfo params,

@@ -16,6 +16,8 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
+	/* before scan.c reserves the "argo." prefix */
+	argo_expire_init();
 	argo_scan_init();
 	argo_replan_init();
 	argo_hint_init();

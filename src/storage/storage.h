@@ -374,6 +374,10 @@ extern void objwriter_delete_object(ObjWriter *w, int64 objid);
 extern void argo_table_resolved(ArgoCollection *c, const char *suffix, Oid relid);
 extern Oid	argo_table_relid(ArgoCollection *c, const char *suffix);
 
+/* expiry.c: a collection's expiry (argo_expire): its path and interval */
+extern bool collection_expiry(ArgoCollection *c, char **path, char **after);
+extern void collection_set_expiry(ArgoCollection *c, const char *path, const char *after);
+
 /* schema.c: a collection's JSON Schema (argo_validate), and objects checked against it */
 extern Jsonb *collection_schema(ArgoCollection *c);
 extern void collection_set_schema(ArgoCollection *c, Jsonb *schema);

@@ -1,0 +1,218 @@
+/*
+ * expire.c — objects that expire (argo_expire): a path whose timestamp
+ * ages each object, and how long it lives after that; argo_expire_now
+ * deletes what has expired, through Argo's own DELETE (the change feed,
+ * unique keys and everything else as for any DELETE).  The background
+ * worker (expireworker.c) calls it once a minute in every database.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "datatype/timestamp.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/jsonb.h"
+#include "utils/timestamp.h"
+
+#include "exec/exec.h"
+
+PG_FUNCTION_INFO_V1(argo_expire);
+PG_FUNCTION_INFO_V1(argo_expire_now);
+PG_FUNCTION_INFO_V1(argo_expiry_time);
+
+#define EXPIRE_BATCH 1000
+
+/* n digits at s, their value into *v */
+static bool
+digits(const char **s, int n, int *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++, (*s)++)
+	{
+		if (**s < '0' || **s > '9')
+			return false;
+		*v = *v * 10 + (**s - '0');
+	}
+	return true;
+}
+
+/*
+ * Whether s is an ISO 8601 timestamp with its zone: YYYY-MM-DD, T or a
+ * space, hh:mm[:ss[.fff…]], then Z or ±hh[[:]mm], every field in range
+ * (so PostgreSQL's input never fails on it).
+ */
+static bool
+iso_with_zone(const char *s)
+{
+	int			y,
+				mo,
+				d,
+				h,
+				mi,
+				sec = 0,
+				zh,
+				zm = 0;
+
+	if (!digits(&s, 4, &y) || *s++ != '-' || !digits(&s, 2, &mo) || *s++ != '-' ||
+		!digits(&s, 2, &d) || (*s != 'T' && *s != 't' && *s != ' ') || !++s ||
+		!digits(&s, 2, &h) || *s++ != ':' || !digits(&s, 2, &mi))
+		return false;
+	if (*s == ':' && (s++, !digits(&s, 2, &sec)))
+		return false;
+	if (*s == '.')
+	{
+		if (s[1] < '0' || s[1] > '9')
+			return false;
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			;
+	}
+	if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > day_tab[isleap(y)][mo - 1] || h > 23 ||
+		mi > 59 || sec > 59)
+		return false;
+	if (*s == 'Z' || *s == 'z')
+		return s[1] == '\0';
+	if (*s != '+' && *s != '-')
+		return false;
+	s++;
+	if (!digits(&s, 2, &zh) || zh > 15)
+		return false;
+	if (*s == ':')
+		s++;
+	if (*s != '\0' && (!digits(&s, 2, &zm) || zm > 59))
+		return false;
+	return *s == '\0';
+}
+
+/* argo_expiry_time(text) RETURNS timestamptz: an ISO 8601 timestamp with its zone, else NULL */
+Datum
+argo_expiry_time(PG_FUNCTION_ARGS)
+{
+	char	   *s = text_to_cstring(PG_GETARG_TEXT_PP(0));
+
+	if (!iso_with_zone(s))
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(DirectFunctionCall3(timestamptz_in, CStringGetDatum(s),
+										ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
+}
+
+/* argo_expire(collection text, path text, after interval) RETURNS void; after NULL removes it */
+Datum
+argo_expire(PG_FUNCTION_ARGS)
+{
+	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
+	char	   *text = argo_text_arg(fcinfo, 1, "path");
+	Interval   *after = PG_ARGISNULL(2) ? NULL : PG_GETARG_INTERVAL_P(2);
+	ArgoPath   *path = argo_parse_path(text);
+	ArgoCollection *c;
+
+	if (path->id || path->wild || path->filtered)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("an expiry path has one value per object, not \"%s\"", text)));
+	if (after != NULL &&
+		DatumGetInt32(DirectFunctionCall2(interval_cmp, IntervalPGetDatum(after),
+										  DirectFunctionCall3(interval_in, CStringGetDatum("0"),
+															  ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)))) < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("an object cannot expire before its time: after must not be negative")));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	collection_check_owner(collection_lookup(name, false, NoLock));
+	c = collection_lookup(name, false, ShareRowExclusiveLock);
+	collection_check_owner(c);
+	if (collection_is_distributed(c))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("collection \"%s\" is distributed: expiry is not supported there yet", name)));
+	collection_set_expiry(c, text, after == NULL ? NULL :
+						  DatumGetCString(DirectFunctionCall1(interval_out, IntervalPGetDatum(after))));
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/* Up to EXPIRE_BATCH ids of c's expired objects: their path's timestamp before now() - after. */
+static Jsonb *
+expired_ids(ArgoCollection *c, int32 keyid, const char *after, int *n)
+{
+	SqlBuf	   *buf = sqlbuf_create();
+	int			k = sqlbuf_param(buf, INT4OID, Int32GetDatum(keyid));
+	int			a = sqlbuf_param(buf, INTERVALOID,
+								 DirectFunctionCall3(interval_in, CStringGetDatum(after),
+													 ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
+	const char *str = c->format == ARGO_FORMAT_ARGO1 ? c->data_table : c->str_table;
+	const char *num = c->format == ARGO_FORMAT_ARGO1 ? c->data_table : c->num_table;
+	bool		isnull;
+	Datum		ids;
+	int			rc;
+
+	appendStringInfo(&buf->sql,
+					 "SELECT pg_catalog.jsonb_agg(objid) FROM (SELECT objid FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d"
+					 " AND %s(valstr) OPERATOR(pg_catalog.<) (pg_catalog.now() OPERATOR(pg_catalog.-) $%d)"
+					 " UNION SELECT objid FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d"
+					 " AND valnum OPERATOR(pg_catalog.<) pg_catalog.date_part('epoch', pg_catalog.now() OPERATOR(pg_catalog.-) $%d)"
+					 " LIMIT %d) e",
+					 str, k, argo_function("argo_expiry_time"), a, num, k, a, EXPIRE_BATCH);
+	rc = argo_run(buf, true);
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "argo: could not find the expired objects");
+	ids = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (isnull)
+	{
+		*n = 0;
+		return NULL;
+	}
+	*n = (int) JsonContainerSize(&DatumGetJsonbP(ids)->root);
+	return DatumGetJsonbPCopy(ids);
+}
+
+/* The count a DELETE's result object holds. */
+static void
+add_deleted(void *arg, Jsonb *result)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(&result->root, "deleted", 7, NULL);
+
+	if (v != NULL && v->type == jbvNumeric)
+		*(int64 *) arg += DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(v->val.numeric)));
+}
+
+/* argo_expire_now(collection text) RETURNS bigint: the objects expired and deleted */
+Datum
+argo_expire_now(PG_FUNCTION_ARGS)
+{
+	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
+	ArgoCollection *c;
+	char	   *text;
+	char	   *after;
+	ArgoPath   *path;
+	int32		keyid;
+	int64		total = 0;
+	int			n;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "argo: SPI_connect failed");
+	c = collection_lookup(name, false, RowExclusiveLock);
+	if (!collection_expiry(c, &text, &after))
+	{
+		SPI_finish();
+		PG_RETURN_INT64(0);
+	}
+	path = argo_parse_path(text);
+	argo_bind_lone_path(path);
+	keyid = keydict_find(keydict_of(c), path->keystr);
+	while (keyid > 0)
+	{
+		Jsonb	   *ids = expired_ids(c, keyid, after, &n);
+
+		CHECK_FOR_INTERRUPTS();
+		if (n == 0)
+			break;
+		argo_execute(psprintf("DELETE FROM %s WHERE ID() IN $1", c->name), &ids, 1, add_deleted, &total);
+		if (n < EXPIRE_BATCH)
+			break;
+	}
+	SPI_finish();
+	PG_RETURN_INT64(total);
+}
