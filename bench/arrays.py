@@ -118,6 +118,11 @@ def contains(p):
     return j({"items": [{"sku": p["sku"]}]})
 
 
+def elem_qty(p):
+    # a quantity threshold drawn from the sku, so the random stream stays as it was
+    return 1 + int(p["sku"][1:]) % 10
+
+
 def jsonpath(p):
     return '$.items[*] ? (@.sku == %s)' % j(p["sku"])
 
@@ -156,6 +161,16 @@ def cases():
                            [j([{"sku": p["sku"]}])]) if tuned(s) else
                           ("SELECT jsonb_build_object('count', count(*)) FROM t WHERE doc @> %s::jsonb",
                            [contains(p)]))),
+        # one item that is this sku with at least this quantity: a filter
+        # (MongoDB's $elemMatch) against jsonpath's, GIN-indexed
+        "elem-match": (
+            lambda p: ("SELECT * FROM c WHERE EXISTS items[? sku = $1 AND qty >= $2]",
+                       [j(p["sku"]), j(elem_qty(p))]),
+            lambda s, p: (("SELECT doc FROM t WHERE doc->'items' @? %s::jsonpath",
+                           ['$[*] ? (@.sku == %s && @.qty >= %d)' % (j(p["sku"]), elem_qty(p))])
+                          if tuned(s) else
+                          ("SELECT doc FROM t WHERE doc @? %s::jsonpath",
+                           ['$.items[*] ? (@.sku == %s && @.qty >= %d)' % (j(p["sku"]), elem_qty(p))]))),
         "item-price-range": (
             lambda p: ("SELECT * FROM c WHERE items[*].price BETWEEN $1 AND $2", [j(p["lo"]), j(p["hi"])]),
             lambda s, p: ("SELECT doc FROM t WHERE doc @? %s::jsonpath",

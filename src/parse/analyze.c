@@ -451,6 +451,29 @@ plain_scalar_leaf(ArgoPred *p)
 }
 
 /*
+ * The candidate terms worth an index scan: the equalities where there
+ * are some.  The document check applies every condition anyway, and a
+ * range over a common key (qty >= 5 of every order line) would read far
+ * more rows than it removes: NoBench-style orders at 100k, elem-match
+ * 16 ms with both, against jsonb's 0.7 (2026-11-28).
+ */
+static List *
+selective_terms(List *terms)
+{
+	List	   *eq = NIL;
+	ListCell   *lc;
+
+	foreach(lc, terms)
+	{
+		ArgoPred   *t = lfirst(lc);
+
+		if ((t->kind == APRED_CMP && t->op == ACMP_EQ) || t->kind == APRED_IN)
+			eq = lappend(eq, t);
+	}
+	return eq != NIL ? eq : terms;
+}
+
+/*
  * What must hold of an object where the filtered leaf p is TRUE, as
  * [*] leaves the value indexes answer: p itself with its filters plain
  * [*] (it reaches every value the filters keep, and more), and each
@@ -506,6 +529,7 @@ plan_filtered_leaf(AnalyzeState *as, ArgoPred *p)
 		}
 		args = lcons(wide, args);
 	}
+	args = selective_terms(args);
 	if (list_length(args) == 1)
 		p->filter_cands = linitial(args);
 	else
