@@ -56,10 +56,24 @@ SELECT x FROM argo_query('SELECT ARRAY_AGG(nothing) AS a, FIRST(nothing) AS f FR
 -- MongoDB's "latest order per customer": LAST(… ORDER BY a date)
 SELECT x FROM argo_query('SELECT user, LAST(i ORDER BY at) AS latest, ARRAY_AGG(at ORDER BY at DESC) AS ats FROM va3 WHERE i <= 20 GROUP BY user ORDER BY user') x;
 
+-- ARRAY_AGG of a [*] path adds each value it reaches (7.1), objects in id order
+SELECT c, count(*) FILTER (WHERE g.v IS DISTINCT FROM e.v) AS wrong, count(*) AS groups
+FROM (VALUES ('va0'), ('va3'), ('va1')) cs(c),
+     LATERAL (SELECT x->>'user' AS "user", x->'v' AS v
+                FROM argo_query(format('SELECT user, ARRAY_AGG(tag[*]) AS v FROM %s GROUP BY user', c)) x) g
+     JOIN (SELECT d.doc->>'user' AS "user",
+                  jsonb_agg(el ORDER BY d.i, o) FILTER (WHERE el IS NOT NULL) AS v
+             FROM va_docs d LEFT JOIN LATERAL jsonb_array_elements(
+                    CASE WHEN jsonb_typeof(d.doc->'tag') = 'array' THEN d.doc->'tag' END) WITH ORDINALITY x(el, o) ON true
+            GROUP BY 1) e USING ("user")
+GROUP BY 1 ORDER BY 1;
+SELECT x FROM argo_query('SELECT ARRAY_AGG(DISTINCT tag[*]) AS v, ARRAY_AGG(tag[1] ORDER BY i DESC) AS w FROM va3 WHERE i < 30') x;
+
 -- errors: 0A000 naming what is not there
 SELECT * FROM argo_query('SELECT user, ARRAY_AGG(tag) AS t FROM va3 GROUP BY user HAVING ARRAY_AGG(tag) = 1');
 SELECT * FROM argo_query('SELECT user, FIRST(tag) AS f FROM va3 GROUP BY user ORDER BY f');
-SELECT * FROM argo_query('SELECT ARRAY_AGG(tag[*]) FROM va3');
+SELECT * FROM argo_query('SELECT FIRST(tag[*]) FROM va3');
+SELECT * FROM argo_query('SELECT tag[*], ARRAY_AGG(tag[*]) FROM va3 GROUP BY tag[*]');
 SELECT * FROM argo_query('SELECT ARRAY_AGG(ID()) FROM va3');
 SELECT * FROM argo_query('SELECT FIRST(tag ORDER BY ID()) FROM va3');
 SELECT * FROM argo_query('SELECT ARRAY_AGG(a.tag) FROM va3 AS a JOIN va1 AS b ON a.i = b.i');

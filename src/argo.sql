@@ -162,6 +162,16 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
 COMMENT ON FUNCTION argo_filter_test(jsonb, jsonb) IS
 'Whether an object passes a predicate through a filter [? pred], given as Argo''s jsonb spec: true, false or NULL for unknown';
 
+-- The values a path (with [*]) reaches in a document, as an array: what
+-- ARRAY_AGG of a [*] path adds for each object (src/doc/docpred.c).
+CREATE FUNCTION argo_values_at(doc jsonb, path jsonb)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'argo_values_at'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
+
+COMMENT ON FUNCTION argo_values_at(jsonb, jsonb) IS
+'The values a path (a JSON array of steps, {"*": true} for [*]) reaches in a document, in document order, as an array; NULL where it reaches none';
+
 -- Objects that expire (src/fn/expire.c): the path whose timestamp ages each
 -- object and how long it lives after it; the deletion of what has expired,
 -- which the background worker runs once a minute where the library is

@@ -55,6 +55,7 @@ typedef struct DocCutPath
 extern Jsonb *doc_with_id(Jsonb *doc, const char *name, int64 objid);
 extern Jsonb *doc_with_member(Jsonb *doc, const char *name, Jsonb *value);
 extern Jsonb *doc_distinct_values(Jsonb *array);
+extern Jsonb *doc_flatten(Jsonb *arrays);
 extern Jsonb *doc_without(Jsonb *doc, const DocCutPath *paths, int npaths);
 
 /* docschema.c: a JSON Schema (argo_validate's subset) against an object */

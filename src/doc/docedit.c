@@ -100,6 +100,31 @@ doc_with_member(Jsonb *doc, const char *name, Jsonb *value)
 	return with_member(doc, name, &v, true, 0);
 }
 
+/* An array of arrays as one array of their elements, in order. */
+Jsonb *
+doc_flatten(Jsonb *arrays)
+{
+	JsonbIterator *it = JsonbIteratorInit(&arrays->root);
+	JsonbIteratorToken tok;
+	JsonbValue	e;
+	JsonbParseState *state = NULL;
+
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		JsonbIterator *inner;
+		JsonbValue	v;
+
+		if (tok != WJB_ELEM || e.type != jbvBinary || !JsonContainerIsArray(e.val.binary.data))
+			continue;
+		inner = JsonbIteratorInit(e.val.binary.data);
+		while ((tok = JsonbIteratorNext(&inner, &v, true)) != WJB_DONE)
+			if (tok == WJB_ELEM)
+				pushJsonbValue(&state, WJB_ELEM, &v);
+	}
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
+}
+
 /* Two values in ARRAY_AGG(DISTINCT)'s order: scalars by their sort keys. */
 typedef struct DistinctValue
 {

@@ -31,6 +31,7 @@
 
 PG_FUNCTION_INFO_V1(argo_filter_test);
 PG_FUNCTION_INFO_V1(argo_text_vector);
+PG_FUNCTION_INFO_V1(argo_values_at);
 
 typedef enum Truth
 {
@@ -532,6 +533,33 @@ argo_text_vector(PG_FUNCTION_ARGS)
 	initStringInfo(&text);
 	strings_text(&r, &text);
 	PG_RETURN_DATUM(text_vector(config, &text));
+}
+
+/*
+ * argo_values_at(doc jsonb, path jsonb) RETURNS jsonb: the values a path
+ * (a spec's steps, [*] included) reaches in doc, as an array in document
+ * order; NULL where it reaches none (ARRAY_AGG of a [*] path).
+ */
+Datum
+argo_values_at(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *doc = PG_GETARG_JSONB_P(0);
+	Jsonb	   *path = PG_GETARG_JSONB_P(1);
+	JsonbValue	root = {.type = jbvBinary, .val.binary = {.data = &doc->root, .len = VARSIZE(doc)}};
+	Reach		r = {0};
+	JsonbParseState *st = NULL;
+
+	if (!JB_ROOT_IS_ARRAY(path) || JB_ROOT_IS_SCALAR(path))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a path of argo_values_at is a JSON array of steps")));
+	reach(&root, &path->root, 0, &r);
+	if (r.n == 0)
+		PG_RETURN_NULL();
+	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < r.n; i++)
+		pushJsonbValue(&st, WJB_ELEM, &r.vals[i]);
+	PG_RETURN_JSONB_P(JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL)));
 }
 
 /* argo_filter_test(doc jsonb, spec jsonb) RETURNS boolean: TRUE, FALSE or NULL */

@@ -209,8 +209,13 @@ value_aggregate(AggGen *g, ArgoTarget *t, const char *a)
 				   argo_function("argo_object"),
 				   sqlbuf_param(g->buf, TEXTOID, CStringGetTextDatum(c->name)), objid,
 				   docs ? ")" : "");
-	value = psprintf("(%s OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[])", doc,
-					 sqlbuf_param(g->buf, TEXTARRAYOID, text_steps(t->path)));
+	/* a [*] path: the values it reaches, an array an object (flattened in give_group) */
+	if (t->path->wild)
+		value = psprintf("%s(%s, $%d::pg_catalog.jsonb)", argo_function("argo_values_at"), doc,
+						 sqlbuf_param(g->buf, JSONBOID, sql_path_spec(t->path)));
+	else
+		value = psprintf("(%s OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[])", doc,
+						 sqlbuf_param(g->buf, TEXTARRAYOID, text_steps(t->path)));
 	initStringInfo(&order);
 	if (t->order != NULL)
 		appendStringInfo(&order, "%s(%s, $%d) COLLATE pg_catalog.\"C\"%s, ",
@@ -673,6 +678,8 @@ keep_whole_value(GroupTake *g, ArgoTarget *t, int64 id, const char *key, Datum *
 	w->id = id;
 	w->name = t->alias;
 	w->value = DatumGetJsonbPCopy(values[col - 1]);
+	if (t->path->wild)
+		w->value = doc_flatten(w->value);
 	if (t->distinct)
 		w->value = doc_distinct_values(w->value);
 	g->whole = lappend(g->whole, w);

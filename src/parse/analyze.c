@@ -1286,6 +1286,18 @@ argo_value_aggregate(ArgoAggKind agg)
 	return agg == AAGG_ARRAY || agg == AAGG_FIRST || agg == AAGG_LAST;
 }
 
+/* Whether a GROUP BY path has [*]: the statement unwinds an array. */
+static bool
+groups_by_elements(ArgoStmt *s)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->group_by)
+		if (((ArgoPath *) lfirst(lc))->wild)
+			return true;
+	return false;
+}
+
 static void
 check_value_aggregates(AnalyzeState *as, ArgoStmt *s)
 {
@@ -1302,9 +1314,11 @@ check_value_aggregates(AnalyzeState *as, ArgoStmt *s)
 		if (list_length(s->from) > 1)
 			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 						   psprintf("%s in a join is not supported", name), NULL);
-		if (t->path->id || t->path->wild)
+		/* ARRAY_AGG of a [*] path adds each value it reaches (not where GROUP BY unwinds) */
+		if (t->path->id || (t->path->wild && (t->agg != AAGG_ARRAY || groups_by_elements(s))))
 			semantic_error(as, t->path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 						   psprintf("%s of %s is not supported", name, t->path->id ? "ID()" : "a path with [*]"),
+						   t->agg == AAGG_ARRAY ? "Not in a statement that unwinds an array (GROUP BY p[*])." :
 						   "It takes the value at one path of each object.");
 		if (t->order == NULL)
 			continue;

@@ -201,6 +201,17 @@ text_spec(ArgoPred *p, Oid config)
 	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(spec.data)));
 }
 
+/* A path's steps as the document functions read them, [*] as {"*": true}. */
+Datum
+sql_path_spec(ArgoPath *path)
+{
+	StringInfoData out;
+
+	initStringInfo(&out);
+	write_steps(&out, path);
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum(out.data));
+}
+
 /* A filter's predicate as doc_filter_keeps reads it (a positional update's). */
 Jsonb *
 sql_pred_spec(ArgoPred *p)

@@ -74,6 +74,7 @@ extern void sql_order_keys(StringInfo out, ValueCols *v, bool desc, bool nulls_f
 extern void sql_filter_check(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth);
 extern Jsonb *sql_pred_spec(ArgoPred *p);
 extern Datum sql_path_steps(ArgoPath *path);
+extern Datum sql_path_spec(ArgoPath *path);
 extern void sql_text_check(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, Oid config, bool truth,
 						   bool only_undocumented);
 extern void sql_limit_offset(SqlBuf *buf, ArgoStmt *s);
