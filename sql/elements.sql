@@ -25,6 +25,9 @@ SELECT el($$SELECT n FROM @C WHERE NOT EXISTS a[-1] AND EXISTS a$$);
 SELECT el($$SELECT n FROM @C WHERE 5 = ANY a[-2]$$);
 SELECT el($$SELECT n FROM @C WHERE a[-1].v = 2$$);
 SELECT el($$SELECT n FROM @C WHERE a[-1] IN (9, 3) ORDER BY n DESC$$);
+-- projected: the element, in its array (as a[0]); past the front, the path is absent
+SELECT el($$SELECT n, a[-1], a[-2] FROM @C ORDER BY n$$);
+SELECT el($$SELECT a[-1].v FROM @C$$);
 
 -- writes: UNSET a[-1] pops the last (MongoDB's $pop: 1), UNSET a[0] the first
 SELECT el($$UPDATE @C UNSET a[-1] WHERE n < 4 RETURNING *$$);
@@ -53,7 +56,6 @@ SELECT * FROM argo_query('UPDATE el3 SET log APPEND EACH 5');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP LAST -1');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP FIRST 1.5');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP LAST $1', '"3"');
-SELECT * FROM argo_query('SELECT a[-1] FROM el3');
 SELECT * FROM argo_query('SELECT * FROM el3 ORDER BY a[-1]');
 SELECT * FROM argo_query('SELECT * FROM el3 WHERE a[-0] = 1');
 SELECT * FROM argo_query('UPSERT el3 SET x = 1 WHERE a[-1] = 1');

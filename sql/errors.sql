@@ -20,7 +20,7 @@ SELECT q, err(q) FROM (VALUES
   ('SELECT * FROM err WHERE a ='), ('SELECT * FROM err WHERE (a = 1'),
   ('SELECT * FROM err WHERE a = 1)'), ('SELECT * FROM err LIMIT'),
   ('SELECT * FROM err; SELECT * FROM err'), ('SELECT a. FROM err'),
-  ('SELECT a[x] FROM err'), ('SELECT a[-1] FROM err'), ('SELECT a[1.5] FROM err'),
+  ('SELECT a[x] FROM err'), ('SELECT a[-1] AS x FROM err'), ('SELECT a[1.5] FROM err'),
   ('SELECT * FROM err WHERE a @ 1'), ('SELECT * FROM err WHERE a = ''unterminated'),
   ('SELECT * FROM err WHERE a = `unterminated'), ('SELECT * FROM err WHERE ☃ = 1'),
   ('SELECT * FROM err WHERE select = 1'), ('SELECT count FROM err'),

@@ -158,10 +158,42 @@ SELECT pu($$SELECT * FROM @C ORDER BY n$$);
 SELECT argo_check('pu3'), argo_check('pu1');
 SELECT argo_drop_collection('pu3'), argo_drop_collection('pu1');
 
+-- projections through filters and negative indices: each object cut down
+-- from its whole document; an array a filter ends keeps its matching
+-- elements whole ([] when none); objects none of whose paths reach
+-- anything are not returned (and LIMIT counts what is returned)
+SELECT argo_create_collection('pj3', 'argo3'), argo_create_collection('pj1', 'argo1');
+CREATE FUNCTION pj(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r3 text; r1 text;
+BEGIN
+  SELECT coalesce(string_agg(x::text, E'\n'), '(none)') INTO r3 FROM argo_query(replace(q, '@P', 'pj3')) x;
+  SELECT coalesce(string_agg(x::text, E'\n'), '(none)') INTO r1 FROM argo_query(replace(q, '@P', 'pj1')) x;
+  IF r3 IS DISTINCT FROM r1 THEN
+    RAISE EXCEPTION E'formats disagree on %:\n%\n%', q, r3, r1;
+  END IF;
+  RETURN r3;
+END $$;
+SELECT pj($$INSERT INTO @P OBJECTS [
+  {"n": 1, "items": [{"sku": "pen", "qty": 2}, {"sku": "ink", "qty": 10}, {"sku": "cap", "qty": 7}], "name": "a"},
+  {"n": 2, "items": [{"sku": "pen", "qty": 1}], "name": "b"},
+  {"n": 3, "items": []},
+  {"n": 4},
+  {"n": 5, "items": [7, {"qty": 9}]}]$$);
+SELECT pj($$SELECT items[? qty > 5] FROM @P$$);
+SELECT pj($$SELECT items[? qty > 5].sku FROM @P$$);
+SELECT pj($$SELECT n, items[? qty > 5].sku, items[-1] FROM @P$$);
+SELECT pj($$SELECT ID(), items[-1].sku FROM @P$$);
+SELECT pj($$SELECT items[? sku = 'pen'].qty FROM @P WHERE n < 5 ORDER BY name DESC LIMIT 1 OFFSET 1$$);
+SELECT pj($$SELECT DISTINCT items[? sku = 'pen'] FROM @P$$);
+SELECT pj($$SELECT items[? EXISTS sku][-1].sku FROM @P$$);
+SELECT * FROM argo_query($$SELECT items[? qty > 5] AS x FROM pj3$$);
+SELECT * FROM argo_query($$SELECT COUNT(items[? qty > 5]) FROM pj3$$);
+SELECT argo_drop_collection('pj3'), argo_drop_collection('pj1');
+
 -- errors: 0A000 where filters are not there yet, 42601 for @ outside one
-SELECT * FROM argo_query($$SELECT items[? qty > 1] FROM fl3$$);
 SELECT * FROM argo_query($$SELECT * FROM fl3 ORDER BY items[? qty > 1].qty$$);
 SELECT * FROM argo_query($$SELECT items[? qty > 1].sku, COUNT(*) FROM fl3 GROUP BY items[? qty > 1].sku$$);
+SELECT * FROM argo_query($$SELECT a.items[? qty > 1] FROM fl3 AS a JOIN fl1 AS b ON a.i = b.i$$);
 SELECT * FROM argo_query($$SELECT * FROM fl3 AS a JOIN fl1 AS b ON a.i = b.i WHERE EXISTS a.items[? qty = 1]$$);
 SELECT * FROM argo_query($$SELECT * FROM fl3 WHERE EXISTS items[? ID() = 1]$$);
 SELECT * FROM argo_query($$SELECT * FROM fl3 WHERE @ = 1$$);

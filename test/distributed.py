@@ -174,6 +174,11 @@ def statements_case(admin, servers):
           "INSERT … RETURNING *, ID() into a distributed collection gives the object's id: %s" % got)
     state, err = outcome(lambda: admin.execute("SELECT argo_unique('ddis', 'name')"))
     check(state == "0A000", "argo_unique on a distributed collection: 0A000 (%s %s)" % (state, err))
+    for text in ("SELECT * FROM ddis WHERE EXISTS tags[? @ = 'x']", "SELECT tags[-1] FROM ddis",
+                 "SELECT ARRAY_AGG(name) FROM ddis", "SELECT * FROM ddis WHERE name @@ 'ann'"):
+        state, err = outcome(lambda: q(admin, text))
+        check(state == "0A000" and "distributed" in str(err),
+              "%s on a distributed collection: 0A000 naming it (%s %s)" % (text, state, err))
     problems = admin.execute("SELECT * FROM argo_check('ddis')").fetchall()
     check(not problems, "argo_check finds nothing wrong: %s" % problems)
 

@@ -255,6 +255,12 @@ argo_cursor_open(const char *query, Jsonb **params, int nparams, ArgoShare *shar
 		arg = except_begin(stmt, emit, arg);
 		emit = except_emit;
 	}
+	/* and the cut of paths through filters, before DISTINCT as well */
+	if (stmt->pick != NIL)
+	{
+		arg = pick_begin(stmt, emit, arg);
+		emit = pick_emit;
+	}
 	c->share = share;
 	if (share != NULL && share_statement(c, emit, arg))
 		;

@@ -159,6 +159,11 @@ extern Rebuilder *select_rebuilder(ArgoQuery *q, int source, rebuild_emit emit, 
 extern DocPath *select_doc_paths(ArgoStmt *s, int *n);
 extern void argo_emit_written(ArgoStmt *s, result_emit emit, void *arg, int64 objid, Jsonb *obj);
 
+/* elempick.c: targets through filters or negative indices, cut from whole objects */
+typedef struct Picking Picking;
+extern Picking *pick_begin(ArgoStmt *s, result_emit emit, void *arg);
+extern void pick_emit(void *arg, Jsonb *doc);
+
 /* except.c: SELECT * EXCEPT (…), each result without those paths */
 typedef struct Excepting Excepting;
 extern Excepting *except_begin(ArgoStmt *s, result_emit emit, void *arg);

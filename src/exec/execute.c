@@ -556,6 +556,12 @@ argo_run_analyzed(ArgoQuery *q, result_emit emit, void *arg)
 		arg = except_begin(q->stmt, emit, arg);
 		emit = except_emit;
 	}
+	/* and the cut of paths through filters, before DISTINCT as well */
+	if (q->stmt->pick != NIL)
+	{
+		arg = pick_begin(q->stmt, emit, arg);
+		emit = pick_emit;
+	}
 	p = argo_plan(q);
 	argo_run_plan(p, emit, arg);
 	argo_plan_close(p);

@@ -319,7 +319,7 @@ refuse_wild(AnalyzeState *as, ArgoPath *path, const char *where)
 	if (path != NULL && path->filtered)
 		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 					   psprintf("a path with a filter [? …] or a negative index is not supported %s", where),
-					   "They are judged on each object's document, in WHERE, SET and UNSET.");
+					   "They are judged on each object's document: in WHERE, SET, UNSET and the targets of SELECT.");
 	if (path != NULL && path->wild)
 		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 					   psprintf("a path with [*] is not supported %s", where),
@@ -563,14 +563,14 @@ plan_filtered_leaves(AnalyzeState *as, ArgoPred *p)
 		plan_filtered_leaf(as, p);
 }
 
-/* Filters select objects (WHERE) and nothing else yet: 0A000 elsewhere. */
+/* Filters select objects, reach elements and project; 0A000 elsewhere. */
 static void
 refuse_filter(AnalyzeState *as, ArgoPath *path, const char *where)
 {
 	if (path != NULL && path->filtered)
 		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 					   psprintf("a path with a filter [? …] or a negative index is not supported %s", where),
-					   "They select objects in WHERE and reach elements in SET and UNSET.");
+					   "They select objects in WHERE, reach elements in SET and UNSET, and project in the targets of SELECT.");
 }
 
 /* ON (a.p = b.q): one side is the item being joined, the other earlier. */
@@ -1331,6 +1331,44 @@ check_value_aggregates(AnalyzeState *as, ArgoStmt *s)
 	}
 }
 
+/*
+ * Targets through filters or negative indices: the statement reads
+ * whole objects (as SELECT *, with ID() if a target), and elempick.c
+ * cuts each down to the paths.  Renames are not there yet.
+ */
+static void
+read_whole_for_pick(AnalyzeState *as, ArgoStmt *s)
+{
+	List	   *pick = NIL;
+	List	   *keep = NIL;
+	ListCell   *lc;
+	bool		any = false;
+
+	foreach(lc, s->targets)
+		any |= ((ArgoTarget *) lfirst(lc))->path->filtered;
+	if (!any)
+		return;
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		if (t->path->id)
+		{
+			keep = lappend(keep, t);
+			continue;
+		}
+		if (t->alias != NULL)
+			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   "AS beside a path with a filter [? …] or a negative index is not supported", NULL);
+		pick = lappend(pick, t->path);
+	}
+	s->pick = pick;
+	s->targets = keep;
+	s->star = true;
+	s->renames = false;
+	s->select_ids = false;
+}
+
 /* ID() in an aggregate query: in MIN and MAX only. */
 static void
 check_id_aggregates(AnalyzeState *as, ArgoStmt *s)
@@ -1378,7 +1416,9 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 		ArgoTarget *t = lfirst(lc);
 
 		refuse_id_in_join(as, s, t->path);
-		refuse_filter(as, t->path, "in the targets");
+		/* a projection through filters is cut from whole objects; an aggregate's path is not */
+		if (t->agg != AAGG_NONE || s->group_by != NIL)
+			refuse_filter(as, t->path, "in an aggregate query");
 		bind_path(as, t->path);
 	}
 	foreach(lc, s->group_by)
@@ -1402,7 +1442,10 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 		check_value_aggregates(as, s);
 	}
 	else
+	{
 		check_projection(as, s);
+		read_whole_for_pick(as, s);
+	}
 	if (s->limit)
 		row_count(as, s->limit, ERRCODE_INVALID_ROW_COUNT_IN_LIMIT_CLAUSE, "LIMIT");
 	if (s->offset)

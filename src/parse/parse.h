@@ -242,6 +242,8 @@ typedef struct ArgoStmt
 	bool		star;			/* SELECT * */
 	List	   *targets;		/* of ArgoTarget * */
 	List	   *except;			/* SELECT * EXCEPT (…): of ArgoPath * */
+	List	   *pick;			/* targets through filters or negative indices: of ArgoPath *,
+								 * read as * and cut in C (elempick.c) */
 	int			except_location;
 	List	   *from;			/* of ArgoSource *; one item for DML */
 	ArgoPred   *where;
