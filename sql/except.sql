@@ -1,5 +1,6 @@
 -- SELECT * EXCEPT (p, …): each object without the values at those paths
--- (contract 8.2; MongoDB's {password: 0}).  Checked against the same
+-- (contract 8.2; MongoDB's {password: 0}), through [*], filters and
+-- negative indices too.  Checked against the same
 -- documents cut down by jsonb's own #- in every way a SELECT * reads:
 -- kept documents (xc3), rows (xc0 keeps none), Argo/1 (xc1), a lookup,
 -- an order, a LIMIT, DISTINCT and a stream taken a few rows at a time.
@@ -30,6 +31,15 @@ CREATE FUNCTION ex_no_price(d jsonb) RETURNS jsonb LANGUAGE sql AS $$
          ELSE d END
 $$;
 
+-- each object's items without the elements whose price is a number above 5
+CREATE FUNCTION ex_cheap(d jsonb) RETURNS jsonb LANGUAGE sql AS $$
+  SELECT CASE WHEN jsonb_typeof(d->'items') = 'array' THEN
+           jsonb_set(d, '{items}', (SELECT coalesce(jsonb_agg(e ORDER BY n), '[]')
+                                    FROM jsonb_array_elements(d->'items') WITH ORDINALITY AS x(e, n)
+                                    WHERE NOT coalesce(jsonb_typeof(e->'price') = 'number' AND (e->>'price')::numeric > 5, false)))
+         ELSE d END
+$$;
+
 -- "mismatches of objects returned": Argo's answer against the expected
 -- objects, by i (the statements' own WHERE and LIMIT choose which)
 CREATE FUNCTION ex_mismatches(q text, expected text) RETURNS text LANGUAGE plpgsql AS $$
@@ -53,7 +63,12 @@ FROM (VALUES ('xc0'), ('xc3'), ('xc1')) cs(c),
              ('SELECT * EXCEPT (items[0], g) FROM @C WHERE g = 2', $$doc #- '{items,0}' #- '{g}'$$),
              ('SELECT * EXCEPT (items[3].tags[0]) FROM @C WHERE i > 40 ORDER BY password DESC LIMIT 7',
               $$doc #- '{items,3,tags,0}'$$),
-             ('SELECT * EXCEPT (items, profile, password, g) FROM @C', $$jsonb_build_object('i', doc->'i')$$)) qs(q, e)
+             ('SELECT * EXCEPT (items, profile, password, g) FROM @C', $$jsonb_build_object('i', doc->'i')$$),
+             -- through negative indices (from the original array's end) and filters
+             ('SELECT * EXCEPT (items[-1], items[-4].sku) FROM @C', $$doc #- '{items,0,sku}' #- '{items,-1}'$$),
+             ('SELECT * EXCEPT (items[? price > 5]) FROM @C', 'ex_cheap(doc)'),
+             ('SELECT * EXCEPT (items[? EXISTS tags].tags, items[? @ > 0]) FROM @C WHERE g = 0',
+              $$doc #- '{items,3,tags}' #- '{items,2}'$$)) qs(q, e)
 ORDER BY 1, 2;
 
 -- what it looks like; ID() stays, ORDER BY may name a path taken out

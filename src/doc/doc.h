@@ -45,7 +45,9 @@ extern Jsonb *doc_project(Jsonb *doc, const DocPath *paths, int npaths);
 typedef struct DocCutStep
 {
 	char	   *key;			/* NULL: an array step */
-	int64		index;			/* an array step's position; -1 for every element */
+	bool		every;			/* [*], or a filter: every element it keeps */
+	Jsonb	   *filter;			/* a filter's predicate (doc_filter_keeps), or NULL */
+	int64		index;			/* else a position, negative from the end */
 } DocCutStep;
 typedef struct DocCutPath
 {

@@ -188,13 +188,22 @@ doc_distinct_values(Jsonb *array)
 	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
 }
 
+/* Whether an array step reaches the element at index (of size): [*], a filter, a position. */
+static bool
+element_matches(const DocCutStep *step, JsonbValue *elem, int index, int size)
+{
+	if (step->every)
+		return step->filter == NULL || doc_filter_keeps(elem, step->filter);
+	return step->index == (step->index < 0 ? index - size : index);
+}
+
 /*
  * Which of the paths name a member at depth: *ends when one ends there
  * (the member goes), and into below those that go on inside it.
  */
 static int
 paths_through(const DocCutPath **paths, int npaths, int depth, const JsonbValue *key,
-			  int index, const DocCutPath **below, bool *ends)
+			  JsonbValue *elem, int index, int size, const DocCutPath **below, bool *ends)
 {
 	int			n = 0;
 
@@ -205,7 +214,7 @@ paths_through(const DocCutPath **paths, int npaths, int depth, const JsonbValue 
 		bool		match = key != NULL ?
 			(step->key != NULL && strlen(step->key) == key->val.string.len &&
 			 memcmp(step->key, key->val.string.val, key->val.string.len) == 0) :
-			(step->key == NULL && (step->index < 0 || step->index == index));
+			(step->key == NULL && element_matches(step, elem, index, size));
 
 		if (!match)
 			continue;
@@ -247,6 +256,7 @@ copy_without(JsonbParseState **st, JsonbContainer *c, const DocCutPath **paths,
 	JsonbValue *res = NULL;
 	const DocCutPath **below = palloc(sizeof(DocCutPath *) * Max(npaths, 1));
 	int			index = 0;
+	int			size = JsonContainerSize(c);
 
 	check_stack_depth();
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
@@ -258,7 +268,7 @@ copy_without(JsonbParseState **st, JsonbContainer *c, const DocCutPath **paths,
 			key = v;
 		else if (tok == WJB_VALUE)
 		{
-			nbelow = paths_through(paths, npaths, depth, &key, -1, below, &ends);
+			nbelow = paths_through(paths, npaths, depth, &key, NULL, -1, 0, below, &ends);
 			if (ends)
 				continue;
 			pushJsonbValue(st, WJB_KEY, &key);
@@ -266,7 +276,7 @@ copy_without(JsonbParseState **st, JsonbContainer *c, const DocCutPath **paths,
 		}
 		else if (tok == WJB_ELEM)
 		{
-			nbelow = paths_through(paths, npaths, depth, NULL, index++, below, &ends);
+			nbelow = paths_through(paths, npaths, depth, NULL, &v, index++, size, below, &ends);
 			if (!ends)
 				push_member(st, WJB_ELEM, &v, below, nbelow, depth);
 		}

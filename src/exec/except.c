@@ -19,7 +19,7 @@ struct Excepting
 	int			npaths;
 };
 
-/* A path's steps as the document's: keys, positions, -1 for [*]. */
+/* A path's steps as the document's: keys, positions, [*] and filters. */
 static DocCutPath
 cut_path(ArgoPath *path)
 {
@@ -34,8 +34,13 @@ cut_path(ArgoPath *path)
 
 		if (!step->is_index)
 			out->key = step->key;
+		else if (step->is_wild)
+		{
+			out->every = true;
+			out->filter = step->filter ? sql_pred_spec(step->filter) : NULL;
+		}
 		else
-			out->index = step->is_wild ? -1 : step->index;
+			out->index = step->index;
 	}
 	return cut;
 }

@@ -1274,7 +1274,6 @@ check_except(AnalyzeState *as, ArgoStmt *s)
 			semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 						   "EXCEPT (ID()) is not supported",
 						   "Leave ID() out of the targets instead.");
-		refuse_filter(as, path, "in EXCEPT");
 		bind_path(as, path);
 	}
 }
