@@ -28,6 +28,19 @@ SELECT el($$SELECT n FROM @C WHERE a[-1] IN (9, 3) ORDER BY n DESC$$);
 -- projected: the element, in its array (as a[0]); past the front, the path is absent
 SELECT el($$SELECT n, a[-1], a[-2] FROM @C ORDER BY n$$);
 SELECT el($$SELECT a[-1].v FROM @C$$);
+-- ordered by: one value per object, from its document (3's order; none: as null)
+SELECT el($$SELECT n FROM @C ORDER BY a[-1], n$$);
+SELECT el($$SELECT n FROM @C ORDER BY a[-1] DESC NULLS LAST, n LIMIT 4 OFFSET 1$$);
+SELECT el($$SELECT * FROM @C WHERE n IN (1, 2, 7) ORDER BY a[-1] DESC$$);
+SELECT el($$SELECT * FROM @C ORDER BY a[-2].v DESC, ID()$$);
+-- the same rebuilt, where the collection keeps no documents
+SET argo.keep_documents = off;
+SELECT argo_create_collection('el0', 'argo3');
+RESET argo.keep_documents;
+SELECT count(*) FROM argo_query('SELECT * FROM el3') x, argo_query('INSERT INTO el0 OBJECT $1', x);
+SELECT (SELECT string_agg(x::text, ' ') FROM argo_query($$SELECT n FROM el0 ORDER BY a[-1] DESC, n$$) x) =
+       (SELECT string_agg(x::text, ' ') FROM argo_query($$SELECT n FROM el3 ORDER BY a[-1] DESC, n$$) x) AS same_order;
+SELECT argo_drop_collection('el0');
 
 -- writes: UNSET a[-1] pops the last (MongoDB's $pop: 1), UNSET a[0] the first
 SELECT el($$UPDATE @C UNSET a[-1] WHERE n < 4 RETURNING *$$);
@@ -56,7 +69,7 @@ SELECT * FROM argo_query('UPDATE el3 SET log APPEND EACH 5');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP LAST -1');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP FIRST 1.5');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP LAST $1', '"3"');
-SELECT * FROM argo_query('SELECT * FROM el3 ORDER BY a[-1]');
+SELECT * FROM argo_query('SELECT a[-1], COUNT(*) FROM el3 GROUP BY a[-1]');
 SELECT * FROM argo_query('SELECT * FROM el3 WHERE a[-0] = 1');
 SELECT * FROM argo_query('UPSERT el3 SET x = 1 WHERE a[-1] = 1');
 -- the words stay keys

@@ -28,14 +28,18 @@
 PG_FUNCTION_INFO_V1(argo_sort_key);
 
 
-/* The step's array position, or -1 for one no array has. */
-static int32
-step_index(JsonbValue *step)
+/* The element of array c at a step's position, negative from the end; NULL past either end. */
+static JsonbValue *
+element_at(JsonbContainer *c, JsonbValue *step)
 {
 	bool		have_error = false;
 	int32		i = numeric_int4_opt_error(step->val.numeric, &have_error);
 
-	return have_error || i < 0 ? -1 : i;
+	if (!have_error && i < 0)
+		i += (int32) JsonContainerSize(c);
+	if (have_error || i < 0)
+		return NULL;
+	return getIthJsonbValueFromContainer(c, (uint32) i);
 }
 
 /* The value at path in doc; false where there is none. */
@@ -57,8 +61,8 @@ path_value(Jsonb *doc, Jsonb *path, JsonbValue *out)
 			return false;
 		if (step->type == jbvString && JsonContainerIsObject(cur))
 			v = findJsonbValueFromContainer(cur, JB_FOBJECT, step);
-		else if (step->type == jbvNumeric && JsonContainerIsArray(cur) && step_index(step) >= 0)
-			v = getIthJsonbValueFromContainer(cur, (uint32) step_index(step));
+		else if (step->type == jbvNumeric && JsonContainerIsArray(cur))
+			v = element_at(cur, step);
 		if (v == NULL)
 			return false;
 		if (s + 1 == nsteps)

@@ -1431,7 +1431,8 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 
 		refuse_id_in_join(as, s, path);
 		bind_path(as, path);
-		if (!argo_is_aggregate(s))
+		/* a[-1] has one value per object; [*] and filters reach many */
+		if (!argo_is_aggregate(s) && path->wild)
 			refuse_wild(as, path, "in ORDER BY");
 	}
 	check_except(as, s);

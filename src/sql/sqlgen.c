@@ -63,6 +63,36 @@ emit_table_rows(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, const char *cond)
 	emit_row_filter(buf, cond, keys);
 }
 
+/* One ORDER BY item's sort key, taken from the object itself (doc/sortkey.c). */
+static void
+append_document_key(SqlBuf *buf, ArgoOrder *ob, const char *object, StringInfo keys)
+{
+	const char *dir = ob->desc ? " DESC" : "";
+	int			path = sqlbuf_param(buf, JSONBOID, sql_path_steps(ob->path));
+
+	appendStringInfo(keys, "%s(%s, $%d) COLLATE pg_catalog.\"C\"%s%s, ",
+					 argo_function("argo_sort_key"), object, path, dir,
+					 ob->nulls_first == ob->desc ? "" :
+					 ob->nulls_first ? " NULLS FIRST" : " NULLS LAST");
+}
+
+/*
+ * o.objid's object, as an expression: its kept document (joined in as
+ * alias) where the read may take it, else rebuilt by argo_object().
+ */
+static const char *
+document_of(SqlBuf *buf, ArgoCollection *c, const char *alias)
+{
+	bool		docs = docs_readable(c);
+	int			name = sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name));
+
+	if (docs)
+		appendStringInfo(&buf->sql, " LEFT JOIN %s %s ON %s.objid OPERATOR(pg_catalog.=) o.objid",
+						 c->doc_table, alias, alias);
+	return psprintf("%s%s($%d, o.objid)%s", docs ? psprintf("COALESCE(%s.doc, ", alias) : "",
+					argo_function("argo_object"), name, docs ? ")" : "");
+}
+
 /*
  * The joins that bring o.objid's ORDER BY values, and into keys the sort
  * keys over them, ending with o.objid (ties in id order).
@@ -82,6 +112,12 @@ emit_order_joins(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, StringInfo keys)
 		if (ob->path->id)
 		{
 			appendStringInfo(keys, "o.objid%s, ", ob->desc ? " DESC" : "");
+			continue;
+		}
+		/* a[-1]: no key id names the last element; the object's own value */
+		if (ob->path->filtered)
+		{
+			append_document_key(buf, ob, document_of(buf, c, alias), keys);
 			continue;
 		}
 		v = sql_value_join(buf, c, "o.objid", ob->path->keystr, alias);
@@ -105,19 +141,11 @@ emit_document_keys(SqlBuf *buf, ArgoStmt *s, const char *object, StringInfo keys
 	foreach(lc, s->order_by)
 	{
 		ArgoOrder  *ob = lfirst(lc);
-		const char *dir = ob->desc ? " DESC" : "";
-		int			path;
 
 		if (ob->path->id)
-		{
-			appendStringInfo(keys, "o.objid%s, ", dir);
-			continue;
-		}
-		path = sqlbuf_param(buf, JSONBOID, sql_path_steps(ob->path));
-		appendStringInfo(keys, "%s(%s, $%d) COLLATE pg_catalog.\"C\"%s%s, ",
-						 argo_function("argo_sort_key"), object, path, dir,
-						 ob->nulls_first == ob->desc ? "" :
-						 ob->nulls_first ? " NULLS FIRST" : " NULLS LAST");
+			appendStringInfo(keys, "o.objid%s, ", ob->desc ? " DESC" : "");
+		else
+			append_document_key(buf, ob, object, keys);
 	}
 	appendStringInfoString(keys, "o.objid");
 }

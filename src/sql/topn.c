@@ -184,7 +184,8 @@ topn_applies(ArgoStmt *s)
 	ArgoOrder  *ob = list_length(s->order_by) == 1 ? linitial(s->order_by) : NULL;
 
 	/* its branches put objects lacking the path where the default order does */
-	return ob != NULL && s->limit != NULL && !ob->path->id && ob->nulls_first == ob->desc;
+	return ob != NULL && s->limit != NULL && !ob->path->id && !ob->path->filtered &&
+		ob->nulls_first == ob->desc;
 }
 
 /* m's body for topn_applies statements: (objid, ord), LIMIT/OFFSET applied. */
