@@ -40,7 +40,13 @@ RESET argo.keep_documents;
 SELECT count(*) FROM argo_query('SELECT * FROM el3') x, argo_query('INSERT INTO el0 OBJECT $1', x);
 SELECT (SELECT string_agg(x::text, ' ') FROM argo_query($$SELECT n FROM el0 ORDER BY a[-1] DESC, n$$) x) =
        (SELECT string_agg(x::text, ' ') FROM argo_query($$SELECT n FROM el3 ORDER BY a[-1] DESC, n$$) x) AS same_order;
+SELECT (SELECT string_agg(x::text, ' ') FROM argo_query($$SELECT a[-1], COUNT(*) AS n FROM el0 GROUP BY a[-1] ORDER BY a[-1]$$) x) =
+       (SELECT string_agg(x::text, ' ') FROM argo_query($$SELECT a[-1], COUNT(*) AS n FROM el3 GROUP BY a[-1] ORDER BY a[-1]$$) x) AS same_groups;
 SELECT argo_drop_collection('el0');
+-- grouped by: each object's scalar there (none, or not a scalar: one group without it)
+SELECT el($$SELECT a[-1], COUNT(*) AS n FROM @C GROUP BY a[-1] ORDER BY a[-1]$$);
+SELECT el($$SELECT a[-1] AS last, MIN(n) AS first FROM @C WHERE EXISTS a GROUP BY last HAVING COUNT(*) >= 1 ORDER BY first$$);
+SELECT el($$SELECT a[-2].v AS x, a[-1].v AS y, COUNT(*) AS n FROM @C GROUP BY x, y ORDER BY n$$);
 
 -- writes: UNSET a[-1] pops the last (MongoDB's $pop: 1), UNSET a[0] the first
 SELECT el($$UPDATE @C UNSET a[-1] WHERE n < 4 RETURNING *$$);
@@ -69,7 +75,9 @@ SELECT * FROM argo_query('UPDATE el3 SET log APPEND EACH 5');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP LAST -1');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP FIRST 1.5');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP LAST $1', '"3"');
-SELECT * FROM argo_query('SELECT a[-1], COUNT(*) FROM el3 GROUP BY a[-1]');
+SELECT * FROM argo_query('SELECT COUNT(*) FROM el3 GROUP BY a[? @ > 1]');
+SELECT * FROM argo_query('SELECT SUM(a[-1]) FROM el3');
+SELECT * FROM argo_query('SELECT a[-2].v, a[-1].v, COUNT(*) FROM el3 GROUP BY a[-2].v, a[-1].v');
 SELECT * FROM argo_query('SELECT * FROM el3 WHERE a[-0] = 1');
 SELECT * FROM argo_query('UPSERT el3 SET x = 1 WHERE a[-1] = 1');
 -- the words stay keys

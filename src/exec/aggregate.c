@@ -168,6 +168,26 @@ count_distinct(AggGen *g, ArgoTarget *t, const char *a)
 }
 
 /* A path's steps as jsonb's #> takes them: keys, and positions as text. */
+/*
+ * The object a path reads in each unit, as an expression: its kept
+ * document (joined in as alias) where the read may take it, else rebuilt.
+ */
+static char *
+unit_document(AggGen *g, ArgoPath *path, const char *alias)
+{
+	ArgoCollection *c = coll_of_path(g->q, path);
+	bool		docs = docs_readable(c);
+	const char *objid = objid_of(g->q, path);
+
+	if (docs)
+		appendStringInfo(&g->buf->sql, " LEFT JOIN %s %s ON %s.objid OPERATOR(pg_catalog.=) %s",
+						 c->doc_table, alias, alias, objid);
+	return psprintf("%s%s($%d, %s)%s", docs ? psprintf("COALESCE(%s.doc, ", alias) : "",
+					argo_function("argo_object"),
+					sqlbuf_param(g->buf, TEXTOID, CStringGetTextDatum(c->name)), objid,
+					docs ? ")" : "");
+}
+
 static Datum
 text_steps(ArgoPath *path)
 {
@@ -194,21 +214,13 @@ text_steps(ArgoPath *path)
 static TargetCols
 value_aggregate(AggGen *g, ArgoTarget *t, const char *a)
 {
-	ArgoCollection *c = coll_of_path(g->q, t->path);
-	bool		docs = docs_readable(c);
 	const char *objid = objid_of(g->q, t->path);
 	bool		reverse = t->agg == AAGG_LAST;
 	char	   *doc;
 	char	   *value;
 	StringInfoData order;
 
-	if (docs)
-		appendStringInfo(&g->buf->sql, " LEFT JOIN %s %s ON %s.objid OPERATOR(pg_catalog.=) %s",
-						 c->doc_table, a, a, objid);
-	doc = psprintf("%s%s($%d, %s)%s", docs ? psprintf("COALESCE(%s.doc, ", a) : "",
-				   argo_function("argo_object"),
-				   sqlbuf_param(g->buf, TEXTOID, CStringGetTextDatum(c->name)), objid,
-				   docs ? ")" : "");
+	doc = unit_document(g, t->path, a);
 	/* a [*] path: the values it reaches, an array an object (flattened in give_group) */
 	if (t->path->wild)
 		value = psprintf("%s(%s, $%d::pg_catalog.jsonb)", argo_function("argo_values_at"), doc,
@@ -290,6 +302,31 @@ emit_target(AggGen *g, ArgoTarget *t, int i)
 }
 
 /*
+ * A group path with a negative index (a[-1]): no key id names its value,
+ * so each unit's scalar there is read from its object (argo_values_at,
+ * which walks Argo/SQL's steps: jsonb's #> would take a key "-1" of an
+ * object for the index), in the value columns rows have.
+ */
+static ValueCols
+document_group(AggGen *g, ArgoPath *path, const char *alias)
+{
+	char	   *doc = unit_document(g, path, psprintf("%sd", alias));
+	ValueCols	v;
+
+	appendStringInfo(&g->buf->sql,
+					 " LEFT JOIN LATERAL (SELECT CASE pg_catalog.jsonb_typeof(x.v) WHEN 'number' THEN x.v::pg_catalog.float8 END AS valnum,"
+					 " CASE pg_catalog.jsonb_typeof(x.v) WHEN 'string' THEN x.v OPERATOR(pg_catalog.#>>) '{}'::pg_catalog.text[] END AS valstr,"
+					 " CASE pg_catalog.jsonb_typeof(x.v) WHEN 'boolean' THEN x.v::pg_catalog.bool END AS valbool"
+					 " FROM (SELECT %s(%s, $%d::pg_catalog.jsonb) OPERATOR(pg_catalog.->) 0 AS v) x) %s ON true",
+					 argo_function("argo_values_at"), doc,
+					 sqlbuf_param(g->buf, JSONBOID, sql_path_spec(path)), alias);
+	v.num = psprintf("%s.valnum", alias);
+	v.str = psprintf("%s.valstr", alias);
+	v.boolean = psprintf("%s.valbool", alias);
+	return v;
+}
+
+/*
  * A group path's value columns in each unit: the object's scalar there,
  * or for a path with [*] the scalar of the unit's element.
  */
@@ -301,6 +338,8 @@ emit_group(AggGen *g, ArgoPath *path, int i)
 	KeyArrays	k;
 	ValueCols	v;
 
+	if (path->filtered)
+		return document_group(g, path, alias);
 	if (!path->wild)
 		return sql_value_join(g->buf, c, objid_of(g->q, path), path->keystr, alias);
 	k = sql_path_key_arrays(g->buf, c, path, false, path->first_wild);
@@ -557,10 +596,31 @@ sqlgen_aggregate(ArgoQuery *q)
 	return buf;
 }
 
+/* Steps with each negative position as [0]: a[-1]'s value shown as a projection of one. */
+static List *
+steps_from_front(List *steps)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, steps)
+	{
+		ArgoStep   *step = lfirst(lc);
+
+		if (step->is_index && !step->is_wild && step->index < 0)
+		{
+			step = memcpy(palloc(sizeof(ArgoStep)), step, sizeof(ArgoStep));
+			step->index = 0;
+		}
+		out = lappend(out, step);
+	}
+	return out;
+}
+
 /*
  * Where a group value goes in a result: its output name where a target
- * renames it, else its path (a [*] as the element [0]: the group's
- * element, written as a projection of one), under the alias of its
+ * renames it, else its path (a [*] or a negative position as the element
+ * [0]: the group's element, written as a projection of one), under the alias of its
  * collection in a join.
  */
 static char *
@@ -591,6 +651,8 @@ group_key(ArgoQuery *q, ArgoPath *g)
 			}
 		path = keypath_from_segs(segs, g->nsegs);
 	}
+	else if (g->filtered)
+		path = keypath_from_steps(steps_from_front(g->steps));
 	if (list_length(q->stmt->from) == 1)
 		return path;
 	src = list_nth(q->stmt->from, g->source);
@@ -759,6 +821,29 @@ rebuild_group(void *arg, Datum *values, bool *nulls)
 }
 
 /*
+ * Two group paths shown under one key (a[-2].v and a[-1].v both as
+ * a[0].v) would overwrite each other: 42712, as two targets with one
+ * output name are.
+ */
+static void
+check_group_key(ArgoQuery *q, GroupTake *g, int i)
+{
+	ArgoPath   *path = list_nth(q->stmt->group_by, i);
+
+	for (int j = 0; j < i; j++)
+	{
+		ArgoPath   *other = list_nth(q->stmt->group_by, j);
+
+		if (strcmp(g->group_keys[i], g->group_keys[j]) == 0 && strcmp(path->keystr, other->keystr) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_ALIAS),
+					 errmsg("GROUP BY %s and %s would both be shown as %s", other->keystr, path->keystr,
+							g->group_keys[i]),
+					 errhint("Name them in the targets with AS and group by those names.")));
+	}
+}
+
+/*
  * The groups come as the statement makes them, each rebuilt and given on
  * before the next (a result of many groups is never held whole here).
  */
@@ -775,7 +860,10 @@ run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg)
 
 	g.group_keys = palloc(sizeof(char *) * Max(list_length(q->stmt->group_by), 1));
 	foreach(lc, q->stmt->group_by)
+	{
 		g.group_keys[foreach_current_index(lc)] = group_key(q, lfirst(lc));
+		check_group_key(q, &g, foreach_current_index(lc));
+	}
 	argo_stream_described(sqlgen_aggregate(q), rebuild_group, &g, &g.desc);
 	rebuilder_finish(g.rb);
 }

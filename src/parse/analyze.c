@@ -308,6 +308,8 @@ bind_aliases(AnalyzeState *as, ArgoStmt *s)
 	as->qualified = list_length(s->from) > 1;
 }
 
+static void refuse_filter(AnalyzeState *as, ArgoPath *path, const char *where);
+
 /*
  * Where a path must have one value per object (an ORDER BY key, a join
  * condition, what an UPDATE changes), [*], which reaches many, is
@@ -317,9 +319,7 @@ static void
 refuse_wild(AnalyzeState *as, ArgoPath *path, const char *where)
 {
 	if (path != NULL && path->filtered)
-		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   psprintf("a path with a filter [? …] or a negative index is not supported %s", where),
-					   "They are judged on each object's document: in WHERE, SET, UNSET and the targets of SELECT.");
+		refuse_filter(as, path, where);
 	if (path != NULL && path->wild)
 		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 					   psprintf("a path with [*] is not supported %s", where),
@@ -563,14 +563,31 @@ plan_filtered_leaves(AnalyzeState *as, ArgoPred *p)
 		plan_filtered_leaf(as, p);
 }
 
-/* Filters select objects, reach elements and project; 0A000 elsewhere. */
+/* Whether a path has a filter step (else "filtered" means a negative index). */
+static bool
+has_filter_step(ArgoPath *path)
+{
+	ListCell   *lc;
+
+	foreach(lc, path->steps)
+		if (((ArgoStep *) lfirst(lc))->filter != NULL)
+			return true;
+	return false;
+}
+
+/* Filters and negative indices are judged on documents, where that is built; 0A000 elsewhere. */
 static void
 refuse_filter(AnalyzeState *as, ArgoPath *path, const char *where)
 {
-	if (path != NULL && path->filtered)
+	if (path == NULL || !path->filtered)
+		return;
+	if (has_filter_step(path))
 		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   psprintf("a path with a filter [? …] or a negative index is not supported %s", where),
-					   "They select objects in WHERE, reach elements in SET and UNSET, and project in the targets of SELECT.");
+					   psprintf("a path with a filter [? …] is not supported %s", where),
+					   "Filters select objects in WHERE, reach elements in SET and UNSET, and project in SELECT and EXCEPT.");
+	semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+				   psprintf("a path with a negative index is not supported %s", where),
+				   "Negative indices are read in WHERE, SET, UNSET, the targets, EXCEPT, ORDER BY and GROUP BY.");
 }
 
 /* ON (a.p = b.q): one side is the item being joined, the other earlier. */
@@ -1415,14 +1432,19 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 		ArgoTarget *t = lfirst(lc);
 
 		refuse_id_in_join(as, s, t->path);
-		/* a projection through filters is cut from whole objects; an aggregate's path is not */
-		if (t->agg != AAGG_NONE || s->group_by != NIL)
+		/*
+		 * A projection through filters is cut from whole objects; an
+		 * aggregate's path is not.  A group path may have a negative index
+		 * (one value per object), and a target show it.
+		 */
+		if (t->agg != AAGG_NONE || (s->group_by != NIL && t->path->wild))
 			refuse_filter(as, t->path, "in an aggregate query");
 		bind_path(as, t->path);
 	}
 	foreach(lc, s->group_by)
 	{
-		refuse_filter(as, lfirst(lc), "in GROUP BY");
+		if (((ArgoPath *) lfirst(lc))->wild)
+			refuse_filter(as, lfirst(lc), "in GROUP BY");
 		bind_path(as, lfirst(lc));
 	}
 	foreach(lc, s->order_by)

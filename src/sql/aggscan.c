@@ -203,7 +203,8 @@ sqlgen_aggregate_direct(ArgoQuery *q)
 	if (s->where || list_length(s->from) > 1 || s->having ||
 		list_length(s->group_by) > 1 || s->unwind || list_length(s->order_by) > 1 ||
 		(s->order_by && ((ArgoOrder *) linitial(s->order_by))->agg != NULL) ||
-		(s->group_by && !counts_only(s)))
+		(s->group_by && !counts_only(s)) ||
+		(s->group_by && ((ArgoPath *) linitial(s->group_by))->filtered))
 		return NULL;
 	foreach(lc, s->targets)
 		if (((ArgoTarget *) lfirst(lc))->agg == AAGG_COUNT_DISTINCT ||
