@@ -1,5 +1,5 @@
 -- Negative indices (a[-1] is the last element) and bounded arrays
--- (APPEND … KEEP LAST n / KEEP FIRST n, APPEND EACH): contract 8.1,
+-- (APPEND … KEEP LAST n / KEEP FIRST n, APPEND/ADD/REMOVE EACH): contract 8.1,
 -- MongoDB's $pop, and $push with $each and $slice.  Every statement runs
 -- on both formats and must answer the same.
 SELECT argo_create_collection('el3', 'argo3'), argo_create_collection('el1', 'argo1');
@@ -68,9 +68,17 @@ SELECT el($$UPDATE @C SET fresh APPEND EACH $1, empty APPEND EACH [] WHERE n = 8
 SELECT el($$UPDATE @C SET log APPEND 0 KEEP LAST 0 WHERE n = 8 RETURNING *$$);
 SELECT el($$UPDATE @C SET a[? v > 1].hist APPEND 1 KEEP LAST 2 WHERE n = 7 RETURNING *$$);
 SELECT el($$UPDATE @C SET a[? v > 1].hist APPEND EACH [2, 3] KEEP LAST 2 WHERE n = 7 RETURNING *$$);
+-- sets: ADD EACH adds each value the array lacks, once ($addToSet with
+-- $each; 1.0 is 1), REMOVE EACH every element equal to one ($pullAll)
+SELECT el($$UPDATE @C SET tags ADD EACH [1, 2, 2, 1.0, {"a": 1}] WHERE n = 8 RETURNING *$$);
+SELECT el($$UPDATE @C SET tags ADD EACH $1 WHERE n = 8 RETURNING *$$, '[{"a": 1}, 3, "3"]');
+SELECT el($$UPDATE @C SET tags REMOVE EACH [1, {"a": 1}, 9], none ADD EACH [] WHERE n = 8 RETURNING *$$);
+SELECT el($$UPDATE @C SET a[*].hist ADD EACH [3, 4] WHERE n = 7 RETURNING *$$);
 SELECT argo_check('el3'), argo_check('el1');
 
 -- errors
+SELECT * FROM argo_query('UPDATE el3 SET tags ADD EACH {"a": 1}');
+SELECT * FROM argo_query('UPDATE el3 SET tags REMOVE EACH $1', '"x"');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND EACH 5');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP LAST -1');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP FIRST 1.5');

@@ -214,14 +214,6 @@ apply_inc(Jsonb *doc, ArgoSetItem *item)
 	return argo_apply_set(doc, path, numeric_jsonb(n));
 }
 
-static bool
-same_json(JsonbValue *elem, Jsonb *value)
-{
-	Jsonb	   *e = JsonbValueToJsonb(elem);
-
-	return compareJsonbContainers(&e->root, &value->root) == 0;
-}
-
 /* value as an element to push: a scalar, or a container as binary */
 static void
 push_json(JsonbParseState **st, Jsonb *value)
@@ -267,8 +259,62 @@ keep_elements(Jsonb *array, uint32 n, bool first)
 }
 
 /*
+ * The values an array operator takes: v, or with EACH each element of v
+ * (its length into n).
+ */
+static Jsonb **
+operand_values(ArgoSetItem *item, int *n)
+{
+	Jsonb	   *value = item->value->value;
+	Jsonb	  **out;
+
+	if (!item->each)
+	{
+		*n = 1;
+		out = palloc(sizeof(Jsonb *));
+		out[0] = value;
+		return out;
+	}
+	*n = JsonContainerSize(&value->root);
+	out = palloc(sizeof(Jsonb *) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+		out[i] = JsonbValueToJsonb(getIthJsonbValueFromContainer(&value->root, i));
+	return out;
+}
+
+/* Whether elem equals one of the values (JSON equality); each it equals is marked present. */
+static bool
+mark_equal(JsonbValue *elem, Jsonb **values, int n, bool *present)
+{
+	Jsonb	   *e = JsonbValueToJsonb(elem);
+	bool		any = false;
+
+	for (int i = 0; i < n; i++)
+		if (compareJsonbContainers(&e->root, &values[i]->root) == 0)
+			any = present[i] = true;
+	return any;
+}
+
+/* ADD's values the array lacks, each once, in their order. */
+static void
+push_missing(JsonbParseState **st, Jsonb **values, int n, bool *present)
+{
+	for (int i = 0; i < n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (present[i])
+			continue;
+		push_json(st, values[i]);
+		for (int j = i + 1; j < n; j++)
+			if (compareJsonbContainers(&values[i]->root, &values[j]->root) == 0)
+				present[j] = true;
+	}
+}
+
+/*
  * p APPEND v, p ADD v (unless an equal element is there), p REMOVE v
- * (every equal element).  A missing p is [v] (REMOVE: nothing to do).
+ * (every equal element); with EACH, each element of v.  A missing p is
+ * [v] (REMOVE: nothing to do).
  */
 static Jsonb *
 apply_array_op(Jsonb *doc, ArgoSetItem *item)
@@ -281,6 +327,9 @@ apply_array_op(Jsonb *doc, ArgoSetItem *item)
 	JsonbValue	e;
 	JsonbIteratorToken tok;
 	bool		found = false;
+	int			n;
+	Jsonb	  **values;
+	bool	   *present;
 
 	if (v == NULL && item->kind == ASET_REMOVE)
 		return doc;
@@ -290,6 +339,8 @@ apply_array_op(Jsonb *doc, ArgoSetItem *item)
 				 errmsg("cannot %s \"%s\": its value is %s, not an array",
 						item->kind == ASET_REMOVE ? "remove from" : "add to",
 						path->keystr, json_type_name(v))));
+	values = operand_values(item, &n);
+	present = palloc0(sizeof(bool) * Max(n, 1));
 	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
 	if (v != NULL)
 	{
@@ -301,7 +352,7 @@ apply_array_op(Jsonb *doc, ArgoSetItem *item)
 			if (tok != WJB_ELEM)
 				continue;
 			CHECK_FOR_INTERRUPTS();
-			same = item->kind != ASET_APPEND && same_json(&e, value);
+			same = item->kind != ASET_APPEND && mark_equal(&e, values, n, present);
 			found |= same;
 			if (!(same && item->kind == ASET_REMOVE))
 				pushJsonbValue(&st, WJB_ELEM, &e);
@@ -311,8 +362,10 @@ apply_array_op(Jsonb *doc, ArgoSetItem *item)
 		return doc;
 	if (item->kind == ASET_APPEND && item->each)
 		push_elements(&st, value);
-	else if (item->kind == ASET_APPEND || (item->kind == ASET_ADD && !found))
+	else if (item->kind == ASET_APPEND)
 		push_json(&st, value);
+	else if (item->kind == ASET_ADD)
+		push_missing(&st, values, n, present);
 	value = JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL));
 	if (item->keep != NULL)
 		value = keep_elements(value, (uint32) item->keep->num, item->keep->keep_first);

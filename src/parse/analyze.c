@@ -1485,14 +1485,17 @@ check_amount(AnalyzeState *as, ArgoSetItem *item)
 					   psprintf("%s needs a number", item->negate ? "-=" : "+="), NULL);
 }
 
-/* APPEND EACH takes an array; KEEP a count of elements. */
+/* APPEND, ADD and REMOVE EACH take an array; KEEP a count of elements. */
 static void
 check_append(AnalyzeState *as, ArgoSetItem *item)
 {
+	const char *op = item->kind == ASET_ADD ? "ADD" : item->kind == ASET_REMOVE ? "REMOVE" : "APPEND";
+
 	if (item->each && (!JB_ROOT_IS_ARRAY(item->value->value) || JB_ROOT_IS_SCALAR(item->value->value)))
 		semantic_error(as, item->value->location, ERRCODE_INVALID_PARAMETER_VALUE,
-					   "APPEND EACH needs a JSON array of values",
-					   "APPEND adds one value (an array too, as one element); APPEND EACH adds each element of an array.");
+					   psprintf("%s EACH needs a JSON array of values", op),
+					   psprintf("%s takes one value (an array too, as one element); %s EACH each element of an array.",
+								op, op));
 	if (item->keep != NULL)
 	{
 		bind_literal(as, item->keep);

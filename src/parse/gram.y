@@ -496,7 +496,17 @@ set_item:
 			$$->keep = $5;
 		}
 	| path ADD_P json_value		{ $$ = make_set(ASET_ADD, $1, $3); }
+	| path ADD_P EACH json_value
+		{
+			$$ = make_set(ASET_ADD, $1, $4);
+			$$->each = true;
+		}
 	| path REMOVE json_value	{ $$ = make_set(ASET_REMOVE, $1, $3); }
+	| path REMOVE EACH json_value
+		{
+			$$ = make_set(ASET_REMOVE, $1, $4);
+			$$->each = true;
+		}
 	;
 
 /* APPEND … KEEP LAST n (FIRST n): a bounded array, MongoDB's $push with $slice */
