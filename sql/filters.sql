@@ -190,6 +190,30 @@ SELECT * FROM argo_query($$SELECT items[? qty > 5] AS x FROM pj3$$);
 SELECT * FROM argo_query($$SELECT COUNT(items[? qty > 5]) FROM pj3$$);
 SELECT argo_drop_collection('pj3'), argo_drop_collection('pj1');
 
+-- aggregates through filters: each object's values there (7.1's rule for
+-- [*]), against the same sums made by jsonb over the elements
+CREATE FUNCTION fl_pens(c text) RETURNS jsonb LANGUAGE sql AS $$
+  SELECT jsonb_agg(x ORDER BY n) FROM argo_query(format(
+    $q$SELECT tags[0], SUM(items[? sku = 'pen'].qty) AS s, COUNT(items[? sku = 'pen']) AS c,
+              MAX(items[? sku = 'ink' AND qty >= 0].qty) AS hi FROM %s GROUP BY tags[0] ORDER BY tags[0]$q$, c))
+         WITH ORDINALITY AS r(x, n)
+$$;
+WITH e AS (SELECT d.doc->'tags'->0 AS g, x AS el
+           FROM fl_docs d LEFT JOIN LATERAL jsonb_array_elements(
+             CASE WHEN jsonb_typeof(d.doc->'items') = 'array' THEN d.doc->'items' END) x ON true),
+     k AS (SELECT g, el, jsonb_typeof(el) = 'object' AND el->'sku' = '"pen"' AS pen,
+                  jsonb_typeof(el) = 'object' AND el->'sku' = '"ink"' AND jsonb_typeof(el->'qty') = 'number' AS ink
+           FROM e),
+     want AS (SELECT jsonb_agg((CASE WHEN g IS NULL THEN '{}' ELSE jsonb_build_object('tags', jsonb_build_array(g)) END) ||
+                               jsonb_build_object('s', s, 'c', c, 'hi', hi) ORDER BY g NULLS LAST) AS w
+              FROM (SELECT g, sum(CASE WHEN pen AND jsonb_typeof(el->'qty') = 'number' THEN (el->>'qty')::numeric END) AS s,
+                           count(*) FILTER (WHERE pen) AS c, max(CASE WHEN ink THEN (el->>'qty')::numeric END) AS hi
+                    FROM k GROUP BY g) a)
+SELECT fl_pens('fl3') = w AS fl3, fl_pens('fl0') = w AS fl0, fl_pens('fl1') = w AS fl1 FROM want;
+SELECT jsonb_pretty(fl_pens('fl3')->0);
+SELECT x FROM argo_query($$SELECT ARRAY_AGG(items[? qty >= 18].sku) AS big, FIRST(items[-1].qty ORDER BY i DESC) AS last
+                          FROM fl3 WHERE i < 30$$) x;
+
 -- errors: 0A000 where filters are not there yet, 42601 for @ outside one
 SELECT * FROM argo_query($$SELECT * FROM fl3 ORDER BY items[? qty > 1].qty$$);
 SELECT * FROM argo_query($$SELECT items[? qty > 1].sku, COUNT(*) FROM fl3 GROUP BY items[? qty > 1].sku$$);

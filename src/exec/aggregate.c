@@ -79,37 +79,12 @@ one_col(char *col)
 	return t;
 }
 
-/*
- * An aggregate over a path with [*]: the values each unit reaches,
- * summed up per unit first (per element when the path goes into the
- * unwound array), then over the units.
- */
+/* The aggregate over per-unit sums a (s, n, mn, ms, mb, xn, xs, xb). */
 static TargetCols
-wild_target(AggGen *g, ArgoTarget *t, const char *a)
+unit_sums(ArgoTarget *t, const char *a)
 {
-	ArgoCollection *c = coll_of_path(g->q, t->path);
-	bool		by_elem = in_unwound(g, t->path);
-	KeyArrays	k;
 	TargetCols	tc = {3};
 
-	if (t->agg == AAGG_COUNT)
-	{
-		appendStringInfoString(&g->buf->sql, " LEFT JOIN ");
-		sql_values_reached(g->buf, c, t->path, by_elem ? t->path->first_wild : -1);
-		emit_unit_join(g, a, t->path, by_elem);
-		return one_col(psprintf("coalesce(pg_catalog.sum(%s.n), 0)::bigint", a));
-	}
-	k = sql_path_key_arrays(g->buf, c, t->path, false, t->path->first_wild);
-	appendStringInfo(&g->buf->sql,
-					 " LEFT JOIN (SELECT r.objid%s, pg_catalog.sum(valnum) AS s, pg_catalog.count(valnum) AS n,"
-					 " pg_catalog.min(valnum) AS mn, pg_catalog.min(valstr) AS ms, pg_catalog.bool_and(valbool) AS mb,"
-					 " pg_catalog.max(valnum) AS xn, pg_catalog.max(valstr) AS xs, pg_catalog.bool_or(valbool) AS xb FROM ",
-					 by_elem ? ", m.e" : "");
-	sql_rows_of_table(g->buf, c);
-	appendStringInfo(&g->buf->sql,
-					 " r JOIN ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS m(k, e) ON r.keyid OPERATOR(pg_catalog.=) m.k GROUP BY r.objid%s)",
-					 k.keys, k.elems, by_elem ? ", m.e" : "");
-	emit_unit_join(g, a, t->path, by_elem);
 	if (t->agg == AAGG_SUM)
 		return one_col(psprintf("pg_catalog.sum(%s.s)", a));
 	if (t->agg == AAGG_AVG)
@@ -129,6 +104,39 @@ wild_target(AggGen *g, ArgoTarget *t, const char *a)
 		tc.col[2] = psprintf("pg_catalog.bool_or(%s.xb)", a);
 	}
 	return tc;
+}
+
+/*
+ * An aggregate over a path with [*]: the values each unit reaches,
+ * summed up per unit first (per element when the path goes into the
+ * unwound array), then over the units.
+ */
+static TargetCols
+wild_target(AggGen *g, ArgoTarget *t, const char *a)
+{
+	ArgoCollection *c = coll_of_path(g->q, t->path);
+	bool		by_elem = in_unwound(g, t->path);
+	KeyArrays	k;
+
+	if (t->agg == AAGG_COUNT)
+	{
+		appendStringInfoString(&g->buf->sql, " LEFT JOIN ");
+		sql_values_reached(g->buf, c, t->path, by_elem ? t->path->first_wild : -1);
+		emit_unit_join(g, a, t->path, by_elem);
+		return one_col(psprintf("coalesce(pg_catalog.sum(%s.n), 0)::bigint", a));
+	}
+	k = sql_path_key_arrays(g->buf, c, t->path, false, t->path->first_wild);
+	appendStringInfo(&g->buf->sql,
+					 " LEFT JOIN (SELECT r.objid%s, pg_catalog.sum(valnum) AS s, pg_catalog.count(valnum) AS n,"
+					 " pg_catalog.min(valnum) AS mn, pg_catalog.min(valstr) AS ms, pg_catalog.bool_and(valbool) AS mb,"
+					 " pg_catalog.max(valnum) AS xn, pg_catalog.max(valstr) AS xs, pg_catalog.bool_or(valbool) AS xb FROM ",
+					 by_elem ? ", m.e" : "");
+	sql_rows_of_table(g->buf, c);
+	appendStringInfo(&g->buf->sql,
+					 " r JOIN ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS m(k, e) ON r.keyid OPERATOR(pg_catalog.=) m.k GROUP BY r.objid%s)",
+					 k.keys, k.elems, by_elem ? ", m.e" : "");
+	emit_unit_join(g, a, t->path, by_elem);
+	return unit_sums(t, a);
 }
 
 /*
@@ -225,6 +233,9 @@ value_aggregate(AggGen *g, ArgoTarget *t, const char *a)
 	if (t->path->wild)
 		value = psprintf("%s(%s, $%d::pg_catalog.jsonb)", argo_function("argo_values_at"), doc,
 						 sqlbuf_param(g->buf, JSONBOID, sql_path_spec(t->path)));
+	else if (t->path->filtered)
+		value = psprintf("(%s(%s, $%d::pg_catalog.jsonb) OPERATOR(pg_catalog.->) 0)", argo_function("argo_values_at"),
+						 doc, sqlbuf_param(g->buf, JSONBOID, sql_path_spec(t->path)));
 	else
 		value = psprintf("(%s OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[])", doc,
 						 sqlbuf_param(g->buf, TEXTARRAYOID, text_steps(t->path)));
@@ -239,6 +250,37 @@ value_aggregate(AggGen *g, ArgoTarget *t, const char *a)
 		return one_col(psprintf("pg_catalog.jsonb_agg(%s ORDER BY %s) FILTER (WHERE %s IS NOT NULL)",
 								value, order.data, value));
 	return one_col(psprintf("(pg_catalog.array_agg(%s ORDER BY %s))[1]", value, order.data));
+}
+
+/*
+ * A jsonb value x.v as the value columns rows have: a number, a string
+ * (in the value tables' "C" collation), a boolean; null for the rest.
+ */
+#define TYPED_VALUES \
+	"CASE pg_catalog.jsonb_typeof(x.v) WHEN 'number' THEN x.v::pg_catalog.float8 END AS valnum," \
+	" CASE pg_catalog.jsonb_typeof(x.v) WHEN 'string' THEN (x.v OPERATOR(pg_catalog.#>>) '{}'::pg_catalog.text[]) COLLATE pg_catalog.\"C\" END AS valstr," \
+	" CASE pg_catalog.jsonb_typeof(x.v) WHEN 'boolean' THEN x.v::pg_catalog.bool END AS valbool"
+
+/*
+ * An aggregate over a path through a filter or a negative index: the
+ * values each unit's object reaches there (argo_values_at), summed up
+ * per unit as wild_target's rows are, then over the units.
+ */
+static TargetCols
+document_target(AggGen *g, ArgoTarget *t, const char *a)
+{
+	char	   *doc = unit_document(g, t->path, psprintf("%sd", a));
+
+	appendStringInfo(&g->buf->sql,
+					 " LEFT JOIN LATERAL (SELECT pg_catalog.count(*) AS c, pg_catalog.sum(valnum) AS s, pg_catalog.count(valnum) AS n,"
+					 " pg_catalog.min(valnum) AS mn, pg_catalog.min(valstr) AS ms, pg_catalog.bool_and(valbool) AS mb,"
+					 " pg_catalog.max(valnum) AS xn, pg_catalog.max(valstr) AS xs, pg_catalog.bool_or(valbool) AS xb"
+					 " FROM (SELECT %s FROM pg_catalog.jsonb_array_elements(%s(%s, $%d::pg_catalog.jsonb)) AS x(v)) y) %s ON true",
+					 TYPED_VALUES, argo_function("argo_values_at"), doc,
+					 sqlbuf_param(g->buf, JSONBOID, sql_path_spec(t->path)), a);
+	if (t->agg == AAGG_COUNT)
+		return one_col(psprintf("coalesce(pg_catalog.sum(%s.c), 0)::bigint", a));
+	return unit_sums(t, a);
 }
 
 /* The joins a target needs go into the statement; its result columns are returned. */
@@ -266,6 +308,8 @@ emit_target(AggGen *g, ArgoTarget *t, int i)
 		default:
 			break;
 	}
+	if (t->path->filtered)
+		return document_target(g, t, alias);
 	if (t->path->wild)
 		return wild_target(g, t, alias);
 	if (t->path->id)
@@ -313,12 +357,8 @@ document_group(AggGen *g, ArgoPath *path, const char *alias)
 	char	   *doc = unit_document(g, path, psprintf("%sd", alias));
 	ValueCols	v;
 
-	appendStringInfo(&g->buf->sql,
-					 " LEFT JOIN LATERAL (SELECT CASE pg_catalog.jsonb_typeof(x.v) WHEN 'number' THEN x.v::pg_catalog.float8 END AS valnum,"
-					 " CASE pg_catalog.jsonb_typeof(x.v) WHEN 'string' THEN x.v OPERATOR(pg_catalog.#>>) '{}'::pg_catalog.text[] END AS valstr,"
-					 " CASE pg_catalog.jsonb_typeof(x.v) WHEN 'boolean' THEN x.v::pg_catalog.bool END AS valbool"
-					 " FROM (SELECT %s(%s, $%d::pg_catalog.jsonb) OPERATOR(pg_catalog.->) 0 AS v) x) %s ON true",
-					 argo_function("argo_values_at"), doc,
+	appendStringInfo(&g->buf->sql, " LEFT JOIN LATERAL (SELECT %s FROM (SELECT %s(%s, $%d::pg_catalog.jsonb) OPERATOR(pg_catalog.->) 0 AS v) x) %s ON true",
+					 TYPED_VALUES, argo_function("argo_values_at"), doc,
 					 sqlbuf_param(g->buf, JSONBOID, sql_path_spec(path)), alias);
 	v.num = psprintf("%s.valnum", alias);
 	v.str = psprintf("%s.valstr", alias);

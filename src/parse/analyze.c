@@ -1433,11 +1433,14 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 
 		refuse_id_in_join(as, s, t->path);
 		/*
-		 * A projection through filters is cut from whole objects; an
-		 * aggregate's path is not.  A group path may have a negative index
-		 * (one value per object), and a target show it.
+		 * A projection through filters is cut from whole objects, and an
+		 * aggregate's values are read from them; a group path may have a
+		 * negative index (one value per object), and a target show it.
+		 * Not where GROUP BY unwinds an array (whose elements are then
+		 * the units), nor COUNT(DISTINCT …).
 		 */
-		if (t->agg != AAGG_NONE || (s->group_by != NIL && t->path->wild))
+		if ((t->agg == AAGG_NONE && s->group_by != NIL && t->path->wild) ||
+			(t->agg != AAGG_NONE && (t->agg == AAGG_COUNT_DISTINCT || groups_by_elements(s))))
 			refuse_filter(as, t->path, "in an aggregate query");
 		bind_path(as, t->path);
 	}

@@ -207,9 +207,14 @@ sqlgen_aggregate_direct(ArgoQuery *q)
 		(s->group_by && ((ArgoPath *) linitial(s->group_by))->filtered))
 		return NULL;
 	foreach(lc, s->targets)
-		if (((ArgoTarget *) lfirst(lc))->agg == AAGG_COUNT_DISTINCT ||
-			argo_value_aggregate(((ArgoTarget *) lfirst(lc))->agg))
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		/* a filter or a negative index is read from each document (aggregate.c) */
+		if (t->agg == AAGG_COUNT_DISTINCT || argo_value_aggregate(t->agg) ||
+			(t->path != NULL && t->path->filtered))
 			return NULL;
+	}
 	buf = sqlbuf_create();
 	if (s->group_by)
 		emit_grouped_counts(buf, c, s);
