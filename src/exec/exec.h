@@ -228,6 +228,8 @@ extern bool projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *ar
 
 /* update.c, update_ops.c: UPDATE and UPSERT; what a SET list does */
 extern void run_update(ArgoPlan *p, result_emit emit, void *arg);
+/* delete.c */
+extern void run_delete(ArgoPlan *p, result_emit emit, void *arg);
 /* advisory locks' fourth field: SQL's own use 1 and 2 (upsert, update.c) */
 #define ARGO_UPSERT_LOCK_SPACE 0x4152
 extern Jsonb *argo_apply_set(Jsonb *doc, ArgoPath *path, Jsonb *value);
