@@ -12,7 +12,7 @@
 #include "utils/jsonb.h"
 
 /* params.c */
-/* argo.c: argo_query itself, which argo_query_read (scan.c) calls */
+/* argo.c: argo_query itself, which argo_query_read (planner.c) calls */
 extern Datum argo_query(PG_FUNCTION_ARGS);
 extern Jsonb **argo_params_of(Datum array, bool isnull, int *nparams);
 
@@ -21,17 +21,28 @@ struct ArgoCollection;
 extern int64 argo_repair_maps(struct ArgoCollection *c);
 extern int64 argo_repair_docs(struct ArgoCollection *c);
 
-/* scan.c: FROM argo_query(...) as a custom scan; replan.c: a generic plan
- * planned again for its statement; init.c installs both */
+/* scan.c: FROM argo_query(...) as a custom scan */
+struct Plan;
+struct Query;
 extern void argo_scan_init(void);
+extern bool argo_plan_for_value(struct Plan *plan, ParamListInfo params,
+								struct Query **query, int *options);
+
+/* planner.c: the planner hook that lets reads of every object run in parallel */
+extern bool argo_stream_results;
+extern void argo_planner_init(void);
+extern bool argo_statement_text(Node *arg, ParamListInfo params, Datum *value);
+extern bool argo_shareable_text(Node *arg, ParamListInfo params);
+extern Oid	argo_planner_query_oid(void);
+extern Oid	argo_planner_read_oid(void);
+extern void argo_planner_learn_query_oid(Oid oid);
+extern struct Query *argo_planner_replan_query(int *options);
+
+/* replan.c: a generic plan planned again for its statement */
+extern void argo_replan_init(void);
 
 /* expireworker.c: the worker that deletes expired objects, and its setting */
 extern void argo_expire_init(void);
-struct Plan;
-struct Query;
-extern bool argo_plan_for_value(struct Plan *plan, ParamListInfo params,
-								struct Query **query, int *options);
-extern void argo_replan_init(void);
 
 /* settings.c: argo_query's SET clauses, applied to its scan's work */
 typedef struct ArgoSettings

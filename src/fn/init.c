@@ -1,24 +1,43 @@
 /*
  * init.c — what loading the library sets up: Argo's settings, the custom
- * scan and planner hooks that stream argo_query's results (scan.c),
- * the executor hook that plans a generic plan again for its statement
- * (replan.c), and the hint for a parameter that is not jsonb (hint.c).
- * Its own file so that neither of those two calls the other.
+ * scan that streams argo_query's results (scan.c) and the planner hook
+ * that lets it read in parallel (planner.c), the executor hook that
+ * plans a generic plan again for its statement (replan.c), the hint for a
+ * parameter that is not jsonb (hint.c) and the expiry worker
+ * (expireworker.c).  Its own file so that none of those calls another.
  */
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "utils/guc.h"
 
+#include "exec/exec.h"
 #include "fn/fn.h"
 
 void		_PG_init(void);
 
+static void
+define_settings(void)
+{
+	DefineCustomBoolVariable("argo.stream_results",
+							 "Plans FROM argo_query(...) as a scan whose results stream.",
+							 "Off: a FunctionScan, which makes the whole result before the first row.",
+							 &argo_stream_results, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("argo.keep_documents",
+							 "Collections made from now on keep each object's jsonb beside its rows.",
+							 "Whole-object reads take it instead of rebuilding the object; argo_keep_documents changes a collection made already.",
+							 &argo_keep_documents_default, true, PGC_USERSET, 0, NULL, NULL, NULL);
+}
+
 void
 _PG_init(void)
 {
-	/* before scan.c reserves the "argo." prefix */
+	define_settings();
+	/* argo.expire_naptime, which a postmaster's preload must define */
 	argo_expire_init();
+	MarkGUCPrefixReserved("argo");
 	argo_scan_init();
+	argo_planner_init();
 	argo_replan_init();
 	argo_hint_init();
 }

@@ -16,22 +16,15 @@
  * The library must be loaded when a query is planned, not only when it
  * runs: argo_query's planner support function (argo_query_support) is
  * called while its FROM item is estimated, before paths are chosen, and
- * loading the library then installs the hook.  It also tells the hook
+ * loading the library then installs the hook.  It also tells the hooks
  * argo_query's OID.
  *
  * Every object of a collection, unsorted, can also be read by a parallel
  * query: a partial ArgoScan path, under PostgreSQL's own Gather (and its
  * partial aggregates), each process reading chunks of the directory
- * (exec/cursor.c).  argo_query may write, so it is PARALLEL UNSAFE, and a
- * query calling it is never planned in parallel; a planner hook gives the
- * calls whose statement is such a read (a constant text, parsed when
- * planning) argo_query_read, the same function, read-only and PARALLEL
- * RESTRICTED, when every argo_query call of the query is one.  Nothing
- * else changes: the first query of a session, planned before the library
- * was loaded, is simply not parallel.  A generic plan, whose statement is
- * a parameter without a value, keeps its query in its ArgoScan, to be
- * planned again for a statement that turns out to be such a read
- * (replan.c).
+ * (exec/cursor.c), offered where the planner hook (planner.c) made the
+ * call argo_query_read.  The first query of a session, planned before the
+ * library was loaded, is simply not parallel.
  */
 #include "postgres.h"
 
@@ -75,22 +68,9 @@
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_query_support);
-PG_FUNCTION_INFO_V1(argo_query_read);
 
 
-static bool stream_results = true;
-static Oid	argo_query_oid = InvalidOid;
-static Oid	read_oid = InvalidOid;	/* argo_query_read, when last swapped in */
 static set_rel_pathlist_hook_type prev_pathlist_hook = NULL;
-static planner_hook_type prev_planner_hook = NULL;
-
-/*
- * The query being planned, kept in its ArgoScan, when its one argo_query
- * call's statement is a parameter without a value (a generic plan); the
- * cursor options it was planned with.
- */
-static Query *replan_query = NULL;
-static int	replan_options = 0;
 
 typedef struct ArgoScanState
 {
@@ -104,7 +84,6 @@ typedef struct ArgoScanState
 	ArgoShare  *share;			/* a parallel query's processes, or NULL */
 } ArgoScanState;
 
-static bool shareable_text(Node *arg, ParamListInfo params);
 static Plan *plan_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *path,
 					   List *tlist, List *clauses, List *custom_plans);
 static Node *create_scan_state(CustomScan *cscan);
@@ -148,7 +127,7 @@ argo_query_support(PG_FUNCTION_ARGS)
 	Node	   *req = (Node *) PG_GETARG_POINTER(0);
 
 	if (IsA(req, SupportRequestRows) && IsA(((SupportRequestRows *) req)->node, FuncExpr))
-		argo_query_oid = ((FuncExpr *) ((SupportRequestRows *) req)->node)->funcid;
+		argo_planner_learn_query_oid(((FuncExpr *) ((SupportRequestRows *) req)->node)->funcid);
 	PG_RETURN_POINTER(NULL);
 }
 
@@ -178,20 +157,22 @@ streamable_call(RelOptInfo *rel, Index rti, RangeTblEntry *rte)
 {
 	RangeTblFunction *rtf;
 	FuncExpr   *fe;
+	Oid			query_oid = argo_planner_query_oid();
+	Oid			read_oid = argo_planner_read_oid();
 
-	if (!stream_results || rte->rtekind != RTE_FUNCTION || !OidIsValid(argo_query_oid) ||
+	if (!argo_stream_results || rte->rtekind != RTE_FUNCTION || !OidIsValid(query_oid) ||
 		list_length(rte->functions) != 1 || rte->funcordinality || IS_DUMMY_REL(rel))
 		return NULL;
 	rtf = linitial(rte->functions);
 	fe = (FuncExpr *) rtf->funcexpr;
 	if (!IsA(fe, FuncExpr) ||
-		(fe->funcid != argo_query_oid && (fe->funcid != read_oid || !OidIsValid(read_oid))) ||
+		(fe->funcid != query_oid && (fe->funcid != read_oid || !OidIsValid(read_oid))) ||
 		list_length(fe->args) != 2 ||
 		!bms_is_empty(rel->lateral_relids) || contain_subplans((Node *) fe->args) ||
 		!uses_only_the_column(rel, rti))
 		return NULL;
 	/* argo_query_read called by name is its function, which checks what it runs */
-	if (fe->funcid == read_oid && !shareable_text(linitial(fe->args), NULL))
+	if (fe->funcid == read_oid && !argo_shareable_text(linitial(fe->args), NULL))
 		return NULL;
 	return fe;
 }
@@ -333,7 +314,8 @@ argo_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *rte)
 	cp->methods = &path_methods;
 	rel->pathlist = NIL;
 	add_path(rel, &cp->path);
-	if (((FuncExpr *) ((RangeTblFunction *) linitial(rte->functions))->funcexpr)->funcid == read_oid)
+	if (((FuncExpr *) ((RangeTblFunction *) linitial(rte->functions))->funcexpr)->funcid ==
+		argo_planner_read_oid())
 		add_shared_paths(root, rel, rte, cp);
 }
 
@@ -345,6 +327,9 @@ plan_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *path,
 	RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
 	FuncExpr   *fe = (FuncExpr *) ((RangeTblFunction *) linitial(rte->functions))->funcexpr;
 	Var		   *column = makeVar(rel->relid, 1, JSONBOID, -1, InvalidOid, 0);
+	Oid			query_oid = argo_planner_query_oid();
+	int			options;
+	Query	   *replan = argo_planner_replan_query(&options);
 
 	cs->scan.plan.targetlist = tlist;
 	cs->scan.plan.qual = extract_actual_clauses(clauses, false);
@@ -359,13 +344,13 @@ plan_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *path,
 	 * (argo_plan_for_value)
 	 */
 	cs->custom_private = list_make3(makeConst(OIDOID, -1, InvalidOid, sizeof(Oid),
-											  ObjectIdGetDatum(argo_query_oid), false, true),
-									makeInteger(replan_options),
-									copyObject(replan_query));
+											  ObjectIdGetDatum(query_oid), false, true),
+									makeInteger(options),
+									copyObject(replan));
 	cs->methods = &scan_methods;
 	/* a plan kept across argo_query's replacement is planned again */
 	record_plan_function_dependency(root, fe->funcid);
-	record_plan_function_dependency(root, argo_query_oid);
+	record_plan_function_dependency(root, query_oid);
 	return &cs->scan.plan;
 }
 
@@ -599,239 +584,6 @@ initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 }
 
 /*
- * The statement text of a call: a constant, or a parameter whose value
- * this plan is made for (a custom plan of a prepared statement, as a
- * driver's bound parameter gives: the planner folds it into a constant
- * later; a generic plan has no value and is not shared).
- */
-static bool
-statement_text(Node *arg, ParamListInfo params, Datum *value)
-{
-	if (IsA(arg, Const))
-	{
-		Const	   *c = (Const *) arg;
-
-		if (c->constisnull || c->consttype != TEXTOID)
-			return false;
-		*value = c->constvalue;
-		return true;
-	}
-	if (IsA(arg, Param) && ((Param *) arg)->paramkind == PARAM_EXTERN && params != NULL)
-	{
-		Param	   *p = (Param *) arg;
-		ParamExternData buf;
-		ParamExternData *v;
-
-		if (p->paramid <= 0 || p->paramid > params->numParams)
-			return false;
-		v = params->paramFetch ? params->paramFetch(params, p->paramid, true, &buf) :
-			&params->params[p->paramid - 1];
-		if (v == NULL || v->isnull || !(v->pflags & PARAM_FLAG_CONST) ||
-			v->ptype != TEXTOID || p->paramtype != TEXTOID)
-			return false;
-		*value = v->value;
-		return true;
-	}
-	return false;
-}
-
-/*
- * Whether a statement text known when planning is a read that processes
- * can share.
- * Parsing it while planning must not fail the plan (a statement that is
- * never run, under LIMIT 0, raises nothing today): a syntax error says
- * only "no"; any other error is raised.
- */
-static bool
-shareable_text(Node *arg, ParamListInfo params)
-{
-	Datum		stmt_text;
-	MemoryContext cxt,
-				old;
-	volatile bool ok = false;
-	char	   *query;
-
-	if (!statement_text(arg, params, &stmt_text))
-		return false;
-	cxt = AllocSetContextCreate(CurrentMemoryContext, "argo plan-time parse", ALLOCSET_SMALL_SIZES);
-	old = MemoryContextSwitchTo(cxt);
-	query = TextDatumGetCString(stmt_text);
-	PG_TRY();
-	{
-		ok = !argo_starts_as_write(query) && argo_shareable_statement(argo_parse(query));
-	}
-	PG_CATCH();
-	{
-		ErrorData  *e;
-
-		MemoryContextSwitchTo(cxt);
-		e = CopyErrorData();
-		if (ERRCODE_TO_CATEGORY(e->sqlerrcode) != ERRCODE_SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION &&
-			ERRCODE_TO_CATEGORY(e->sqlerrcode) != ERRCODE_DATA_EXCEPTION &&
-			e->sqlerrcode != ERRCODE_FEATURE_NOT_SUPPORTED)
-			PG_RE_THROW();
-		FlushErrorState();
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(cxt);
-	return ok;
-}
-
-/* The argo_query calls of a query: all of them, and those a FROM item shares. */
-typedef struct Calls
-{
-	int			all;
-	List	   *shareable;
-	List	   *unknown;		/* FROM items whose text is a parameter without a value */
-	ParamListInfo params;
-} Calls;
-
-static bool
-find_calls(Node *node, Calls *k)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Query))
-	{
-		ListCell   *lc;
-
-		foreach(lc, ((Query *) node)->rtable)
-		{
-			RangeTblEntry *rte = lfirst(lc);
-			FuncExpr   *fe;
-
-			if (rte->rtekind != RTE_FUNCTION || list_length(rte->functions) != 1 ||
-				rte->funcordinality)
-				continue;
-			fe = (FuncExpr *) ((RangeTblFunction *) linitial(rte->functions))->funcexpr;
-			/* the parameters' default is not filled in before planning */
-			if (!IsA(fe, FuncExpr) || fe->funcid != argo_query_oid ||
-				list_length(fe->args) > 2 || fe->args == NIL)
-				continue;
-			if (shareable_text(linitial(fe->args), k->params))
-				k->shareable = lappend(k->shareable, fe);
-			else if (IsA(linitial(fe->args), Param) &&
-					 ((Param *) linitial(fe->args))->paramkind == PARAM_EXTERN &&
-					 !statement_text(linitial(fe->args), k->params, &(Datum) {0}))
-				k->unknown = lappend(k->unknown, fe);
-		}
-		return query_tree_walker((Query *) node, find_calls, k, 0);
-	}
-	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == argo_query_oid)
-		k->all++;
-	return expression_tree_walker(node, find_calls, k);
-}
-
-/*
- * argo_query in the extension's schema, or InvalidOid.  The support
- * function learns it while a query is planned, after this hook has run:
- * without a lookup, the first query of a session would never be shared
- * among workers.
- */
-static Oid
-lookup_query_oid(Query *parse)
-{
-	Oid			argtypes[2] = {TEXTOID, JSONBARRAYOID};
-	char	   *qualified;
-	ListCell   *lc;
-	bool		calls = false;
-
-	/* most queries call no function in FROM: no catalog lookup for them */
-	foreach(lc, parse->rtable)
-		calls |= ((RangeTblEntry *) lfirst(lc))->rtekind == RTE_FUNCTION;
-	if (!calls || (qualified = extension_function("argo", "argo_query")) == NULL)
-		return InvalidOid;
-	return LookupFuncName(stringToQualifiedNameList(qualified), 2, argtypes, true);
-}
-
-/* argo_query_read, beside argo_query, or InvalidOid. */
-static Oid
-lookup_read_oid(void)
-{
-	Oid			argtypes[2] = {TEXTOID, JSONBARRAYOID};
-	char	   *nsp = get_namespace_name(get_func_namespace(argo_query_oid));
-
-	if (nsp == NULL)
-		return InvalidOid;
-	return LookupFuncName(list_make2(makeString(nsp), makeString("argo_query_read")),
-						  2, argtypes, true);
-}
-
-/*
- * Whether the query would be parallel safe if its one argo_query call
- * were a read (argo_query_read): then a plan of it for a statement that
- * reads every object may be parallel.
- */
-static bool
-safe_as_a_read(Query *parse, FuncExpr *call)
-{
-	char		hazard;
-
-	if (parse->hasModifyingCTE || !OidIsValid(read_oid = lookup_read_oid()))
-		return false;
-	call->funcid = read_oid;
-	hazard = max_parallel_hazard(parse);
-	call->funcid = argo_query_oid;
-	return hazard != PROPARALLEL_UNSAFE;
-}
-
-/*
- * Where a query may be parallel and each of its argo_query calls is a
- * FROM item reading every object of a collection, the calls become
- * argo_query_read, which a parallel plan may hold.  Where its one call's
- * statement is a parameter without a value (a generic plan), the plan
- * keeps the query, to be planned again when it runs such a statement.
- */
-static PlannedStmt *
-argo_planner(Query *parse, const char *query_string, int cursorOptions,
-			 ParamListInfo boundParams)
-{
-	Query	   *keep = NULL;
-	Query	   *save_query = replan_query;
-	int			save_options = replan_options;
-	PlannedStmt *result;
-
-	if (stream_results && !OidIsValid(argo_query_oid))
-		argo_query_oid = lookup_query_oid(parse);
-	if (stream_results && OidIsValid(argo_query_oid) &&
-		(cursorOptions & CURSOR_OPT_PARALLEL_OK) != 0 && IsUnderPostmaster &&
-		parse->commandType == CMD_SELECT && max_parallel_workers_per_gather > 0)
-	{
-		Calls		k = {0, NIL, NIL, boundParams};
-
-		find_calls((Node *) parse, &k);
-		if (k.all > 0 && list_length(k.shareable) == k.all &&
-			OidIsValid(read_oid = lookup_read_oid()))
-		{
-			ListCell   *lc;
-
-			foreach(lc, k.shareable)
-				((FuncExpr *) lfirst(lc))->funcid = read_oid;
-		}
-		else if (k.all == 1 && list_length(k.unknown) == 1 &&
-				 safe_as_a_read(parse, linitial(k.unknown)))
-			keep = copyObject(parse);	/* before the planner changes it */
-	}
-	replan_query = keep;
-	replan_options = cursorOptions;
-	PG_TRY();
-	{
-		if (prev_planner_hook)
-			result = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
-		else
-			result = standard_planner(parse, query_string, cursorOptions, boundParams);
-	}
-	PG_FINALLY();
-	{
-		replan_query = save_query;
-		replan_options = save_options;
-	}
-	PG_END_TRY();
-	return result;
-}
-
-/*
  * Workers a parallel read of every object of a statement's collection
  * would have, as add_shared_paths counts them; 0 when it is unknown.
  */
@@ -871,7 +623,7 @@ argo_plan_for_value(Plan *plan, ParamListInfo params, Query **query, int *option
 		list_length(cs->custom_private) < 3 || lthird(cs->custom_private) == NULL)
 		return false;
 	arg = linitial(cs->custom_exprs);
-	if (!shareable_text(arg, params) || !statement_text(arg, params, &stmt_text) ||
+	if (!argo_shareable_text(arg, params) || !argo_statement_text(arg, params, &stmt_text) ||
 		read_workers(stmt_text) <= 0)
 		return false;
 	*query = lthird(cs->custom_private);
@@ -879,46 +631,11 @@ argo_plan_for_value(Plan *plan, ParamListInfo params, Query **query, int *option
 	return true;
 }
 
-/*
- * argo_query_read(text, VARIADIC jsonb[]) RETURNS SETOF jsonb: argo_query
- * for a read, where the planner put it and a FROM item stayed a function
- * call; EXECUTE on argo_query is what it needs.
- */
-Datum
-argo_query_read(PG_FUNCTION_ARGS)
-{
-	Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
-	Oid			argtypes[2] = {TEXTOID, JSONBARRAYOID};
-	Oid			query_fn = LookupFuncName(list_make2(makeString(get_namespace_name(nsp)),
-													 makeString("argo_query")),
-										  2, argtypes, false);
-	AclResult	acl = pg_proc_aclcheck(query_fn, GetUserId(), ACL_EXECUTE);
-
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_FUNCTION, "argo_query");
-	if (!PG_ARGISNULL(0) && argo_is_write(text_to_cstring(PG_GETARG_TEXT_PP(0))))
-		ereport(ERROR,
-				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-				 errmsg("argo_query_read runs only SELECT statements")));
-	return argo_query(fcinfo);
-}
-
-/* Argo's settings, the custom scan and the planner hooks (init.c) */
+/* The custom scan and the hook that offers it (init.c) */
 void
 argo_scan_init(void)
 {
-	DefineCustomBoolVariable("argo.stream_results",
-							 "Plans FROM argo_query(...) as a scan whose results stream.",
-							 "Off: a FunctionScan, which makes the whole result before the first row.",
-							 &stream_results, true, PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("argo.keep_documents",
-							 "Collections made from now on keep each object's jsonb beside its rows.",
-							 "Whole-object reads take it instead of rebuilding the object; argo_keep_documents changes a collection made already.",
-							 &argo_keep_documents_default, true, PGC_USERSET, 0, NULL, NULL, NULL);
-	MarkGUCPrefixReserved("argo");
 	RegisterCustomScanMethods(&scan_methods);
 	prev_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = argo_pathlist;
-	prev_planner_hook = planner_hook;
-	planner_hook = argo_planner;
 }
