@@ -37,8 +37,7 @@ allobjects_take(void *arg, Datum *values, bool *nulls)
 	/* a projection: an object with none of its paths gives nothing */
 	if (e->paths != NULL && (obj = doc_project(obj, e->paths, e->npaths)) == NULL)
 		return;
-	argo_emitted_objid = DatumGetInt64(values[1]);
-	e->emit(e->arg, obj);
+	e->emit(e->arg, DatumGetInt64(values[1]), obj);
 }
 
 /* A SELECT * of every object, with or without ORDER BY. */

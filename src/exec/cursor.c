@@ -72,7 +72,7 @@ struct ArgoCursor
 };
 
 static void
-enqueue(void *arg, Jsonb *value)
+enqueue(void *arg, int64 objid, Jsonb *value)
 {
 	ArgoCursor *c = arg;
 	Jsonb	   *copy;
@@ -93,7 +93,7 @@ enqueue(void *arg, Jsonb *value)
 }
 
 static void
-store(void *arg, Jsonb *value)
+store(void *arg, int64 objid, Jsonb *value)
 {
 	ArgoCursor *c = arg;
 	Datum		v = JsonbPGetDatum(value);

@@ -179,7 +179,7 @@ run_delete(ArgoPlan *p, result_emit emit, void *arg)
 				feed_log_delete(c, lo->ids[i + k], d.keep ? deleting_doc(&d, lo->ids[i + k]) : NULL);
 		}
 	if (q->stmt->returning == ARET_IDS)
-		emit(arg, argo_write_ids_result("deleted", lo->ids, lo->n));
+		emit(arg, 0, argo_write_ids_result("deleted", lo->ids, lo->n));
 	else if (q->stmt->returning == ARET_COUNT)
-		emit(arg, argo_count_result("deleted", total));
+		emit(arg, 0, argo_count_result("deleted", total));
 }

@@ -204,7 +204,7 @@ sort_later(Distinct *d, Jsonb *doc)
 
 /* A result of the statement: given on if it is new and within LIMIT/OFFSET. */
 void
-distinct_emit(void *arg, Jsonb *doc)
+distinct_emit(void *arg, int64 objid, Jsonb *doc)
 {
 	Distinct   *d = arg;
 
@@ -213,7 +213,7 @@ distinct_emit(void *arg, Jsonb *doc)
 	{
 		/* the statement withdrew its results to give them again: so do we */
 		start_over(d);
-		d->emit(d->arg, NULL);
+		d->emit(d->arg, 0, NULL);
 		return;
 	}
 	if (d->limit == 0)
@@ -235,7 +235,8 @@ distinct_emit(void *arg, Jsonb *doc)
 	}
 	if (d->limit > 0)
 		d->limit--;
-	d->emit(d->arg, doc);
+	/* the first object that gave this result */
+	d->emit(d->arg, objid, doc);
 }
 
 static int
@@ -309,7 +310,7 @@ distinct_finish(Distinct *d, bool give_on)
 	if (!give_on)
 		return;
 	while ((doc = distinct_next(d)) != NULL)
-		d->emit(d->arg, doc);
+		d->emit(d->arg, 0, doc);
 }
 
 /*

@@ -46,7 +46,7 @@ pick_begin(ArgoStmt *s, result_emit emit, void *arg)
 }
 
 void
-pick_emit(void *arg, Jsonb *doc)
+pick_emit(void *arg, int64 objid, Jsonb *doc)
 {
 	Picking    *p = arg;
 	Jsonb	   *out = doc_pick(doc, p->paths, p->npaths);
@@ -68,5 +68,5 @@ pick_emit(void *arg, Jsonb *doc)
 		return;
 	if (p->limit > 0)
 		p->limit--;
-	p->emit(p->arg, out);
+	p->emit(p->arg, objid, out);
 }

@@ -61,9 +61,9 @@ except_begin(ArgoStmt *s, result_emit emit, void *arg)
 }
 
 void
-except_emit(void *arg, Jsonb *doc)
+except_emit(void *arg, int64 objid, Jsonb *doc)
 {
 	Excepting  *e = arg;
 
-	e->emit(e->arg, doc_without(doc, e->paths, e->npaths));
+	e->emit(e->arg, objid, doc_without(doc, e->paths, e->npaths));
 }

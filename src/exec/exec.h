@@ -15,7 +15,7 @@
  * Receives each result of a statement; NULL withdraws every result so far
  * (a plan that found it cannot finish hands over to another).
  */
-typedef void (*result_emit) (void *arg, Jsonb *value);
+typedef void (*result_emit) (void *arg, int64 objid, Jsonb *value);
 
 /* Where results go: emit(arg, each). */
 typedef struct EmitTarget
@@ -153,8 +153,7 @@ extern bool shardagg_run(ArgoQuery *q, result_emit emit, void *arg);
 extern List *shardread_explain(ArgoQuery *q);
 extern List *shardread_explain_each(ArgoQuery *q, ShardConns *sc, const char *function);
 
-/* shape.c: renamed paths and ids in a SELECT's objects; the id of the one emitted */
-extern int64 argo_emitted_objid;
+/* shape.c: renamed paths and ids in a SELECT's objects */
 extern Rebuilder *select_rebuilder(ArgoQuery *q, int source, rebuild_emit emit, void *arg);
 extern DocPath *select_doc_paths(ArgoStmt *s, int *n);
 extern void argo_emit_written(ArgoStmt *s, result_emit emit, void *arg, int64 objid, Jsonb *obj);
@@ -162,18 +161,18 @@ extern void argo_emit_written(ArgoStmt *s, result_emit emit, void *arg, int64 ob
 /* elempick.c: targets through filters or negative indices, cut from whole objects */
 typedef struct Picking Picking;
 extern Picking *pick_begin(ArgoStmt *s, result_emit emit, void *arg);
-extern void pick_emit(void *arg, Jsonb *doc);
+extern void pick_emit(void *arg, int64 objid, Jsonb *doc);
 
 /* except.c: SELECT * EXCEPT (…), each result without those paths */
 typedef struct Excepting Excepting;
 extern Excepting *except_begin(ArgoStmt *s, result_emit emit, void *arg);
-extern void except_emit(void *arg, Jsonb *doc);
+extern void except_emit(void *arg, int64 objid, Jsonb *doc);
 
 /* distinct.c: SELECT DISTINCT, with LIMIT and OFFSET after it */
 typedef struct Distinct Distinct;
 
 extern Distinct *distinct_begin(ArgoStmt *s, result_emit emit, void *arg);
-extern void distinct_emit(void *arg, Jsonb *doc);
+extern void distinct_emit(void *arg, int64 objid, Jsonb *doc);
 extern void distinct_finish(Distinct *d, bool give_on);
 extern Jsonb *distinct_next(Distinct *d);
 extern void distinct_end(Distinct *d);

@@ -30,8 +30,7 @@ emit_object(void *arg, int64 objid, Jsonb *obj)
 {
 	EmitTarget *t = arg;
 
-	argo_emitted_objid = objid;
-	t->emit(t->arg, obj);
+	t->emit(t->arg, objid, obj);
 }
 
 /* A rebuilder of q's objects, each to emit; the target lives as long. */
@@ -57,8 +56,7 @@ emit_id(void *arg, Datum *values, bool *nulls)
 {
 	IdsTarget  *t = arg;
 
-	argo_emitted_objid = DatumGetInt64(values[0]);
-	t->emit(t->arg, argo_count_result(t->name, DatumGetInt64(values[0])));
+	t->emit(t->arg, DatumGetInt64(values[0]), argo_count_result(t->name, DatumGetInt64(values[0])));
 }
 
 /* SELECT ID(): {"_id": n} per selected object, in output order. */
@@ -319,7 +317,7 @@ run_insert(ArgoQuery *q, result_emit emit, void *arg)
 			argo_emit_written(s, emit, arg, ids[foreach_current_index(lc)],
 							  ((ArgoJson *) lfirst(lc))->value);
 	else
-		emit(arg, s->returning == ARET_IDS ? argo_inserted_ids_result(ids, n) :
+		emit(arg, 0, s->returning == ARET_IDS ? argo_inserted_ids_result(ids, n) :
 			 argo_count_result("inserted", n));
 }
 

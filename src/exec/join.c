@@ -538,7 +538,7 @@ flush_tuple(TupleAssembler *ta)
 	if (ta->ord < 0)
 		return;
 	old = MemoryContextSwitchTo(ta->cxt);
-	ta->emit(ta->arg, join_tuple_object(ta->stmt, ta->parts, ta->nullpart));
+	ta->emit(ta->arg, 0, join_tuple_object(ta->stmt, ta->parts, ta->nullpart));
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ta->cxt);
 	memset(ta->parts, 0, sizeof(Jsonb *) * ta->nparts);

@@ -158,7 +158,7 @@ close_streams(RowStream *s, int n)
 
 /*
  * Merge the streams by object id into rb; false, having emitted nothing
- * that stays (emit(arg, NULL) withdraws it), if a stream is out of order.
+ * that stays (emit(arg, 0, NULL) withdraws it), if a stream is out of order.
  */
 bool
 projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg)
@@ -214,7 +214,7 @@ projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg)
 				elog(DEBUG1, "argo: %s is out of object order: sorting", s[i].table);
 				remember_disordered(&s[i].storage);
 				close_streams(s, n);
-				emit(arg, NULL);
+				emit(arg, 0, NULL);
 				return false;
 			}
 			if (best < 0 || id < best_id)

@@ -104,23 +104,14 @@ projection_places(ArgoCollection *c, List *targets, int source)
 }
 
 /*
- * The object id of the result being emitted: a shard's part of a
- * statement (shardpart.c) hands it on beside the result, for the
- * coordinator to merge in id order.  Set wherever a SELECT of one
- * collection emits, read only by the receiver of that emit.
- */
-int64		argo_emitted_objid = 0;
-
-/*
  * One object a write returns (RETURNING *), as written or deleted: with
- * its id under RETURNING *, ID()'s key, and its id noted for a shard's
- * part of the statement.
+ * its id under RETURNING *, ID()'s key, and its id beside it for a
+ * shard's part of the statement.
  */
 void
 argo_emit_written(ArgoStmt *s, result_emit emit, void *arg, int64 objid, Jsonb *obj)
 {
-	argo_emitted_objid = objid;
-	emit(arg, s->returning_id ? doc_with_id(obj, s->returning_id, objid) : obj);
+	emit(arg, objid, s->returning_id ? doc_with_id(obj, s->returning_id, objid) : obj);
 }
 
 /*

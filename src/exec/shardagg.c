@@ -524,7 +524,7 @@ shardagg_run(ArgoQuery *q, result_emit emit, void *arg)
 			offset--;
 			continue;
 		}
-		emit(arg, ((AggGroup *) lfirst(lc))->result);
+		emit(arg, 0, ((AggGroup *) lfirst(lc))->result);
 		if (limit > 0)
 			limit--;
 	}

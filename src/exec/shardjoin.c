@@ -433,7 +433,7 @@ emit_tuple(ShardJoin *j)
 		j->parts[k] = j->rows[k] < 0 ? NULL : j->items[k].docs[j->rows[k]];
 	}
 	old = MemoryContextSwitchTo(j->tuple_cxt);
-	j->emit(j->arg, join_tuple_object(j->q->stmt, j->parts, j->nullpart));
+	j->emit(j->arg, 0, join_tuple_object(j->q->stmt, j->parts, j->nullpart));
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(j->tuple_cxt);
 	if (j->limit > 0)

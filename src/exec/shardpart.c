@@ -387,16 +387,8 @@ write_with_copied_keys(void *arg)
 {
 	WriteCall  *w = arg;
 
-	keydict_shard_writing = true;
-	PG_TRY();
-	{
-		argo_run_analyzed(w->q, w->emit, w->arg);
-	}
-	PG_FINALLY();
-	{
-		keydict_shard_writing = false;
-	}
-	PG_END_TRY();
+	((ArgoCollection *) linitial(w->q->colls))->keys_copied = true;
+	argo_run_analyzed(w->q, w->emit, w->arg);
 }
 
 /*
@@ -420,9 +412,8 @@ run_write(ArgoQuery *q, result_emit emit, void *arg)
 	if (missing == NIL)
 		ReThrowError(e);
 	/* the objects RETURNING * sent before were rolled back: withdrawn */
-	emit(arg, NULL);
-	argo_emitted_objid = 0;
-	emit(arg, missing_result(missing));
+	emit(arg, 0, NULL);
+	emit(arg, 0, missing_result(missing));
 }
 
 /*
@@ -445,8 +436,6 @@ argo_execute_write_part(const char *query, Jsonb **params, int nparams,
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a shard's part of a write is an UPDATE or DELETE of one local collection")));
-	/* objects RETURNING * gives come with their ids; counts, ids and keys with 0 */
-	argo_emitted_objid = 0;
 	q = analyze_here(stmt, query, params, nparams);
 	name = ((ArgoCollection *) linitial(q->colls))->name;
 	if (copy_behind(q, keys_through))

@@ -486,7 +486,7 @@ shardread_run(ArgoQuery *q, result_emit emit, void *arg)
 			offset--;
 		else
 		{
-			emit(arg, doc);
+			emit(arg, 0, doc);
 			if (limit > 0)
 				limit--;
 		}

@@ -362,18 +362,18 @@ shardwrite_run(ArgoQuery *q, result_emit emit, void *arg)
 		foreach(lc, w.returned)
 		{
 			CHECK_FOR_INTERRUPTS();
-			emit(arg, ((Returned *) lfirst(lc))->doc);
+			emit(arg, ((Returned *) lfirst(lc))->objid, ((Returned *) lfirst(lc))->doc);
 		}
 	}
 	else if (s->returning == ARET_IDS)
 	{
 		if (w.nids > 1)
 			qsort(w.ids, w.nids, sizeof(int64), int64_cmp);
-		emit(arg, s->kind == ASTMT_DELETE ? argo_write_ids_result("deleted", w.ids, w.nids) :
+		emit(arg, 0, s->kind == ASTMT_DELETE ? argo_write_ids_result("deleted", w.ids, w.nids) :
 			 argo_upsert_ids_result(w.ids, w.nids, w.total, -1));
 	}
 	else
-		emit(arg, argo_count_result(w.what, w.total));
+		emit(arg, 0, argo_count_result(w.what, w.total));
 	return true;
 }
 

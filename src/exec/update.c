@@ -529,12 +529,12 @@ emit_result(Updater *u, result_emit emit, void *arg, int64 inserted)
 	if (s->returning == ARET_OBJECTS)
 		return;
 	if (s->returning == ARET_IDS)
-		emit(arg, argo_upsert_ids_result(u->changed, u->nchanged, u->total,
+		emit(arg, 0, argo_upsert_ids_result(u->changed, u->nchanged, u->total,
 										 s->upsert ? inserted : -1));
 	else if (s->upsert)
-		emit(arg, argo_counts_result("updated", u->total, "inserted", inserted));
+		emit(arg, 0, argo_counts_result("updated", u->total, "inserted", inserted));
 	else
-		emit(arg, argo_count_result("updated", u->total));
+		emit(arg, 0, argo_count_result("updated", u->total));
 }
 
 /* An UPSERT that inserted: its object, or its id among the changed. */

@@ -66,7 +66,7 @@ srf_put(SrfOut *out, Datum value)
 }
 
 static void
-emit_jsonb(void *arg, Jsonb *value)
+emit_jsonb(void *arg, int64 objid, Jsonb *value)
 {
 	if (value == NULL)
 	{

@@ -170,7 +170,7 @@ expired_ids(ArgoCollection *c, int32 keyid, const char *after, int *n)
 
 /* The count a DELETE's result object holds. */
 static void
-add_deleted(void *arg, Jsonb *result)
+add_deleted(void *arg, int64 objid, Jsonb *result)
 {
 	JsonbValue *v = getKeyJsonValueFromContainer(&result->root, "deleted", 7, NULL);
 

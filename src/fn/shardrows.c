@@ -84,7 +84,7 @@ argo_jsonb_bytes(PG_FUNCTION_ARGS)
 
 /* Each result with its object id; NULL withdraws the results so far. */
 static void
-emit_part(void *arg, Jsonb *doc)
+emit_part(void *arg, int64 objid, Jsonb *doc)
 {
 	ReturnSetInfo *out = arg;
 	Datum		values[2];
@@ -95,7 +95,7 @@ emit_part(void *arg, Jsonb *doc)
 		tuplestore_clear(out->setResult);
 		return;
 	}
-	values[0] = Int64GetDatum(argo_emitted_objid);
+	values[0] = Int64GetDatum(objid);
 	values[1] = JsonbPGetDatum(doc);
 	tuplestore_putvalues(out->setResult, out->setDesc, values, nulls);
 }

@@ -811,7 +811,7 @@ flush(RowBatch *b, RowLog *log)
 	int			ntables = b->coll->format == ARGO_FORMAT_ARGO1 ? 1 : NCOLS;
 	bool		direct = true;
 
-	if (b->fixed_keys || keydict_shard_writing)
+	if (b->fixed_keys || b->coll->keys_copied)
 		keydict_assign_existing(b->coll, b->keys, b->nkeys, keyids);
 	else
 		keydict_assign(b->coll, b->keys, b->nkeys, keyids);

@@ -191,9 +191,6 @@ free_retired(void)
  */
 static List *missing_keys = NIL;
 
-/* A shard running its part of a write: every key from its copy (shardpart.c). */
-bool		keydict_shard_writing = false;
-
 static void
 end_of_transaction(bool committed)
 {
@@ -761,7 +758,7 @@ keydict_assign_existing(ArgoCollection *c, char **keys, int n, int32 *ids)
 	KeyDict    *d = keydict_of(c);
 
 	for (int i = 0; i < n; i++)
-		if ((ids[i] = keydict_find(d, keys[i])) == 0 && keydict_shard_writing)
+		if ((ids[i] = keydict_find(d, keys[i])) == 0 && c->keys_copied)
 			note_missing(keys[i]);
 	if (missing_keys != NIL)
 		ereport(ERROR,

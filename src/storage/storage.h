@@ -54,6 +54,8 @@ typedef struct ArgoCollection
 	Oid			relids[ARGO_NTABLES];	/* resolved and locked by the lookup */
 	bool		docs_known;		/* relids' doc says whether it keeps them */
 	struct KeyDict *dict;		/* this statement's, from keydict_of */
+	bool		keys_copied;	/* a shard's write: keys only from this copy of the
+								 * dictionary, those it lacks noted (shardpart.c) */
 } ArgoCollection;
 
 extern void collection_check_name(const char *name);
@@ -205,7 +207,6 @@ extern Datum keydict_id_array(List *keys);
 extern void keydict_assign(ArgoCollection *c, char **keys, int n, int32 *ids);
 extern void keydict_assign_existing(ArgoCollection *c, char **keys, int n, int32 *ids);
 extern List *keydict_take_missing(void);
-extern bool keydict_shard_writing;
 extern const char *keydict_cached_keystr(const char *coll, int32 id);
 
 /* unique.c: unique keys, kept by partial unique indexes */
