@@ -125,6 +125,7 @@ extern List *sql_pretty_lines(const char *sql);
 
 extern SPIPlanPtr argo_prepare(SqlBuf *buf, int cursor_options);
 extern Portal argo_open_cursor(SqlBuf *buf, bool read_only);
+extern void argo_spi_connect(void);
 extern int	argo_run(SqlBuf *buf, bool read_only);
 extern int	argo_run_with(SqlBuf *buf, int cursor_options, SPIExecuteOptions *opts);
 extern int	argo_run_snapshot(SqlBuf *buf, Snapshot snap);

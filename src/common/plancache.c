@@ -242,3 +242,11 @@ run_ddl(const char *sql)
 	if (rc != SPI_OK_UTILITY)
 		elog(ERROR, "argo: \"%s\" failed: %s", sql, SPI_result_code_string(rc));
 }
+
+/* SPI_connect, which reports its own failures: one that returns is not expected. */
+void
+argo_spi_connect(void)
+{
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+}

@@ -171,8 +171,7 @@ next_chunk(ArgoCursor *c)
 		return false;
 	old = MemoryContextSwitchTo(c->chunkcxt);
 	/* the plan is cached after the first chunk, but may have to be made again */
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	MemoryContextSwitchTo(c->chunkcxt);
 	c->rows = rowcursor_open(sql, argo_row_receiver(allobjects_take, &c->target));
 	SPI_finish();
@@ -231,8 +230,7 @@ argo_cursor_open(const char *query, Jsonb **params, int nparams, ArgoShare *shar
 	c->queued = AllocSetContextCreate(c->cxt, "argo cursor queue", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(c->cxt);
 	stmt = argo_parse(query);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	/*
 	 * SPI_connect made its own context current, and so does every SPI call
 	 * when it returns; SPI_finish frees it.  The statement's memory is

@@ -362,8 +362,7 @@ argo_execute(const char *query, Jsonb **params, int nparams,
 {
 	ArgoStmt   *stmt = argo_parse(query);
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	argo_run_analyzed(argo_analyze(stmt, query, params, nparams), emit, arg);
 	SPI_finish();
 }

@@ -226,8 +226,7 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 	ListCell   *lc;
 	int			rc;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	p = argo_plan(argo_analyze(stmt, query, params, nparams));
 	for (int i = 0; i < nparams; i++)
 		out = add_line(out, cxt, psprintf("-- your $%d = %s", i + 1,

@@ -98,8 +98,7 @@ analyze_here(ArgoStmt *stmt, const char *query, Jsonb **params, int nparams)
 	ArgoQuery  *q;
 	ArgoCollection *c;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	q = argo_analyze(stmt, query, params, nparams);
 	c = linitial(q->colls);
 	if (collection_is_distributed(c))

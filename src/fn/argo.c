@@ -152,8 +152,7 @@ argo_create_collection(PG_FUNCTION_ARGS)
 	char	   *fmt = argo_text_arg(fcinfo, 1, "format");
 	ArgoFormat	format = format_from_name(fmt);
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	collection_create(name, format, false);
 	SPI_finish();
 	PG_RETURN_VOID();
@@ -204,8 +203,7 @@ argo_create_distributed_collection(PG_FUNCTION_ARGS)
 	ArgoFormat	format = format_from_name(fmt);
 
 	PreventInTransactionBlock(true, "argo_create_distributed_collection()");
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	collection_create_distributed(name, format, servers);
 	SPI_finish();
 	PG_RETURN_VOID();
@@ -222,8 +220,7 @@ argo_adopt_shards(PG_FUNCTION_ARGS)
 	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
 	ArgoCollection *c;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	c = collection_lookup(name, false, ShareRowExclusiveLock);
 	collection_check_owner(c);
 	if (!collection_is_distributed(c))
@@ -248,8 +245,7 @@ argo_drop_collection(PG_FUNCTION_ARGS)
 				 errmsg("if_exists must not be null")));
 	if_exists = PG_GETARG_BOOL(1);
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	collection_drop(name, if_exists);
 	SPI_finish();
 	PG_RETURN_VOID();

@@ -316,8 +316,7 @@ argo_check(PG_FUNCTION_ARGS)
 	int			nids;
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	c = collection_lookup(name, false, AccessShareLock);
 	objsample_take(c, target, true, &sample);
 	if (p.on && sample.ids != (Datum) 0)

@@ -64,17 +64,9 @@ argo_keep_documents(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("keep must not be null")));
 	on = PG_GETARG_BOOL(1);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
-	/* the owner only, said before the lock others would wait behind */
-	collection_check_owner(collection_lookup(name, false, NoLock));
+	argo_spi_connect();
 	/* as a writer would lock, and stronger: no object changes meanwhile */
-	c = collection_lookup(name, false, ShareRowExclusiveLock);
-	collection_check_owner(c);
-	if (collection_is_distributed(c))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("collection \"%s\" is distributed: its documents are on its shards", name)));
+	c = collection_open_as_owner(name, ShareRowExclusiveLock, "its documents are on its shards", NULL);
 	has = OidIsValid(docs_relid(c));
 	dir = argo_open_table(c, "obj");
 	maps = rowmap_column(dir) > 0;

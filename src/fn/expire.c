@@ -118,15 +118,8 @@ argo_expire(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("an object cannot expire before its time: after must not be negative")));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
-	collection_check_owner(collection_lookup(name, false, NoLock));
-	c = collection_lookup(name, false, ShareRowExclusiveLock);
-	collection_check_owner(c);
-	if (collection_is_distributed(c))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("collection \"%s\" is distributed: expiry is not supported there yet", name)));
+	argo_spi_connect();
+	c = collection_open_as_owner(name, ShareRowExclusiveLock, "expiry is not supported there yet", NULL);
 	collection_set_expiry(c, text, after == NULL ? NULL :
 						  DatumGetCString(DirectFunctionCall1(interval_out, IntervalPGetDatum(after))));
 	SPI_finish();
@@ -191,8 +184,7 @@ argo_expire_now(PG_FUNCTION_ARGS)
 	int64		total = 0;
 	int			n;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	c = collection_lookup(name, false, RowExclusiveLock);
 	if (!collection_expiry(c, &text, &after))
 	{

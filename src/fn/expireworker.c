@@ -167,8 +167,7 @@ expiring(MemoryContext cxt)
 	PushActiveSnapshot(GetTransactionSnapshot());
 	if (OidIsValid(get_extension_oid("argo", true)))
 	{
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "argo: SPI_connect failed");
+		argo_spi_connect();
 		if (SPI_execute("SELECT pg_catalog.left(s.relname::pg_catalog.text, -4), s.relowner"
 						" FROM pg_catalog.pg_class s"
 						" WHERE s.relnamespace OPERATOR(pg_catalog.=) 'argo_data'::pg_catalog.regnamespace"
@@ -211,8 +210,7 @@ expire_one(Expiring *e)
 		GetUserIdAndSecContext(&user, &sec);
 		SetUserIdAndSecContext(e->owner, sec | SECURITY_LOCAL_USERID_CHANGE);
 		PushActiveSnapshot(GetTransactionSnapshot());
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "argo: SPI_connect failed");
+		argo_spi_connect();
 		if (SPI_execute_with_args(psprintf("SELECT %s($1)", argo_function("argo_expire_now")),
 								  1, types, values, NULL, false, 0) != SPI_OK_SELECT)
 			elog(ERROR, "argo: could not expire the objects of \"%s\"", e->name);

@@ -111,8 +111,7 @@ argo_export_file(PG_FUNCTION_ARGS)
 
 	collection_check_name(coll);
 	check_may_write(path);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	/* the collection first: a missing one must not leave an empty file */
 	(void) collection_lookup(coll, false, AccessShareLock);
 	stmt = CStringGetTextDatum(psprintf("SELECT * FROM `%s`", coll));

@@ -63,17 +63,9 @@ argo_feed(PG_FUNCTION_ARGS)
 	on = PG_GETARG_BOOL(1);
 	full = PG_GETARG_BOOL(2);
 	before = PG_NARGS() > 3 && PG_GETARG_BOOL(3);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
-	/* the owner first, without a lock: others must not queue for one */
-	collection_check_owner(collection_lookup(name, false, NoLock));
-	c = collection_lookup(name, false, ShareRowExclusiveLock);
-	collection_check_owner(c);
-	if (collection_is_distributed(c))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("collection \"%s\" is distributed: its changes happen on its shards", name),
-				 errhint("Follow a collection of one server.")));
+	argo_spi_connect();
+	c = collection_open_as_owner(name, ShareRowExclusiveLock, "its changes happen on its shards",
+								 "Follow a collection of one server.");
 	/* after the arguments: a wrong name is the caller's problem first */
 	if (on && wal_level < WAL_LEVEL_LOGICAL)
 		ereport(ERROR,
@@ -399,8 +391,7 @@ argo_changes(PG_FUNCTION_ARGS)
 	if (after != NULL)
 		after = given_token(slot, after, confirmed, false, &lsn, &gone);
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	if (coll != NULL)
 		notice_feed_off(coll);
 	values[0] = DirectFunctionCall1(namein, CStringGetDatum(slot));
@@ -417,8 +408,7 @@ static void
 run_slot_function(const char *sql, int nargs, Oid *types, Datum *values,
 				  const char *what, const char *slot)
 {
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	if (SPI_execute_with_args(sql, nargs, types, values, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "argo: could not %s slot \"%s\"", what, slot);
 	SPI_finish();

@@ -163,8 +163,7 @@ grant_or_revoke(FunctionCallInfo fcinfo, bool grant)
 	Access		access = access_arg(fcinfo, 2);
 	ArgoCollection *c;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	c = collection_lookup(name, false, AccessShareLock);
 	run_grants(c, access, grantee, grant);
 	if (grant)

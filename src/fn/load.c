@@ -217,8 +217,7 @@ load_query(void *arg)
 	Portal		portal;
 	Oid			type;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	loader_init(&l, coll, PROGRESS_COPY_TYPE_CALLBACK, 0);
 	portal = SPI_cursor_open_with_args(NULL, query, 0, NULL, NULL, NULL, false, 0);
 	if (portal->tupDesc == NULL || portal->tupDesc->natts != 1)
@@ -374,8 +373,7 @@ load_from_file(void *arg)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to load from a file on the server"),
 				 errhint("Only roles with the privileges of pg_read_server_files may; others can \\copy into a table and use argo_load.")));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	file = AllocateFile(path, "r");
 	if (file == NULL)
 		ereport(ERROR,
@@ -417,8 +415,7 @@ argo_count(PG_FUNCTION_ARGS)
 	bool		isnull;
 	int64		n;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	/* the directory's primary key: an index-only scan */
 	appendStringInfoString(&buf->sql, "SELECT pg_catalog.count(*) FROM (");
 	sql_all_objids(buf, collection_lookup(coll, false, AccessShareLock));

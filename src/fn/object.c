@@ -212,8 +212,7 @@ rebuild_through_sql(ObjectSite *s, int64 objid)
 	int			pin;
 
 	s->result = NULL;
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	pin = argo_pin_search_path();
 	argo_rebuild_from_query(sqlgen_rows_of_ids(s->coll, &objid, 1), s->rb);
 	argo_unpin_search_path(pin);

@@ -278,8 +278,7 @@ sync_docs_rls(RangeVar *table, Oid nsp)
 	c = collection_lookup(coll, true, NoLock);
 	if (c == NULL || !has_privs_of_role(GetUserId(), collection_owner(c)))
 		return;
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	docs_sync_rls(c);
 	SPI_finish();
 }
@@ -310,8 +309,7 @@ argo_restored(PG_FUNCTION_ARGS)
 	if (creating_extension || relnsp != nsp || (coll = collection_of(table->relname)) == NULL ||
 		!collection_whole(nsp, coll))
 		PG_RETURN_NULL();
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	write_maps_guarded(coll);
 	SPI_finish();
 	PG_RETURN_NULL();

@@ -189,8 +189,7 @@ argo_forget_rowmaps(PG_FUNCTION_ARGS)
 	dir = quote_qualified_identifier(ARGO_SCHEMA, psprintf("%s_obj", coll));
 	docs = docs_table_of(coll, RelationGetForm(td->tg_relation)->relowner);
 	on_directory = strcmp(RelationGetRelationName(td->tg_relation), psprintf("%s_obj", coll)) == 0;
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
 		elog(ERROR, "argo: could not register the transition tables");
 	if (!on_directory)
@@ -429,8 +428,7 @@ argo_repair(PG_FUNCTION_ARGS)
 	Relation	dir;
 	int64		total;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	/* a role that will be refused must not queue for the lock first */
 	collection_check_lock_privileges(name, ACL_SELECT);
 	/* as a writer would lock, and stronger: no object changes meanwhile */

@@ -344,8 +344,7 @@ argo_keys(PG_FUNCTION_ARGS)
 				unseen = {0};
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	c = collection_lookup(name, false, AccessShareLock);
 	m = map_dictionary(c);
 	if (m->n > 0)
@@ -565,8 +564,7 @@ argo_analyze_collection(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "argo: argo_analyze must return a row");
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	c = collection_lookup(name, false, RowExclusiveLock);
 	objsample_take(c, target, false, &sample);
 	if (sample.ids == (Datum) 0)

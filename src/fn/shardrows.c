@@ -265,8 +265,7 @@ shard_collection_open(const char *name)
 {
 	ArgoCollection *c;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	c = collection_lookup(name, false, RowExclusiveLock);
 	if (collection_is_distributed(c))
 		ereport(ERROR,

@@ -29,8 +29,7 @@ argo_collection_size(PG_FUNCTION_ARGS)
 	/* a sequence anyone named "x-y_seq" in argo_data is no collection */
 	if (!collection_name_valid(name))
 		PG_RETURN_NULL();
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
+	argo_spi_connect();
 	c = collection_lookup(name, true, AccessShareLock);
 	if (c == NULL)
 	{

@@ -43,15 +43,8 @@ argo_text(PG_FUNCTION_ARGS)
 				 errmsg("a text index is over the strings at a path, not \"%s\"", text)));
 	argo_bind_lone_path(path);
 	steps = DatumGetJsonbP(sql_path_steps(path));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
-	collection_check_owner(collection_lookup(name, false, NoLock));
-	c = collection_lookup(name, false, ShareLock);
-	collection_check_owner(c);
-	if (collection_is_distributed(c))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("collection \"%s\" is distributed: text search is not supported there yet", name)));
+	argo_spi_connect();
+	c = collection_open_as_owner(name, ShareLock, "text search is not supported there yet", NULL);
 	if (!OidIsValid(docs_relid(c)))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

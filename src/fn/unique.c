@@ -41,16 +41,8 @@ argo_unique(PG_FUNCTION_ARGS)
 						 "A path with [*] reaches many values.")));
 	argo_bind_lone_path(path);
 	keystr = path->keystr;
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
-	/* the owner only, said before the lock others would wait behind */
-	collection_check_owner(collection_lookup(name, false, NoLock));
-	c = collection_lookup(name, false, ShareRowExclusiveLock);
-	collection_check_owner(c);
-	if (collection_is_distributed(c))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("collection \"%s\" is distributed: a unique key would span its shards", name)));
+	argo_spi_connect();
+	c = collection_open_as_owner(name, ShareRowExclusiveLock, "a unique key would span its shards", NULL);
 	keydict_assign(c, &keystr, 1, &keyid);
 	collection_set_unique(c, keystr, keyid, on);
 	SPI_finish();

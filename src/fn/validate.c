@@ -69,16 +69,9 @@ argo_validate(PG_FUNCTION_ARGS)
 
 	if (schema != NULL)
 		schema_check_keywords(schema);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "argo: SPI_connect failed");
-	collection_check_owner(collection_lookup(name, false, NoLock));
+	argo_spi_connect();
 	/* writers wait while the stored objects are checked */
-	c = collection_lookup(name, false, ShareRowExclusiveLock);
-	collection_check_owner(c);
-	if (collection_is_distributed(c))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("collection \"%s\" is distributed: validation is not supported there yet", name)));
+	c = collection_open_as_owner(name, ShareRowExclusiveLock, "validation is not supported there yet", NULL);
 	if (schema != NULL)
 		check_stored(c, schema);
 	collection_set_schema(c, schema);

@@ -739,6 +739,28 @@ collection_check_owner(ArgoCollection *c)
 		check_owner(c->name, owner);
 }
 
+/*
+ * Collection name opened to change what it is: its owner only (42501,
+ * said before taking the lock others would queue behind), then locked in
+ * lockmode and checked again; on a distributed collection 0A000, "…
+ * is distributed: " and why (with hint, if any).
+ */
+ArgoCollection *
+collection_open_as_owner(const char *name, LOCKMODE lockmode, const char *why, const char *hint)
+{
+	ArgoCollection *c;
+
+	collection_check_owner(collection_lookup(name, false, NoLock));
+	c = collection_lookup(name, false, lockmode);
+	collection_check_owner(c);
+	if (collection_is_distributed(c))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("collection \"%s\" is distributed: %s", name, why),
+				 hint ? errhint("%s", hint) : 0));
+	return c;
+}
+
 /* The role that owns collection c (its sequence's owner); InvalidOid if none. */
 Oid
 collection_owner(ArgoCollection *c)

@@ -71,6 +71,8 @@ extern void collection_drop(const char *name, bool missing_ok);
 extern void collection_check_may_create(void);
 extern void collection_check_lock_privileges(const char *name, AclMode also);
 extern Oid	collection_owner(ArgoCollection *c);
+extern ArgoCollection *collection_open_as_owner(const char *name, LOCKMODE lockmode,
+												const char *why, const char *hint);
 
 /* advisory locks' fourth field for collection names (catalog.c) */
 #define ARGO_NAME_LOCK_SPACE 0x414E
