@@ -103,10 +103,10 @@ argo_prepare(SqlBuf *buf, int cursor_options)
 	plan = SPI_prepare_cursor(buf->sql.data, buf->nparams, buf->types,
 							  cursor_options);
 	if (plan == NULL)
-		elog(ERROR, "argo: could not prepare a statement: %s",
+		elog(ERROR, "could not prepare a statement: %s",
 			 SPI_result_code_string(SPI_result));
 	if (SPI_keepplan(plan) != 0)
-		elog(ERROR, "argo: could not keep a prepared statement");
+		elog(ERROR, "could not keep a prepared statement");
 	if (e != NULL)				/* a collision: the newer statement wins */
 	{
 		/* the older one may be executing under us: then it is only dropped */
@@ -240,7 +240,7 @@ run_ddl(const char *sql)
 	int			rc = SPI_execute(sql, false, 0);
 
 	if (rc != SPI_OK_UTILITY)
-		elog(ERROR, "argo: \"%s\" failed: %s", sql, SPI_result_code_string(rc));
+		elog(ERROR, "\"%s\" failed: %s", sql, SPI_result_code_string(rc));
 }
 
 /* SPI_connect, which reports its own failures: one that returns is not expected. */

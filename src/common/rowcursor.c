@@ -56,7 +56,7 @@ rowcursor_open(SqlBuf *buf, DestReceiver *dest)
 	stmt = linitial_node(PlannedStmt, c->plan->stmt_list);
 	if (list_length(c->plan->stmt_list) != 1 || stmt->commandType != CMD_SELECT ||
 		stmt->hasModifyingCTE)
-		elog(ERROR, "argo: a streamed statement is not one SELECT");
+		elog(ERROR, "a streamed statement is not one SELECT");
 	/* the plan source may be dropped from the cache while this runs */
 	c->qd = CreateQueryDesc(stmt, pstrdup(source->query_string), GetActiveSnapshot(),
 							InvalidSnapshot, dest, params, NULL, 0);

@@ -113,7 +113,7 @@ extension_function(const char *extname, const char *fn)
 	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
 	tup = systable_getnext(scan);
 	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "argo: extension %u not found", ext);
+		elog(ERROR, "extension %u not found", ext);
 	nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
@@ -128,6 +128,6 @@ argo_function(const char *fn)
 	char	   *qualified = extension_function("argo", fn);
 
 	if (qualified == NULL)
-		elog(ERROR, "argo: extension \"argo\" is not installed");
+		elog(ERROR, "extension \"argo\" is not installed");
 	return qualified;
 }

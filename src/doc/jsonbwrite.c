@@ -114,7 +114,7 @@ write_scalar(Writer *w, JsonbValue *v)
 		case jbvBool:
 			return v->val.boolean ? JENTRY_ISBOOL_TRUE : JENTRY_ISBOOL_FALSE;
 		default:
-			elog(ERROR, "argo: unexpected value type %d in a row", (int) v->type);
+			elog(ERROR, "unexpected value type %d in a row", (int) v->type);
 	}
 	return 0;					/* not reached */
 }

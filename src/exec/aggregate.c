@@ -439,7 +439,7 @@ target_index(List *targets, ArgoTarget *t)
 	foreach(lc, targets)
 		if (lfirst(lc) == t)
 			return foreach_current_index(lc);
-	elog(ERROR, "argo: an aggregate that is not a target");
+	elog(ERROR, "an aggregate that is not a target");
 	return -1;
 }
 
@@ -723,7 +723,7 @@ add_value(Rebuilder *rb, int64 id, const char *keystr, Datum *values, bool *null
 	else if (type == FLOAT8OID)
 		rebuilder_add_keystr_row(rb, id, keystr, NULL, false, DatumGetFloat8(d), true, false);
 	else
-		elog(ERROR, "argo: aggregate column of unexpected type %u", type);
+		elog(ERROR, "aggregate column of unexpected type %u", type);
 }
 
 /* First non-null of three columns, in the given order of preference. */

@@ -79,7 +79,7 @@ enqueue(void *arg, int64 objid, Jsonb *value)
 
 	/* a plan that withdraws its results (projscan.c) is never streamed */
 	if (value == NULL)
-		elog(ERROR, "argo: a streamed statement withdrew its results");
+		elog(ERROR, "a streamed statement withdrew its results");
 	if (c->n == c->cap)
 	{
 		c->cap = c->cap ? c->cap * 2 : 64;

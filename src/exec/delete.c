@@ -24,7 +24,7 @@ run_count_query(SqlBuf *buf)
 
 	rc = argo_run(buf, false);
 	if (rc != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "argo: statement failed: %s", SPI_result_code_string(rc));
+		elog(ERROR, "statement failed: %s", SPI_result_code_string(rc));
 	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
 									   SPI_tuptable->tupdesc, 1, &isnull));
 }
@@ -106,7 +106,7 @@ delete_direct(ArgoCollection *c, ObjWriter *w, const int64 *ids, int n, FeedMode
 	PushActiveSnapshot(GetTransactionSnapshot());
 	f = objfetch_open(c, NIL, false, false);
 	if (f == NULL)
-		elog(ERROR, "argo: a collection written from C cannot be read from C");
+		elog(ERROR, "a collection written from C cannot be read from C");
 	objfetch_log_rows(f, &log);
 	for (int i = 0; i < n; i++)
 	{

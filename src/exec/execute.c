@@ -238,7 +238,7 @@ run_select(ArgoPlan *p, result_emit emit, void *arg)
 			break;
 	}
 	if (!select_driver(p, emit, arg, &d))
-		elog(ERROR, "argo: a SELECT planned as %s", argo_plan_name(p));
+		elog(ERROR, "a SELECT planned as %s", argo_plan_name(p));
 	run_driver(&d);
 }
 

@@ -248,7 +248,7 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 							   buf->nparams, buf->types, buf->values,
 							   buf->nulls, false, 0);
 	if (rc != SPI_OK_UTILITY && rc != SPI_OK_SELECT)
-		elog(ERROR, "argo: EXPLAIN failed: %s", SPI_result_code_string(rc));
+		elog(ERROR, "EXPLAIN failed: %s", SPI_result_code_string(rc));
 	for (uint64 i = 0; i < SPI_processed; i++)
 		out = add_line(out, cxt, SPI_getvalue(SPI_tuptable->vals[i],
 											  SPI_tuptable->tupdesc, 1));

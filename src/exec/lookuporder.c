@@ -69,7 +69,7 @@ collect(void *arg, int64 objid, Jsonb *obj)
 	MemoryContext old;
 
 	if (c->n >= c->max)
-		elog(ERROR, "argo: more objects fetched than asked for");
+		elog(ERROR, "more objects fetched than asked for");
 	k = &c->objs[c->n++];
 	old = MemoryContextSwitchTo(c->cxt);
 

@@ -170,7 +170,7 @@ objlock_take(ArgoCollection *c, ArgoPred *where, ArgoPred *point, bool touch)
 	buf = lock_sql(c, where, touch, ids, n);
 	rc = argo_run_snapshot(buf, snap);
 	if (rc != (touch ? SPI_OK_UPDATE_RETURNING : SPI_OK_SELECT))
-		elog(ERROR, "argo: could not lock objects: %s", SPI_result_code_string(rc));
+		elog(ERROR, "could not lock objects: %s", SPI_result_code_string(rc));
 	lo->n = (int) SPI_processed;
 	lo->ids = palloc(sizeof(int64) * Max(lo->n, 1));
 	for (int i = 0; i < lo->n; i++)
@@ -200,7 +200,7 @@ ids_by_sql(ArgoCollection *c, ArgoPred *where, Snapshot snap, int *n)
 	appendStringInfoString(&buf->sql, " ORDER BY 1");
 	rc = argo_run_snapshot(buf, snap);
 	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not find the objects to write: %s", SPI_result_code_string(rc));
+		elog(ERROR, "could not find the objects to write: %s", SPI_result_code_string(rc));
 	*n = (int) SPI_processed;
 	ids = palloc(sizeof(int64) * Max(*n, 1));
 	for (int i = 0; i < *n; i++)
@@ -294,7 +294,7 @@ objlock_take_distributed(ArgoCollection *c, ArgoPred *where)
 	sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, n));
 	rc = argo_run(buf, false);
 	if (rc != SPI_OK_UPDATE_RETURNING)
-		elog(ERROR, "argo: could not lock objects: %s", SPI_result_code_string(rc));
+		elog(ERROR, "could not lock objects: %s", SPI_result_code_string(rc));
 	lo->n = (int) SPI_processed;
 	lo->ids = palloc(sizeof(int64) * Max(lo->n, 1));
 	for (int i = 0; i < lo->n; i++)
@@ -366,7 +366,7 @@ objlock_recheck(ArgoCollection *c, ArgoPred *where, ArgoPred *point, LockedObjec
 	appendStringInfo(&buf->sql, ") m WHERE objid OPERATOR(pg_catalog.=) ANY($%d) ORDER BY objid", p);
 	rc = argo_run(buf, false);
 	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not re-read locked objects: %s",
+		elog(ERROR, "could not re-read locked objects: %s",
 			 SPI_result_code_string(rc));
 	lo->n = (int) SPI_processed;
 	for (int i = 0; i < lo->n; i++)

@@ -189,7 +189,7 @@ projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg)
 		s[i].storage = table_storage(c, suffixes[s[i].type]);
 		if (known_disordered(&s[i].storage))
 		{
-			elog(DEBUG1, "argo: %s was found out of object order before: sorting",
+			elog(DEBUG1, "%s was found out of object order before: sorting",
 				 s[i].table);
 			return false;
 		}
@@ -211,7 +211,7 @@ projscan_run(ArgoQuery *q, Rebuilder *rb, result_emit emit, void *arg)
 			id = stream_objid(&s[i]);
 			if (id < s[i].last)
 			{
-				elog(DEBUG1, "argo: %s is out of object order: sorting", s[i].table);
+				elog(DEBUG1, "%s is out of object order: sorting", s[i].table);
 				remember_disordered(&s[i].storage);
 				close_streams(s, n);
 				emit(arg, 0, NULL);

@@ -186,7 +186,7 @@ combine(Combine *c, ArgoTarget *t, Partial *p, JsonbValue *v)
 			}
 			break;
 		default:
-			elog(ERROR, "argo: a shard's aggregate that does not combine");
+			elog(ERROR, "a shard's aggregate that does not combine");
 	}
 	p->any = true;
 }
@@ -412,7 +412,7 @@ target_index(ArgoStmt *s, ArgoTarget *t)
 	foreach(lc, s->targets)
 		if (lfirst(lc) == t)
 			return foreach_current_index(lc);
-	elog(ERROR, "argo: an aggregate ordered by that is not a target");
+	elog(ERROR, "an aggregate ordered by that is not a target");
 	return -1;
 }
 

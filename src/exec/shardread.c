@@ -154,7 +154,7 @@ shardread_keys_through(ArgoCollection *c)
 	appendStringInfo(&buf->sql, "SELECT pg_catalog.max(keyid) FROM %s", c->keys_table);
 	if (SPI_execute_plan(argo_prepare(buf, 0), NULL, NULL, true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
-		elog(ERROR, "argo: could not read the newest key of \"%s\"", c->name);
+		elog(ERROR, "could not read the newest key of \"%s\"", c->name);
 	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
 }
 

@@ -191,7 +191,9 @@ missing_keys(Jsonb *doc, List **keys)
 		JsonbValue *k = getIthJsonbValueFromContainer(m->val.binary.data, i);
 
 		if (k == NULL || k->type != jbvString)
-			elog(ERROR, "argo: a shard's write named a key that is not a string");
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("a shard's write named a key that is not a string")));
 		*keys = lappend(*keys, pnstrdup(k->val.string.val, k->val.string.len));
 	}
 	return true;
@@ -211,7 +213,10 @@ add_shard_result(WriteResult *w, const char *text, List **keys)
 	ids = getKeyJsonValueFromContainer(&doc->root, "ids", 3, NULL);
 
 	if (n == NULL || n->type != jbvNumeric)
-		elog(ERROR, "argo: a shard's write returned %s", text);
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("a shard's write returned no count of what it wrote"),
+				 errdetail("It returned %s.", text)));
 	w->total += DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(n->val.numeric)));
 	if (ids == NULL || ids->type != jbvBinary || !JsonContainerIsArray(ids->val.binary.data))
 		return true;
@@ -221,7 +226,10 @@ add_shard_result(WriteResult *w, const char *text, List **keys)
 
 		CHECK_FOR_INTERRUPTS();
 		if (id == NULL || id->type != jbvNumeric)
-			elog(ERROR, "argo: a shard's write returned %s", text);
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("a shard's write returned an object id that is not a number"),
+					 errdetail("It returned %s.", text)));
 		if (w->nids == w->maxids)
 		{
 			w->maxids = Max(w->maxids * 2, 16);

@@ -102,7 +102,7 @@ receiver_startup(DestReceiver *self, int operation, TupleDesc desc)
 	RebuildReceiver *r = (RebuildReceiver *) self;
 
 	if (r->take == NULL && desc->natts != 5)
-		elog(ERROR, "argo: a row query returned %d columns, not 5", desc->natts);
+		elog(ERROR, "a row query returned %d columns, not 5", desc->natts);
 	if (r->desc != NULL)
 		*r->desc = desc;
 }
@@ -151,7 +151,7 @@ run_into(SqlBuf *buf, RebuildReceiver *recv)
 	rc = argo_run_with(buf, CURSOR_OPT_PARALLEL_OK, &opts);
 	MemoryContextDelete(recv->rowcxt);
 	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "argo: row query failed: %s", SPI_result_code_string(rc));
+		elog(ERROR, "row query failed: %s", SPI_result_code_string(rc));
 	if (recv->rb)
 		rebuilder_finish(recv->rb);
 }

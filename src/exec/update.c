@@ -123,7 +123,7 @@ read_locked(Updater *u, const int64 *ids, int n, RowLog *log)
 	else if (log == NULL)
 		argo_rebuild_from_query(sqlgen_rows_of_ids(c, ids, n), rb);
 	else
-		elog(ERROR, "argo: a collection written from C cannot be read from C");
+		elog(ERROR, "a collection written from C cannot be read from C");
 	PopActiveSnapshot();
 }
 

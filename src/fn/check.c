@@ -265,7 +265,7 @@ run_check(const char *sql, ObjSample *sample, ReturnSetInfo *rsinfo, const char 
 	bool		sampled = sample->ids != (Datum) 0;
 
 	if (SPI_execute_with_args(sql, sampled ? 1 : 0, &argtype, &sample->ids, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not check collection \"%s\"", name);
+		elog(ERROR, "could not check collection \"%s\"", name);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
 		bool		isnull;

@@ -150,7 +150,7 @@ expired_ids(ArgoCollection *c, int32 keyid, const char *after, int *n)
 					 str, k, argo_function("argo_expiry_time"), a, num, k, a, EXPIRE_BATCH);
 	rc = argo_run(buf, true);
 	if (rc != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "argo: could not find the expired objects");
+		elog(ERROR, "could not find the expired objects");
 	ids = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	if (isnull)
 	{

@@ -174,7 +174,7 @@ expiring(MemoryContext cxt)
 						" AND s.relkind OPERATOR(pg_catalog.=) 'S'"
 						" AND pg_catalog.obj_description(s.oid, 'pg_class') OPERATOR(pg_catalog.~~) 'argo expire: %'",
 						true, 0) != SPI_OK_SELECT)
-			elog(ERROR, "argo: could not list the collections that expire");
+			elog(ERROR, "could not list the collections that expire");
 		for (uint64 i = 0; i < SPI_processed; i++)
 		{
 			MemoryContext old = MemoryContextSwitchTo(cxt);
@@ -213,7 +213,7 @@ expire_one(Expiring *e)
 		argo_spi_connect();
 		if (SPI_execute_with_args(psprintf("SELECT %s($1)", argo_function("argo_expire_now")),
 								  1, types, values, NULL, false, 0) != SPI_OK_SELECT)
-			elog(ERROR, "argo: could not expire the objects of \"%s\"", e->name);
+			elog(ERROR, "could not expire the objects of \"%s\"", e->name);
 		SPI_finish();
 		PopActiveSnapshot();
 		SetUserIdAndSecContext(user, sec);

@@ -410,7 +410,7 @@ run_slot_function(const char *sql, int nargs, Oid *types, Datum *values,
 {
 	argo_spi_connect();
 	if (SPI_execute_with_args(sql, nargs, types, values, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not %s slot \"%s\"", what, slot);
+		elog(ERROR, "could not %s slot \"%s\"", what, slot);
 	SPI_finish();
 }
 

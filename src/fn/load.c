@@ -421,7 +421,7 @@ argo_count(PG_FUNCTION_ARGS)
 	sql_all_objids(buf, collection_lookup(coll, false, AccessShareLock));
 	appendStringInfoString(&buf->sql, ") o");
 	if (SPI_execute(buf->sql.data, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "argo: counting objects failed");
+		elog(ERROR, "counting objects failed");
 	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
 									SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_finish();

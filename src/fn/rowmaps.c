@@ -64,7 +64,7 @@ written_objects(TriggerData *td, const char *of, const char *cond, bool with_new
 					   with_old ? quote_identifier(td->tg_trigger->tgoldtable) : "");
 	rc = SPI_execute(sql, false, 1);
 	if (rc != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "argo: could not find the objects written: %s", SPI_result_code_string(rc));
+		elog(ERROR, "could not find the objects written: %s", SPI_result_code_string(rc));
 	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, none);
 }
 
@@ -76,7 +76,7 @@ run_on_objects(const char *sql, Datum ids, int expected)
 	int			rc = SPI_execute_with_args(sql, 1, &type, &ids, NULL, false, 0);
 
 	if (rc != expected)
-		elog(ERROR, "argo: could not forget what rows written through SQL left wrong: %s",
+		elog(ERROR, "could not forget what rows written through SQL left wrong: %s",
 			 SPI_result_code_string(rc));
 }
 
@@ -90,7 +90,7 @@ transition_ids(const char *table, const char *except, int *n)
 	int64	   *ids;
 
 	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not read the rows written");
+		elog(ERROR, "could not read the rows written");
 	*n = (int) SPI_processed;
 	ids = palloc(sizeof(int64) * Max(*n, 1));
 	for (int i = 0; i < *n; i++)
@@ -191,7 +191,7 @@ argo_forget_rowmaps(PG_FUNCTION_ARGS)
 	on_directory = strcmp(RelationGetRelationName(td->tg_relation), psprintf("%s_obj", coll)) == 0;
 	argo_spi_connect();
 	if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
-		elog(ERROR, "argo: could not register the transition tables");
+		elog(ERROR, "could not register the transition tables");
 	if (!on_directory)
 		forget_maps(td, dir);
 	/* a directory row's map written alone changes no object */
@@ -256,7 +256,7 @@ repair_flush(Repair *r)
 					 r->c->obj_table);
 	rc = argo_run(buf, false);
 	if (rc != SPI_OK_UPDATE)
-		elog(ERROR, "argo: could not write maps: %s", SPI_result_code_string(rc));
+		elog(ERROR, "could not write maps: %s", SPI_result_code_string(rc));
 	r->total += r->n;
 	r->n = 0;
 	MemoryContextReset(r->cxt);
@@ -402,7 +402,7 @@ argo_repair_docs(ArgoCollection *c)
 	r.writer = docwriter_open(c, ACL_UPDATE);
 	r.fetch = objfetch_open(c, NIL, false, true);
 	if (r.fetch == NULL)
-		elog(ERROR, "argo: collection \"%s\" cannot be read directly", c->name);
+		elog(ERROR, "collection \"%s\" cannot be read directly", c->name);
 	objfetch_ignore_docs(r.fetch);
 	r.rb = rebuilder_create(keydict_of(c), repair_rebuilt, &r);
 	repair_all(c, &r);
@@ -411,7 +411,7 @@ argo_repair_docs(ArgoCollection *c)
 	rc = SPI_execute(psprintf("DELETE FROM %s d WHERE NOT EXISTS (SELECT FROM %s o WHERE o.objid OPERATOR(pg_catalog.=) d.objid)",
 							  c->doc_table, c->obj_table), false, 0);
 	if (rc != SPI_OK_DELETE)
-		elog(ERROR, "argo: could not delete documents of no object: %s", SPI_result_code_string(rc));
+		elog(ERROR, "could not delete documents of no object: %s", SPI_result_code_string(rc));
 	return r.written + (int64) SPI_processed;
 }
 

@@ -35,7 +35,7 @@ count_objects(ArgoCollection *c)
 	int64		n;
 
 	if (SPI_execute(sql, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "argo: could not count the objects of collection \"%s\"", c->name);
+		elog(ERROR, "could not count the objects of collection \"%s\"", c->name);
 	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_freetuptable(SPI_tuptable);
 	return n;
@@ -64,7 +64,7 @@ sampled_ids(ArgoCollection *c, double pct, bool with_rows, int64 *n)
 	appendStringInfoString(&sql, ") s");
 	if (SPI_execute_with_args(sql.data, 1, &argtype, &arg, NULL, true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
-		elog(ERROR, "argo: could not sample collection \"%s\"", c->name);
+		elog(ERROR, "could not sample collection \"%s\"", c->name);
 	ids = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	if (isnull)
 	{
@@ -112,6 +112,6 @@ objsample_arg(FunctionCallInfo fcinfo, int argno)
 	if (target < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("argo: sample must be at least 1 object, or NULL for every object")));
+				 errmsg("sample must be at least 1 object, or NULL for every object")));
 	return target;
 }

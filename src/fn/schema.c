@@ -242,7 +242,7 @@ map_dictionary(ArgoCollection *c)
 	uint64		n;
 
 	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not read the keys of collection \"%s\"", c->name);
+		elog(ERROR, "could not read the keys of collection \"%s\"", c->name);
 	tt = SPI_tuptable;
 	n = SPI_processed;
 	for (uint64 i = 0; i < n; i++)
@@ -268,7 +268,7 @@ static void
 schema_run(SqlBuf *buf, ArgoCollection *c, SchemaRows *r)
 {
 	if (argo_run(buf, true) != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not read the schema of collection \"%s\"", c->name);
+		elog(ERROR, "could not read the schema of collection \"%s\"", c->name);
 	r->tt = SPI_tuptable;
 	r->n = SPI_processed;
 	r->paths = palloc(sizeof(char *) * (r->n + 1));
@@ -457,7 +457,7 @@ static void
 stats_collect(SqlBuf *buf, ArgoCollection *c, KeyStats *ks)
 {
 	if (argo_run(buf, true) != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not count the keys of collection \"%s\"", c->name);
+		elog(ERROR, "could not count the keys of collection \"%s\"", c->name);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
 		Datum		values[NSTATS];
@@ -495,7 +495,7 @@ keys_not_in(ArgoCollection *c, KeyStats *ks)
 	ListCell   *lc;
 
 	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not read the keys of collection \"%s\"", c->name);
+		elog(ERROR, "could not read the keys of collection \"%s\"", c->name);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
 		bool		isnull;
@@ -541,7 +541,7 @@ stats_write(ArgoCollection *c, KeyStats *ks)
 					 " ON s.keyid OPERATOR(pg_catalog.=) k2.keyid WHERE k.keyid OPERATOR(pg_catalog.=) k2.keyid",
 					 c->keys_table, c->keys_table);
 	if (argo_run(buf, false) != SPI_OK_UPDATE)
-		elog(ERROR, "argo: could not count the keys of collection \"%s\"", c->name);
+		elog(ERROR, "could not count the keys of collection \"%s\"", c->name);
 	return (int64) SPI_processed;
 }
 
@@ -563,7 +563,7 @@ argo_analyze_collection(PG_FUNCTION_ARGS)
 	bool		nulls[3] = {false, false, false};
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "argo: argo_analyze must return a row");
+		elog(ERROR, "argo_analyze must return a row");
 	argo_spi_connect();
 	c = collection_lookup(name, false, RowExclusiveLock);
 	objsample_take(c, target, false, &sample);

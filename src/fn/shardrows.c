@@ -226,7 +226,7 @@ numbered_here(ArgoCollection *c)
 {
 	if (SPI_execute(psprintf("SELECT is_called FROM %s", c->seq), true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
-		elog(ERROR, "argo: could not read the sequence of collection \"%s\"", c->name);
+		elog(ERROR, "could not read the sequence of collection \"%s\"", c->name);
 	return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
 									  &(bool) {false}));
 }

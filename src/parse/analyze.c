@@ -33,31 +33,17 @@ typedef struct AnalyzeState
 	const char *shardless;		/* … its name */
 } AnalyzeState;
 
-void
-argo_syntax_error(const char *query, int location, const char *fmt,...)
-{
-	char		msg[1024];
-	va_list		args;
-
-	va_start(args, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, args);
-	va_end(args);
-	ereport(ERROR,
-			(errcode(ERRCODE_SYNTAX_ERROR),
-			 errmsg_internal("%s", msg),
-			 argo_errquery(query, location)));
-}
-
-static void
-semantic_error(AnalyzeState *as, int location, int sqlstate, const char *msg,
-			   const char *hint)
-{
-	ereport(ERROR,
-			(errcode(sqlstate),
-			 errmsg_internal("%s", msg),
-			 hint ? errhint("%s", hint) : 0,
-			 argo_errquery(as->text, location)));
-}
+/*
+ * An error about the statement, pointing into its text: sqlstate, hint
+ * (or NULL), then errmsg's format and arguments, kept at the call where
+ * translation finds them.
+ */
+#define semantic_error(as, location, sqlstate, hint, ...) \
+	ereport(ERROR, \
+			(errcode(sqlstate), \
+			 errmsg(__VA_ARGS__), \
+			 (hint) != NULL ? errhint("%s", (const char *) (hint)) : 0, \
+			 argo_errquery((as)->text, (location))))
 
 static Jsonb *
 param_value(AnalyzeState *as, int paramno, int location)
@@ -134,11 +120,10 @@ static void
 check_scalar(AnalyzeState *as, ArgoLiteral *lit, const char *hint)
 {
 	if (lit != NULL && lit->type == ALIT_JSON)
-		semantic_error(as, lit->location, ERRCODE_DATATYPE_MISMATCH,
+		semantic_error(as, lit->location, ERRCODE_DATATYPE_MISMATCH, hint,
 					   lit->user_param > 0 ?
 					   "a parameter used as a literal here must be a JSON string, number, boolean or null" :
-					   "an object or array cannot be compared so",
-					   hint);
+					   "an object or array cannot be compared so");
 }
 
 Jsonb *
@@ -264,8 +249,8 @@ bind_path(AnalyzeState *as, ArgoPath *path)
 		return;
 	}
 	if (first->is_self)
-		semantic_error(as, path->location, ERRCODE_SYNTAX_ERROR,
-					   "@ stands for an array element only inside a filter [? …]", NULL);
+		semantic_error(as, path->location, ERRCODE_SYNTAX_ERROR, NULL,
+					   "@ stands for an array element only inside a filter [? …]");
 	if (path->filtered)
 		analyze_filters(as, path);
 	src = alias_index(as, first->key);
@@ -273,9 +258,8 @@ bind_path(AnalyzeState *as, ArgoPath *path)
 	{
 		if (src < 0 || list_length(path->steps) < 2)
 			semantic_error(as, path->location, ERRCODE_UNDEFINED_TABLE,
-						   psprintf("path must start with one of the aliases in FROM, not \"%s\"",
-									first->key),
-						   "In a join, write alias.path.");
+						   "In a join, write alias.path.",
+						   "path must start with one of the aliases in FROM, not \"%s\"", first->key);
 	}
 	else if (src < 0 || list_length(path->steps) < 2 ||
 			 ((ArgoSource *) linitial(as->stmt->from))->alias == NULL)
@@ -301,8 +285,8 @@ bind_aliases(AnalyzeState *as, ArgoStmt *s)
 
 		if (alias_index(as, name) >= 0)
 			semantic_error(as, src->location, ERRCODE_DUPLICATE_ALIAS,
-						   psprintf("\"%s\" appears twice in FROM", name),
-						   "Give each side of a self-join its own alias: FROM c AS a INNER JOIN c AS b.");
+						   "Give each side of a self-join its own alias: FROM c AS a INNER JOIN c AS b.",
+						   "\"%s\" appears twice in FROM", name);
 		as->aliases = lappend(as->aliases, (char *) name);
 	}
 	as->qualified = list_length(s->from) > 1;
@@ -322,8 +306,8 @@ refuse_wild(AnalyzeState *as, ArgoPath *path, const char *where)
 		refuse_filter(as, path, where);
 	if (path != NULL && path->wild)
 		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   psprintf("a path with [*] is not supported %s", where),
-					   "A path with [*] reaches every element of an array: it has no single value per object.");
+					   "A path with [*] reaches every element of an array: it has no single value per object.",
+					   "a path with [*] is not supported %s", where);
 }
 
 /* What the statement has that a distributed collection cannot run yet: the first. */
@@ -365,8 +349,8 @@ analyze_filters(AnalyzeState *as, ArgoPath *path)
 	ListCell   *lc;
 
 	if (as->qualified)
-		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   "a filter [? …] or a negative index in a join is not supported", NULL);
+		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+					   "a filter [? …] or a negative index in a join is not supported");
 	not_on_shards(as, path->location, "a filter [? …] or a negative index");
 	foreach(lc, path->steps)
 	{
@@ -583,11 +567,11 @@ refuse_filter(AnalyzeState *as, ArgoPath *path, const char *where)
 		return;
 	if (has_filter_step(path))
 		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   psprintf("a path with a filter [? …] is not supported %s", where),
-					   "Filters select objects in WHERE, reach elements in SET and UNSET, and project in SELECT and EXCEPT.");
+					   "Filters select objects in WHERE, reach elements in SET and UNSET, and project in SELECT and EXCEPT.",
+					   "a path with a filter [? …] is not supported %s", where);
 	semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-				   psprintf("a path with a negative index is not supported %s", where),
-				   "Negative indices are read in WHERE, SET, UNSET, the targets, EXCEPT, ORDER BY and GROUP BY.");
+				   "Negative indices are read in WHERE, SET, UNSET, the targets, EXCEPT, ORDER BY and GROUP BY.",
+				   "a path with a negative index is not supported %s", where);
 }
 
 /* ON (a.p = b.q): one side is the item being joined, the other earlier. */
@@ -600,8 +584,8 @@ bind_join(AnalyzeState *as, ArgoSource *src, int index)
 	/* one side may go through [*] (8.4): a pair where some element matches */
 	if (l->wild && r->wild && !l->filtered && !r->filtered)
 		semantic_error(as, l->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   "a join condition with [*] on both sides is not supported",
-					   "One side may reach many values: ON (o.items[*].sku = p.sku).");
+					   "One side may reach many values: ON (o.items[*].sku = p.sku).",
+					   "a join condition with [*] on both sides is not supported");
 	if (l->filtered || r->filtered)
 		refuse_wild(as, l->filtered ? l : r, "in a join condition");
 	if (l->wild || r->wild)
@@ -614,18 +598,16 @@ bind_join(AnalyzeState *as, ArgoSource *src, int index)
 		src->on_right = l;
 	}
 	else if (!(r->source == index && l->source < index))
-		semantic_error(as, l->location, ERRCODE_INVALID_COLUMN_REFERENCE,
-					   "a join condition must compare the joined collection with an earlier one",
-					   NULL);
+		semantic_error(as, l->location, ERRCODE_INVALID_COLUMN_REFERENCE, NULL,
+					   "a join condition must compare the joined collection with an earlier one");
 }
 
 static void
 check_comparable(AnalyzeState *as, ArgoLiteral *lit)
 {
 	if (lit->type == ALIT_NULL)
-		semantic_error(as, lit->location, ERRCODE_DATATYPE_MISMATCH,
-					   "comparison with null is never true",
-					   "Use IS NULL or IS NOT NULL.");
+		semantic_error(as, lit->location, ERRCODE_DATATYPE_MISMATCH, "Use IS NULL or IS NOT NULL.",
+					   "comparison with null is never true");
 }
 
 /* ID() compares with object ids: integers, and only in one collection. */
@@ -636,17 +618,17 @@ check_ids(AnalyzeState *as, ArgoPred *p)
 	ListCell   *lc;
 
 	if (list_length(as->stmt->from) > 1)
-		semantic_error(as, ((ArgoLiteral *) linitial(lits))->location,
-					   ERRCODE_FEATURE_NOT_SUPPORTED,
-					   "ID() is not supported in a join", NULL);
+		semantic_error(as, ((ArgoLiteral *) linitial(lits))->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+					   NULL,
+					   "ID() is not supported in a join");
 	foreach(lc, lits)
 	{
 		ArgoLiteral *lit = lfirst(lc);
 
 		if (lit->type != ALIT_NUMBER || lit->num != floor(lit->num) ||
 			fabs(lit->num) > 9007199254740992.0)
-			semantic_error(as, lit->location, ERRCODE_DATATYPE_MISMATCH,
-						   "an object id is an integer", NULL);
+			semantic_error(as, lit->location, ERRCODE_DATATYPE_MISMATCH, NULL,
+						   "an object id is an integer");
 	}
 }
 
@@ -661,8 +643,8 @@ expand_list_param(AnalyzeState *as, ArgoPred *p)
 	JsonbIteratorToken tok;
 
 	if (!JB_ROOT_IS_ARRAY(j) || JB_ROOT_IS_SCALAR(j))
-		semantic_error(as, param->location, ERRCODE_DATATYPE_MISMATCH,
-					   "IN $n needs a JSON array of values", NULL);
+		semantic_error(as, param->location, ERRCODE_DATATYPE_MISMATCH, NULL,
+					   "IN $n needs a JSON array of values");
 	p->lits = NIL;
 	it = JsonbIteratorInit(&j->root);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
@@ -759,8 +741,8 @@ expand_objects(AnalyzeState *as, ArgoStmt *s)
 
 	if (!JB_ROOT_IS_ARRAY(arr->value) || JB_ROOT_IS_SCALAR(arr->value))
 		semantic_error(as, arr->location, ERRCODE_INVALID_PARAMETER_VALUE,
-					   "OBJECTS needs a JSON array of objects",
-					   "Insert one object with INSERT INTO c OBJECT {…}.");
+					   "Insert one object with INSERT INTO c OBJECT {…}.",
+					   "OBJECTS needs a JSON array of objects");
 	it = JsonbIteratorInit(&arr->value->root);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
@@ -797,8 +779,8 @@ analyze_pred(AnalyzeState *as, ArgoPred *p)
 		return;
 	if (as->filter_depth > 0 && p->kind == APRED_ID)
 		semantic_error(as, p->lit ? p->lit->location : 0, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   "ID() inside a filter [? …] is not supported",
-					   "A filter's paths start at the array element it tests.");
+					   "A filter's paths start at the array element it tests.",
+					   "ID() inside a filter [? …] is not supported");
 	if (p->list_param)
 		expand_list_param(as, p);
 	bind_literal(as, p->lit);
@@ -841,8 +823,8 @@ analyze_pred(AnalyzeState *as, ArgoPred *p)
 			check_comparable(as, p->lit);
 			if (p->lit->type == ALIT_JSON && p->op != ACMP_EQ && p->op != ACMP_NE)
 				semantic_error(as, p->lit->location, ERRCODE_DATATYPE_MISMATCH,
-							   "objects and arrays are compared with = and != only",
-							   "Whole values are equal or not; they have no order.");
+							   "Whole values are equal or not; they have no order.",
+							   "objects and arrays are compared with = and != only");
 			break;
 		case APRED_IN:
 			split_whole_values(p);
@@ -851,10 +833,11 @@ analyze_pred(AnalyzeState *as, ArgoPred *p)
 			check_scalar(as, p->lit, NULL);
 			if (p->lit->type != ALIT_STRING)
 				semantic_error(as, p->lit->location, ERRCODE_DATATYPE_MISMATCH,
-							   "@@ needs a string query", "Words, \"a phrase\", -excluded, or: p @@ 'pen ink'.");
+							   "Words, \"a phrase\", -excluded, or: p @@ 'pen ink'.",
+							   "@@ needs a string query");
 			if (as->filter_depth > 0 || as->qualified)
-				semantic_error(as, p->path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-							   psprintf("@@ %s is not supported", as->qualified ? "in a join" : "inside a filter [? …]"), NULL);
+				semantic_error(as, p->path->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+							   "@@ %s is not supported", as->qualified ? "in a join" : "inside a filter [? …]");
 			if (p->path->filtered)
 				refuse_wild(as, p->path, "before @@");
 			not_on_shards(as, p->path->location, "text search (@@)");
@@ -862,9 +845,9 @@ analyze_pred(AnalyzeState *as, ArgoPred *p)
 		case APRED_LIKE:
 			check_scalar(as, p->lit, NULL);
 			if (p->lit->type != ALIT_STRING)
-				semantic_error(as, p->lit->location, ERRCODE_DATATYPE_MISMATCH,
+				semantic_error(as, p->lit->location, ERRCODE_DATATYPE_MISMATCH, NULL,
 							   p->like == ALIKE_LIKE || p->like == ALIKE_ILIKE ?
-							   "LIKE needs a string pattern" : "~ needs a string pattern", NULL);
+							   "LIKE needs a string pattern" : "~ needs a string pattern");
 			/* a bad regular expression is 2201B now, whatever the rows */
 			if (p->like == ALIKE_REGEX || p->like == ALIKE_IREGEX)
 				(void) DirectFunctionCall2Coll(p->like == ALIKE_REGEX ? textregexeq : texticregexeq,
@@ -878,8 +861,8 @@ analyze_pred(AnalyzeState *as, ArgoPred *p)
 			check_comparable(as, p->lit2);
 			if (p->lit->type != p->lit2->type)
 				semantic_error(as, p->lit2->location, ERRCODE_DATATYPE_MISMATCH,
-							   "BETWEEN bounds must be of the same type",
-							   "Both bounds are numbers, both strings or both booleans.");
+							   "Both bounds are numbers, both strings or both booleans.",
+							   "BETWEEN bounds must be of the same type");
 			break;
 		case APRED_ID:
 			check_ids(as, p);
@@ -896,8 +879,8 @@ row_count(AnalyzeState *as, ArgoLiteral *lit, int sqlstate, const char *what)
 	bind_literal(as, lit);
 	if (lit->type != ALIT_NUMBER || lit->num < 0 || lit->num != floor(lit->num) ||
 		lit->num > (double) PG_INT64_MAX / 2)
-		semantic_error(as, lit->location, sqlstate,
-					   psprintf("%s must be a non-negative integer", what), NULL);
+		semantic_error(as, lit->location, sqlstate, NULL,
+					   "%s must be a non-negative integer", what);
 	return (int64) lit->num;
 }
 
@@ -1025,8 +1008,8 @@ check_output_names(AnalyzeState *as, ArgoStmt *s)
 		foreach(n, list_concat_copy(groups, names))
 			if (strcmp(lfirst(n), t->alias) == 0)
 				semantic_error(as, t->location, ERRCODE_DUPLICATE_ALIAS,
-							   psprintf("output name \"%s\" is used twice", t->alias),
-							   "Give each aggregate its own name with AS.");
+							   "Give each aggregate its own name with AS.",
+							   "output name \"%s\" is used twice", t->alias);
 		names = lappend(names, t->alias);
 	}
 }
@@ -1052,19 +1035,18 @@ check_unwinding(AnalyzeState *as, ArgoStmt *s)
 			nwild += g->pattern[i].kind == KSEG_WILD;
 		if (nwild > 1)
 			semantic_error(as, g->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   "a GROUP BY path holds at most one [*]",
-						   "GROUP BY unwinds one array: each of its elements is one row.");
+						   "GROUP BY unwinds one array: each of its elements is one row.",
+						   "a GROUP BY path holds at most one [*]");
 		if (list_length(s->from) > 1)
-			semantic_error(as, g->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   "GROUP BY a path with [*] is not supported in a join", NULL);
+			semantic_error(as, g->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+						   "GROUP BY a path with [*] is not supported in a join");
 		if (s->unwind == NULL)
 			s->unwind = g;
 		else if (strcmp(s->unwind->prefix, g->prefix) != 0 ||
 				 s->unwind->first_wild != g->first_wild)
 			semantic_error(as, g->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   "GROUP BY unwinds one array, not two",
-						   psprintf("\"%s\" and \"%s\" are paths into different arrays.",
-									s->unwind->keystr, g->keystr));
+						   psprintf("\"%s\" and \"%s\" are paths into different arrays.", s->unwind->keystr, g->keystr),
+						   "GROUP BY unwinds one array, not two");
 	}
 }
 
@@ -1110,24 +1092,23 @@ analyze_having(AnalyzeState *as, ArgoStmt *s, ArgoPred *p)
 	}
 	if (p->kind != APRED_CMP)
 		semantic_error(as, p->path ? p->path->location : (p->lit ? p->lit->location : 0),
-					   ERRCODE_FEATURE_NOT_SUPPORTED,
-					   "HAVING compares aggregates with literals (=, !=, <, <=, >, >=)", NULL);
+					   ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+					   "HAVING compares aggregates with literals (=, !=, <, <=, >, >=)");
 	if (p->agg == NULL)
 	{
 		p->agg = named_aggregate(s, p->path);
 		if (p->agg == NULL)
 			semantic_error(as, p->path->location, ERRCODE_GROUPING_ERROR,
-						   psprintf("\"%s\" is not an aggregate of the statement",
-									keypath_from_steps(p->path->steps)),
-						   "HAVING compares aggregates: write one (COUNT(*) > 5) or name one by its output name.");
+						   "HAVING compares aggregates: write one (COUNT(*) > 5) or name one by its output name.",
+						   "\"%s\" is not an aggregate of the statement", keypath_from_steps(p->path->steps));
 		p->path = NULL;
 	}
 	else
 		p->agg = having_target(as, s, p->agg);
 	if (argo_value_aggregate(p->agg->agg))
 		semantic_error(as, p->agg->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   "HAVING on ARRAY_AGG, FIRST or LAST is not supported",
-					   "HAVING compares COUNT, SUM, AVG, MIN and MAX with literals.");
+					   "HAVING compares COUNT, SUM, AVG, MIN and MAX with literals.",
+					   "HAVING on ARRAY_AGG, FIRST or LAST is not supported");
 	bind_literal(as, p->lit);
 	check_scalar(as, p->lit, "HAVING compares aggregates with scalars.");
 	check_comparable(as, p->lit);
@@ -1144,7 +1125,8 @@ refuse_aggregates(AnalyzeState *as, ArgoPred *p)
 	check_stack_depth();
 	if (p->agg != NULL)
 		semantic_error(as, p->agg->location, ERRCODE_GROUPING_ERROR,
-					   "aggregates are not allowed in WHERE", "Compare aggregates in HAVING.");
+					   "Compare aggregates in HAVING.",
+					   "aggregates are not allowed in WHERE");
 	refuse_aggregates(as, p->left);
 	foreach(lc, p->args)
 		refuse_aggregates(as, lfirst(lc));
@@ -1169,9 +1151,8 @@ check_grouping(AnalyzeState *as, ArgoStmt *s)
 		ArgoTarget *t = lfirst(lc);
 
 		if (t->agg == AAGG_NONE && group_path(s, t->path) == NULL)
-			semantic_error(as, t->location, ERRCODE_GROUPING_ERROR,
-						   "a path beside aggregates must be a GROUP BY path",
-						   NULL);
+			semantic_error(as, t->location, ERRCODE_GROUPING_ERROR, NULL,
+						   "a path beside aggregates must be a GROUP BY path");
 		if (t->agg != AAGG_NONE && t->alias == NULL)
 			t->alias = (char *) agg_name(t->agg);
 	}
@@ -1186,12 +1167,11 @@ check_grouping(AnalyzeState *as, ArgoStmt *s)
 			continue;
 		o->agg = named_aggregate(s, o->path);
 		if (o->agg == NULL)
-			semantic_error(as, o->path->location, ERRCODE_DATATYPE_MISMATCH,
-						   "ORDER BY of an aggregate query names GROUP BY paths or aggregates' output names",
-						   NULL);
+			semantic_error(as, o->path->location, ERRCODE_DATATYPE_MISMATCH, NULL,
+						   "ORDER BY of an aggregate query names GROUP BY paths or aggregates' output names");
 		if (argo_value_aggregate(o->agg->agg))
-			semantic_error(as, o->path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   "ORDER BY of ARRAY_AGG, FIRST or LAST is not supported", NULL);
+			semantic_error(as, o->path->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+						   "ORDER BY of ARRAY_AGG, FIRST or LAST is not supported");
 	}
 	s->star = false;
 }
@@ -1201,8 +1181,8 @@ static void
 refuse_id_in_join(AnalyzeState *as, ArgoStmt *s, ArgoPath *path)
 {
 	if (path != NULL && path->id && list_length(s->from) > 1)
-		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   "ID() is not supported in a join", NULL);
+		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+					   "ID() is not supported in a join");
 }
 
 /*
@@ -1228,13 +1208,13 @@ check_projection(AnalyzeState *as, ArgoStmt *s)
 			continue;
 		if (s->star && !t->path->id)
 			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   "SELECT * with other paths is not supported",
-						   "* is the whole object already; only ID() may be added to it.");
+						   "* is the whole object already; only ID() may be added to it.",
+						   "SELECT * with other paths is not supported");
 		if (t->path->id)
 		{
 			if (s->id_name != NULL)
-				semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-							   "ID() is a target once", NULL);
+				semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+							   "ID() is a target once");
 			s->id_name = t->alias ? t->alias : "_id";
 		}
 		if (t->alias == NULL && !t->path->id)
@@ -1244,8 +1224,8 @@ check_projection(AnalyzeState *as, ArgoStmt *s)
 			foreach(n, named)
 				if (strcmp(lfirst(n), first->key) == 0)
 					semantic_error(as, t->location, ERRCODE_DUPLICATE_ALIAS,
-								   psprintf("output name \"%s\" is used twice", first->key),
-								   "Give each target its own name with AS.");
+								   "Give each target its own name with AS.",
+								   "output name \"%s\" is used twice", first->key);
 			nested = lappend(nested, first->key);
 			continue;
 		}
@@ -1253,13 +1233,13 @@ check_projection(AnalyzeState *as, ArgoStmt *s)
 		s->renames |= !t->path->id;
 		if (!t->path->id && list_length(s->from) > 1)
 			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   "AS on a path of a join is not supported",
-						   "A join's result holds each part under its alias: SELECT a.name, b.name.");
+						   "A join's result holds each part under its alias: SELECT a.name, b.name.",
+						   "AS on a path of a join is not supported");
 		foreach(n, list_concat_copy(named, nested))
 			if (strcmp(lfirst(n), name) == 0)
 				semantic_error(as, t->location, ERRCODE_DUPLICATE_ALIAS,
-							   psprintf("output name \"%s\" is used twice", name),
-							   "Give each target its own name with AS.");
+							   "Give each target its own name with AS.",
+							   "output name \"%s\" is used twice", name);
 		named = lappend(named, name);
 	}
 	/* only the ids: no object need be rebuilt */
@@ -1278,19 +1258,19 @@ check_except(AnalyzeState *as, ArgoStmt *s)
 		return;
 	if (!s->star || argo_is_aggregate(s))
 		semantic_error(as, s->except_location, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   "EXCEPT without SELECT * is not supported",
-					   "SELECT * EXCEPT (p, …) gives each object but those paths; a projection names the paths it wants.");
+					   "SELECT * EXCEPT (p, …) gives each object but those paths; a projection names the paths it wants.",
+					   "EXCEPT without SELECT * is not supported");
 	if (list_length(s->from) > 1)
-		semantic_error(as, s->except_location, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   "EXCEPT in a join is not supported", NULL);
+		semantic_error(as, s->except_location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+					   "EXCEPT in a join is not supported");
 	foreach(lc, s->except)
 	{
 		ArgoPath   *path = lfirst(lc);
 
 		if (path->id)
 			semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   "EXCEPT (ID()) is not supported",
-						   "Leave ID() out of the targets instead.");
+						   "Leave ID() out of the targets instead.",
+						   "EXCEPT (ID()) is not supported");
 		bind_path(as, path);
 	}
 }
@@ -1328,22 +1308,21 @@ check_value_aggregates(AnalyzeState *as, ArgoStmt *s)
 			continue;
 		not_on_shards(as, t->location, name);
 		if (list_length(s->from) > 1)
-			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   psprintf("%s in a join is not supported", name), NULL);
+			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+						   "%s in a join is not supported", name);
 		/* ARRAY_AGG of a [*] path adds each value it reaches (not where GROUP BY unwinds) */
 		if (t->path->id || (t->path->wild && (t->agg != AAGG_ARRAY || groups_by_elements(s))))
 			semantic_error(as, t->path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   psprintf("%s of %s is not supported", name, t->path->id ? "ID()" : "a path with [*]"),
 						   t->agg == AAGG_ARRAY ? "Not in a statement that unwinds an array (GROUP BY p[*])." :
-						   "It takes the value at one path of each object.");
+						   "It takes the value at one path of each object.",
+						   "%s of %s is not supported", name, t->path->id ? "ID()" : "a path with [*]");
 		if (t->order == NULL)
 			continue;
 		bind_path(as, t->order->path);
 		if (t->order->path->id || t->order->path->wild || t->order->path->filtered)
 			semantic_error(as, t->order->path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   psprintf("%s … ORDER BY %s is not supported", name,
-									t->order->path->id ? "ID()" : "a path with [*]"),
-						   "Without ORDER BY, a group's objects come in id order.");
+						   "Without ORDER BY, a group's objects come in id order.",
+						   "%s … ORDER BY %s is not supported", name, t->order->path->id ? "ID()" : "a path with [*]");
 	}
 }
 
@@ -1374,8 +1353,8 @@ read_whole_for_pick(AnalyzeState *as, ArgoStmt *s)
 			continue;
 		}
 		if (t->alias != NULL)
-			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   "AS beside a path with a filter [? …] or a negative index is not supported", NULL);
+			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+						   "AS beside a path with a filter [? …] or a negative index is not supported");
 		pick = lappend(pick, t->path);
 	}
 	s->pick = pick;
@@ -1394,15 +1373,16 @@ check_id_aggregates(AnalyzeState *as, ArgoStmt *s)
 	foreach(lc, s->group_by)
 		if (((ArgoPath *) lfirst(lc))->id)
 			semantic_error(as, ((ArgoPath *) lfirst(lc))->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   "GROUP BY ID() is not supported", "Every object is a group of its own: SELECT ID() instead.");
+						   "Every object is a group of its own: SELECT ID() instead.",
+						   "GROUP BY ID() is not supported");
 	foreach(lc, s->targets)
 	{
 		ArgoTarget *t = lfirst(lc);
 
 		if (t->path && t->path->id && t->agg != AAGG_MIN && t->agg != AAGG_MAX &&
 			t->agg != AAGG_NONE)
-			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   "an aggregate of ID() is MIN or MAX (or COUNT(*))", NULL);
+			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+						   "an aggregate of ID() is MIN or MAX (or COUNT(*))");
 	}
 }
 
@@ -1484,8 +1464,8 @@ check_amount(AnalyzeState *as, ArgoSetItem *item)
 	JsonbValue	v;
 
 	if (!JsonbExtractScalar(&item->value->value->root, &v) || v.type != jbvNumeric)
-		semantic_error(as, item->value->location, ERRCODE_DATATYPE_MISMATCH,
-					   psprintf("%s needs a number", item->negate ? "-=" : "+="), NULL);
+		semantic_error(as, item->value->location, ERRCODE_DATATYPE_MISMATCH, NULL,
+					   "%s needs a number", item->negate ? "-=" : "+=");
 }
 
 /* APPEND, ADD and REMOVE EACH take an array; KEEP a count of elements. */
@@ -1496,16 +1476,15 @@ check_append(AnalyzeState *as, ArgoSetItem *item)
 
 	if (item->each && (!JB_ROOT_IS_ARRAY(item->value->value) || JB_ROOT_IS_SCALAR(item->value->value)))
 		semantic_error(as, item->value->location, ERRCODE_INVALID_PARAMETER_VALUE,
-					   psprintf("%s EACH needs a JSON array of values", op),
-					   psprintf("%s takes one value (an array too, as one element); %s EACH each element of an array.",
-								op, op));
+					   psprintf("%s takes one value (an array too, as one element); %s EACH each element of an array.", op, op),
+					   "%s EACH needs a JSON array of values", op);
 	if (item->keep != NULL)
 	{
 		bind_literal(as, item->keep);
 		if (item->keep->type != ALIT_NUMBER || item->keep->num < 0 ||
 			item->keep->num != floor(item->keep->num) || item->keep->num > PG_INT32_MAX)
-			semantic_error(as, item->keep->location, ERRCODE_INVALID_PARAMETER_VALUE,
-						   "KEEP needs a non-negative integer count of elements", NULL);
+			semantic_error(as, item->keep->location, ERRCODE_INVALID_PARAMETER_VALUE, NULL,
+						   "KEEP needs a non-negative integer count of elements");
 	}
 }
 
@@ -1524,9 +1503,8 @@ check_set_indexes(AnalyzeState *as, ArgoPath *path)
 
 		if (s->is_index && (s->index > PG_INT32_MAX || s->index < -PG_INT32_MAX))
 			semantic_error(as, path->location, ERRCODE_ARRAY_SUBSCRIPT_ERROR,
-						   psprintf("array index " INT64_FORMAT " in SET is out of range",
-									s->index),
-						   "An array holds at most 268435455 elements.");
+						   "An array holds at most 268435455 elements.",
+						   "array index " INT64_FORMAT " in SET is out of range", s->index);
 	}
 }
 
@@ -1595,8 +1573,8 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 			collection_check_shard_access(c, statement_access(stmt));
 		/* the shards would run it, but not yet their candidates' checks through foreign tables */
 		if (c != NULL && as.shardless != NULL && collection_is_distributed(c))
-			semantic_error(&as, as.shardless_location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   psprintf("%s on a distributed collection is not supported", as.shardless), NULL);
+			semantic_error(&as, as.shardless_location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+						   "%s on a distributed collection is not supported", as.shardless);
 		q->colls = lappend(q->colls, c);
 	}
 	return q;

@@ -273,9 +273,15 @@ extern ArgoStmt *argo_parse(const char *query);
 extern ArgoPath *argo_parse_path(const char *text);
 extern bool argo_starts_as_write(const char *query);
 
-/* Raise a 42601 syntax error pointing into the Argo/SQL text. */
-extern void argo_syntax_error(const char *query, int location,
-							  const char *fmt,...) pg_attribute_printf(3, 4);
+/*
+ * Raise a 42601 syntax error pointing into the Argo/SQL text; the format
+ * stays at the call, where translation finds it.
+ */
+#define argo_syntax_error(query, location, ...) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_SYNTAX_ERROR), \
+			 errmsg(__VA_ARGS__), \
+			 argo_errquery((query), (location))))
 
 /* ---------- statement analysis (analyze.c) ---------- */
 

@@ -42,7 +42,7 @@ write_literal(StringInfo out, ArgoLiteral *lit)
 			appendStringInfoChar(out, '}');
 			break;
 		default:
-			elog(ERROR, "argo: null literal in a filter");
+			elog(ERROR, "null literal in a filter");
 	}
 }
 
@@ -123,7 +123,7 @@ leaf_kind(ArgoPredKind kind)
 		case APRED_TEXT:
 			return "text";
 		default:
-			elog(ERROR, "argo: predicate kind %d in a filter", (int) kind);
+			elog(ERROR, "predicate kind %d in a filter", (int) kind);
 	}
 	return NULL;
 }

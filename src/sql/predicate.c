@@ -70,7 +70,7 @@ add_literal(SqlBuf *buf, ArgoLiteral *lit)
 			sqlbuf_add_param(buf, BOOLOID, BoolGetDatum(lit->b));
 			break;
 		default:
-			elog(ERROR, "argo: null literal in a comparison");
+			elog(ERROR, "null literal in a comparison");
 	}
 	if (lit->user_param > 0)
 		sqlbuf_note(buf, buf->nparams, psprintf("your $%d", lit->user_param));
@@ -369,7 +369,7 @@ emit_value_test(SqlBuf *buf, ArgoPred *p)
 			sql_value_comparison(buf, p->lit2, ACMP_LE);
 			break;
 		default:
-			elog(ERROR, "argo: no value test for predicate kind %d", p->kind);
+			elog(ERROR, "no value test for predicate kind %d", p->kind);
 	}
 }
 
@@ -1315,7 +1315,7 @@ emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 			break;
 		case APRED_PART_EXISTS:
 			/* a join judges it per tuple (join.c) */
-			elog(ERROR, "argo: EXISTS of a join's part outside a join");
+			elog(ERROR, "EXISTS of a join's part outside a join");
 			break;
 	}
 }

@@ -39,7 +39,7 @@ table_index(const char *suffix)
 	for (int i = 0; i < ARGO_NTABLES; i++)
 		if (strcmp(suffixes[i], suffix) == 0)
 			return i;
-	elog(ERROR, "argo: no collection table \"%s\"", suffix);
+	elog(ERROR, "no collection table \"%s\"", suffix);
 	return -1;
 }
 

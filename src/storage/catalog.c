@@ -184,7 +184,7 @@ table_names(const char *name)
 
 	/* longer names are refused by collection_check_name before any use */
 	if (strlen(name) >= NAMEDATALEN)
-		elog(ERROR, "argo: collection name \"%s\" is too long", name);
+		elog(ERROR, "collection name \"%s\" is too long", name);
 	if (names == NULL)
 	{
 		HASHCTL		ctl;
@@ -455,7 +455,7 @@ collection_is_empty(ArgoCollection *c)
 	bool		isnull;
 
 	if (SPI_execute(sql, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not inspect collection \"%s\"", c->name);
+		elog(ERROR, "could not inspect collection \"%s\"", c->name);
 	return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
@@ -784,7 +784,7 @@ drop_feed(ArgoCollection *c, bool collection_dropped)
 	if (collection_dropped)
 	{
 		if (SPI_execute(psprintf("INSERT INTO %s DEFAULT VALUES", feed), false, 0) != SPI_OK_INSERT)
-			elog(ERROR, "argo: could not record the drop of collection \"%s\"", c->name);
+			elog(ERROR, "could not record the drop of collection \"%s\"", c->name);
 		feed_log_drop(c);
 	}
 	run_ddl(psprintf("DROP TABLE %s", feed));

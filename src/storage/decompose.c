@@ -319,7 +319,7 @@ add_scalar(RowBatch *b, int64 objid, JsonbValue *v)
 			add_row(b, COL_BOOL, objid, key, keylen, (Datum) 0, true);
 			break;
 		default:
-			elog(ERROR, "argo: unexpected jsonb value type %d", v->type);
+			elog(ERROR, "unexpected jsonb value type %d", v->type);
 	}
 }
 
@@ -427,7 +427,7 @@ rowbatch_add_object(RowBatch *b, int64 objid, Jsonb *obj)
 				depth--;
 				break;
 			default:
-				elog(ERROR, "argo: unexpected jsonb token %d", tok);
+				elog(ERROR, "unexpected jsonb token %d", tok);
 		}
 	}
 	b->nobjects++;
@@ -506,7 +506,7 @@ write_rows(ArgoCollection *c, const char *suffix, const char *table, int natts,
 	appendStringInfoChar(&buf->sql, ')');
 	rc = argo_run(buf, false);
 	if (rc != SPI_OK_INSERT)
-		elog(ERROR, "argo: insert into %s failed: %s", table,
+		elog(ERROR, "insert into %s failed: %s", table,
 			 SPI_result_code_string(rc));
 	return false;
 }
@@ -884,7 +884,7 @@ rowbatch_pairs(RowBatch *b, int t, int64 **objids, int32 **keyids)
 			int32		k = keydict_find(d, b->keys[c->key[r]]);
 
 			if (k < 0)
-				elog(ERROR, "argo: a stored key is missing from the dictionary");
+				elog(ERROR, "a stored key is missing from the dictionary");
 			(*objids)[i] = DatumGetInt64(c->objids[r]);
 			(*keyids)[i] = k;
 		}
@@ -1147,7 +1147,7 @@ rowbatch_delete(RowBatch *b)
 		appendStringInfoString(&buf->sql, " SELECT");
 		rc = argo_run(buf, false);
 		if (rc != SPI_OK_SELECT)
-			elog(ERROR, "argo: could not delete changed rows: %s",
+			elog(ERROR, "could not delete changed rows: %s",
 				 SPI_result_code_string(rc));
 	}
 	batch_reset(b);

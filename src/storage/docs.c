@@ -260,7 +260,7 @@ docs_insert_new(ArgoCollection *c, int n, Datum *objids, Datum *docs)
 		stored[i] = stored_doc(DatumGetJsonbP(docs[i]));
 	rows.append = true;
 	if (!argo_bulk_insert(docs_relid(c), 2, &rows))
-		elog(ERROR, "argo: the documents of collection \"%s\" could not be written", c->name);
+		elog(ERROR, "the documents of collection \"%s\" could not be written", c->name);
 	return rows.tids;
 }
 

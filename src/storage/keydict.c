@@ -723,7 +723,7 @@ insert_missing(ArgoCollection *c, char **missing, int n)
 	sql = psprintf("INSERT INTO %s (keystr) SELECT pg_catalog.unnest($1) ON CONFLICT (keystr) DO NOTHING",
 				   c->keys_table);
 	if (SPI_execute_with_args(sql, 1, &type, &arr, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "argo: could not add keys to collection \"%s\"", c->name);
+		elog(ERROR, "could not add keys to collection \"%s\"", c->name);
 	CommandCounterIncrement();
 }
 
@@ -799,7 +799,7 @@ keydict_assign(ArgoCollection *c, char **keys, int n, int32 *ids)
 			continue;
 		ids[i] = keydict_find(d, keys[i]);
 		if (ids[i] == 0)
-			elog(ERROR, "argo: key \"%s\" was added but cannot be found", keys[i]);
+			elog(ERROR, "key \"%s\" was added but cannot be found", keys[i]);
 	}
 	/* a shard runs its part of a statement with its copy of the dictionary */
 	if (collection_is_distributed(c))

@@ -278,7 +278,7 @@ objwriter_lock(ObjWriter *w, int64 objid, Snapshot snap, bool *changed)
 			/* this command wrote it already: nothing more to do with it */
 			return false;
 		default:
-			elog(ERROR, "argo: unexpected result %d locking an object", (int) res);
+			elog(ERROR, "unexpected result %d locking an object", (int) res);
 	}
 	*changed = tmfd.traversed;
 	lr = hash_search(w->locked, &objid, HASH_ENTER, &found);
@@ -293,7 +293,7 @@ locked_row(ObjWriter *w, int64 objid)
 	LockedRow  *lr = hash_search(w->locked, &objid, HASH_FIND, NULL);
 
 	if (lr == NULL)
-		elog(ERROR, "argo: object " INT64_FORMAT " is written without its lock", objid);
+		elog(ERROR, "object " INT64_FORMAT " is written without its lock", objid);
 	return lr;
 }
 
@@ -316,7 +316,7 @@ objwriter_delete_rows(ObjWriter *w, int t, const ItemPointerData *tids, int n)
 		if (res == TM_Updated || res == TM_Deleted)
 			serialization_failure(res == TM_Updated ? "update" : "delete");
 		if (res != TM_Ok && res != TM_SelfModified)
-			elog(ERROR, "argo: unexpected result %d deleting a row", (int) res);
+			elog(ERROR, "unexpected result %d deleting a row", (int) res);
 	}
 }
 

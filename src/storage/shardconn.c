@@ -78,7 +78,7 @@ argo_extension_version(void)
 	{
 		if (SPI_execute("SELECT extversion FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) 'argo'",
 						true, 1) != SPI_OK_SELECT || SPI_processed != 1)
-			elog(ERROR, "argo: could not read its own version");
+			elog(ERROR, "could not read its own version");
 		version = MemoryContextStrdup(TopMemoryContext,
 									  SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
 	}
@@ -178,7 +178,7 @@ sent(PGconn *conn, bool ok, const char *what, ShardResults results)
 	if (!ok)
 		report_error(NULL, conn, false, what);
 	if (results != SHARD_WHOLE && !PQsetSingleRowMode(conn))
-		elog(ERROR, "argo: could not read a shard's rows one at a time");
+		elog(ERROR, "could not read a shard's rows one at a time");
 }
 
 /* Send sql with its text parameters, for its results as asked. */
@@ -365,7 +365,7 @@ shardconn_copy_keys(ArgoCollection *c, int n, const int32 *ids, char *const *key
 		int			i = foreach_current_index(lc);
 
 		if ((conns[i] = connection_of(lfirst_oid(lc))) == NULL)
-			elog(ERROR, "argo: a shard's connection is busy with a scan");
+			elog(ERROR, "a shard's connection is busy with a scan");
 		shardconn_send(conns[i], sql, 2, values, SHARD_WHOLE);
 	}
 	for (int i = 0; i < list_length(oids); i++)
@@ -440,7 +440,7 @@ shardconn_write_rows(ArgoCollection *c, const char *table, const ArgoRows *rows,
 		}
 		conns[p] = connection_of(GetForeignTable(pd->oids[p])->serverid);
 		if (conns[p] == NULL)
-			elog(ERROR, "argo: a shard's connection is busy with a scan");
+			elog(ERROR, "a shard's connection is busy with a scan");
 		shardconn_send(conns[p], sql.data, rows->ncols, values, SHARD_WHOLE);
 	}
 	for (int p = 0; p < nparts; p++)
@@ -459,7 +459,10 @@ partition_of(PartitionKey key, PartitionDesc pd, Datum id)
 	int			part = pd->boundinfo->indexes[hash % pd->boundinfo->nindexes];
 
 	if (part < 0)
-		elog(ERROR, "argo: object " INT64_FORMAT " has no shard", DatumGetInt64(id));
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("object " INT64_FORMAT " has no shard", DatumGetInt64(id)),
+				 errdetail("No partition of the collection's directory takes its id.")));
 	return part;
 }
 
@@ -569,7 +572,7 @@ shardconn_copy_dictionary(ArgoCollection *c)
 
 	if (SPI_execute(psprintf("SELECT keyid, keystr FROM %s ORDER BY keyid", c->keys_table),
 					true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not read the dictionary of \"%s\"", c->name);
+		elog(ERROR, "could not read the dictionary of \"%s\"", c->name);
 	n = (int) SPI_processed;
 	ids = palloc(sizeof(int32) * Max(n, 1));
 	keys = palloc(sizeof(char *) * Max(n, 1));

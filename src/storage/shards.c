@@ -114,7 +114,7 @@ shard_query(const char *server, const char *sql)
 
 	error_context_stack = &cb;
 	if (SPI_execute_with_args(query, 2, types, values, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not reach server \"%s\"", server);
+		elog(ERROR, "could not reach server \"%s\"", server);
 	if (SPI_processed == 1)
 		v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
 	error_context_stack = cb.previous;

@@ -93,7 +93,7 @@ duplicate(ArgoCollection *c, int32 keyid, const UniqueType *t)
 							   col, type_table(c, t), keyid, t->present, col);
 
 	if (SPI_execute(sql, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "argo: could not look for duplicate values");
+		elog(ERROR, "could not look for duplicate values");
 	return SPI_processed == 0 ? NULL :
 		SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
 }
