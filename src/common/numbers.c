@@ -210,8 +210,8 @@ argo_number_from_exact(text *exact, double d)
 	if (!json_number_syntax(s) || strtod(s, NULL) != d)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("a value table holds an exact number text that is not its number: \"%.40s\"",
-						s)));
+				 errmsg("a value table holds an exact number text that is not its number"),
+				 errdetail("The text is \"%.40s\".", s)));
 	num = text_numeric(s);
 	pfree(s);
 	return num;

@@ -32,7 +32,8 @@ refuse(const char *why)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("a shard's part of a statement is a SELECT of one local collection: %s", why)));
+			 errmsg("a shard's part of a statement is a SELECT of one local collection"),
+			 errdetail("%s", why)));
 }
 
 /* LIMIT + OFFSET (none for no LIMIT), OFFSET left to the merge. */
@@ -63,7 +64,7 @@ partial_aggregates(ArgoStmt *s)
 		int			i = foreach_current_index(lc);
 
 		if (t->agg == AAGG_COUNT_DISTINCT)
-			refuse("its aggregates do not combine");
+			refuse("Its aggregates do not combine.");
 		if (t->agg != AAGG_NONE)
 			t->alias = psprintf("%s%d", ARGO_PARTIAL_PREFIX, i);
 		/* HAVING's own aggregates are the coordinator's to compare */
@@ -82,7 +83,7 @@ partial_aggregates(ArgoStmt *s)
 	}
 	s->targets = list_concat(s->targets, counts);
 	if (s->distinct)
-		refuse("its aggregates do not combine");
+		refuse("Its aggregates do not combine.");
 	s->having = NULL;
 	s->order_by = NIL;
 	s->limit = s->offset = NULL;
@@ -126,7 +127,7 @@ argo_execute_part(const char *query, Jsonb **params, int nparams,
 	ArgoQuery  *q;
 
 	if (stmt->kind != ASTMT_SELECT || list_length(stmt->from) != 1)
-		refuse("this is not one");
+		refuse("This is not one.");
 	q = analyze_here(stmt, query, params, nparams);
 	if (copy_behind(q, keys_through))
 	{
@@ -302,11 +303,11 @@ source_statement(ArgoStmt *s, int source, bool reduce, int nparams)
 
 	if (s->kind != ASTMT_SELECT || list_length(s->from) < 2 || argo_is_aggregate(s) ||
 		source < 0 || source >= list_length(s->from) || (reduce && source == 0))
-		refuse("this is not a source of a join");
+		refuse("This is not a source of a join.");
 	src = list_nth(s->from, source);
 	name = source_name(src);
 	if (condition_path(src, name) == NULL && source > 0)
-		refuse("its join condition does not name it");
+		refuse("Its join condition does not name it.");
 	if (!s->star)
 		s->targets = source_targets(s, name, source == 0);
 	s->where = source_where(s->where, name);

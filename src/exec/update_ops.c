@@ -151,8 +151,8 @@ argo_apply_set(Jsonb *doc, ArgoPath *path, Jsonb *value)
 				  !JsonContainerIsObject(v->val.binary.data)))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot set \"%s\": a value on the way is not %s",
-							path->keystr, want_array ? "an array" : "an object")));
+					 errmsg("cannot set \"%s\"", path->keystr),
+					 errdetail("A value on the way is not %s.", want_array ? "an array" : "an object")));
 	}
 	return set_at(doc, steps, n, value);
 }
@@ -205,8 +205,8 @@ apply_inc(Jsonb *doc, ArgoSetItem *item)
 	if (v != NULL && v->type != jbvNumeric)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("cannot add to \"%s\": its value is %s, not a number",
-						path->keystr, json_type_name(v))));
+				 errmsg("cannot add to \"%s\"", path->keystr),
+				 errdetail("Its value is %s, not a number.", json_type_name(v))));
 	if (v != NULL)
 		n = DatumGetNumeric(DirectFunctionCall2(numeric_add,
 												NumericGetDatum(v->val.numeric),
@@ -336,9 +336,9 @@ apply_array_op(Jsonb *doc, ArgoSetItem *item)
 	if (v != NULL && (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data)))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("cannot %s \"%s\": its value is %s, not an array",
-						item->kind == ASET_REMOVE ? "remove from" : "add to",
-						path->keystr, json_type_name(v))));
+				 item->kind == ASET_REMOVE ? errmsg("cannot remove from \"%s\"", path->keystr) :
+				 errmsg("cannot add to \"%s\"", path->keystr),
+				 errdetail("Its value is %s, not an array.", json_type_name(v))));
 	values = operand_values(item, &n);
 	present = palloc0(sizeof(bool) * Max(n, 1));
 	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
@@ -523,8 +523,8 @@ apply_through_arrays(Jsonb **doc, ArgoSetItem *item)
 	if (n == 0 && item->kind != ASET_UNSET && reaches_past_front(*doc, item->path->steps))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot set \"%s\": a negative index reaches before the array's first element",
-						item->path->keystr)));
+				 errmsg("cannot set \"%s\"", item->path->keystr),
+				 errdetail("A negative index reaches before the array's first element.")));
 	for (int k = 0; k < n; k++)
 	{
 		ArgoSetItem one = *item;

@@ -226,7 +226,8 @@ argo_adopt_shards(PG_FUNCTION_ARGS)
 	if (!collection_is_distributed(c))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("collection \"%s\" is not distributed: it has no shards to adopt", name)));
+				 errmsg("collection \"%s\" is not distributed", name),
+				 errdetail("It has no shards to adopt.")));
 	collection_record_home(c);
 	SPI_finish();
 	PG_RETURN_VOID();

@@ -66,7 +66,7 @@ argo_keep_documents(PG_FUNCTION_ARGS)
 	on = PG_GETARG_BOOL(1);
 	argo_spi_connect();
 	/* as a writer would lock, and stronger: no object changes meanwhile */
-	c = collection_open_as_owner(name, ShareRowExclusiveLock, "its documents are on its shards", NULL);
+	c = collection_open_as_owner(name, ShareRowExclusiveLock, "Its documents are on its shards.", NULL);
 	has = OidIsValid(docs_relid(c));
 	dir = argo_open_table(c, "obj");
 	maps = rowmap_column(dir) > 0;

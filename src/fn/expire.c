@@ -117,9 +117,10 @@ argo_expire(PG_FUNCTION_ARGS)
 															  ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)))) < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("an object cannot expire before its time: after must not be negative")));
+				 errmsg("after must not be negative"),
+				 errdetail("An object cannot expire before its time.")));
 	argo_spi_connect();
-	c = collection_open_as_owner(name, ShareRowExclusiveLock, "expiry is not supported there yet", NULL);
+	c = collection_open_as_owner(name, ShareRowExclusiveLock, "Expiry is not supported there yet.", NULL);
 	collection_set_expiry(c, text, after == NULL ? NULL :
 						  DatumGetCString(DirectFunctionCall1(interval_out, IntervalPGetDatum(after))));
 	SPI_finish();

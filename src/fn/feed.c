@@ -64,7 +64,7 @@ argo_feed(PG_FUNCTION_ARGS)
 	full = PG_GETARG_BOOL(2);
 	before = PG_NARGS() > 3 && PG_GETARG_BOOL(3);
 	argo_spi_connect();
-	c = collection_open_as_owner(name, ShareRowExclusiveLock, "its changes happen on its shards",
+	c = collection_open_as_owner(name, ShareRowExclusiveLock, "Its changes happen on its shards.",
 								 "Follow a collection of one server.");
 	/* after the arguments: a wrong name is the caller's problem first */
 	if (on && wal_level < WAL_LEVEL_LOGICAL)
@@ -291,7 +291,8 @@ notice_feed_off(const char *coll)
 
 	if (c != NULL && feed_mode(c) == FEED_OFF)
 		ereport(NOTICE,
-				(errmsg("collection \"%s\"'s change feed is off: its changes are not recorded", coll),
+				(errmsg("collection \"%s\"'s change feed is off", coll),
+				 errdetail("Its changes are not recorded."),
 				 errhint("argo_feed('%s', true, false) switches it on; events from before that are not made.", coll)));
 }
 

@@ -44,11 +44,12 @@ argo_text(PG_FUNCTION_ARGS)
 	argo_bind_lone_path(path);
 	steps = DatumGetJsonbP(sql_path_steps(path));
 	argo_spi_connect();
-	c = collection_open_as_owner(name, ShareLock, "text search is not supported there yet", NULL);
+	c = collection_open_as_owner(name, ShareLock, "Text search is not supported there yet.", NULL);
 	if (!OidIsValid(docs_relid(c)))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("collection \"%s\" keeps no documents: a text index is over them", name),
+				 errmsg("collection \"%s\" keeps no documents", name),
+				 errdetail("A text index is made over them."),
 				 errhint("SELECT argo_keep_documents('%s') keeps them.", name)));
 	if (docs_text_index(c, steps, &had))
 	{

@@ -42,7 +42,7 @@ argo_unique(PG_FUNCTION_ARGS)
 	argo_bind_lone_path(path);
 	keystr = path->keystr;
 	argo_spi_connect();
-	c = collection_open_as_owner(name, ShareRowExclusiveLock, "a unique key would span its shards", NULL);
+	c = collection_open_as_owner(name, ShareRowExclusiveLock, "A unique key would span its shards.", NULL);
 	keydict_assign(c, &keystr, 1, &keyid);
 	collection_set_unique(c, keystr, keyid, on);
 	SPI_finish();

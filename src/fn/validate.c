@@ -71,7 +71,7 @@ argo_validate(PG_FUNCTION_ARGS)
 		schema_check_keywords(schema);
 	argo_spi_connect();
 	/* writers wait while the stored objects are checked */
-	c = collection_open_as_owner(name, ShareRowExclusiveLock, "validation is not supported there yet", NULL);
+	c = collection_open_as_owner(name, ShareRowExclusiveLock, "Validation is not supported there yet.", NULL);
 	if (schema != NULL)
 		check_stored(c, schema);
 	collection_set_schema(c, schema);

@@ -742,8 +742,8 @@ collection_check_owner(ArgoCollection *c)
 /*
  * Collection name opened to change what it is: its owner only (42501,
  * said before taking the lock others would queue behind), then locked in
- * lockmode and checked again; on a distributed collection 0A000, "…
- * is distributed: " and why (with hint, if any).
+ * lockmode and checked again; on a distributed collection 0A000, why
+ * in its detail (and hint, if any).
  */
 ArgoCollection *
 collection_open_as_owner(const char *name, LOCKMODE lockmode, const char *why, const char *hint)
@@ -756,7 +756,8 @@ collection_open_as_owner(const char *name, LOCKMODE lockmode, const char *why, c
 	if (collection_is_distributed(c))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("collection \"%s\" is distributed: %s", name, why),
+				 errmsg("collection \"%s\" is distributed", name),
+				 errdetail("%s", why),
 				 hint ? errhint("%s", hint) : 0));
 	return c;
 }

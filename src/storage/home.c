@@ -57,8 +57,8 @@ collection_check_home(ArgoCollection *c)
 		return;
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("collection \"%s\" is coordinated from another database: its shards take writes from there", c->name),
-			 errdetail("It was made by %s; this is %s (a restored copy?).",
+			 errmsg("collection \"%s\" is coordinated from another database", c->name),
+			 errdetail("Its shards take writes from there. It was made by %s; this is %s (a restored copy?).",
 					   home + strlen(HOME_PREFIX), here + strlen(HOME_PREFIX)),
 			 errhint("If this database replaces that one, argo_adopt_shards('%s') makes it the coordinator; never let two write.",
 					 c->name)));
