@@ -8,7 +8,7 @@
  * statement a round of rows at a time (common/rowcursor.c); the objects
  * its rows make wait in a queue until taken, and the next round runs only
  * when the queue is empty.  The first rounds are small, so that the first
- * object costs little, and grow to FETCH_ROWS.  Everything else
+ * object costs little, and grow to ARGO_FETCH_ROWS.  Everything else
  * (aggregates, joins, reads of shards, and every write, which runs to
  * completion whatever the caller takes) runs whole at the first call,
  * into a tuplestore that spills past work_mem, as argo_query's own
@@ -35,9 +35,8 @@
 
 #include "exec/exec.h"
 
-/* Rows of the driving statement in the first round, and at most. */
+/* Rows of the driving statement in the first round (at most ARGO_FETCH_ROWS). */
 #define FIRST_ROUND 16
-#define FETCH_ROWS 2000
 /* Directory pages a process takes at a time, when shared */
 #define CHUNK_BLOCKS 64
 
@@ -355,11 +354,11 @@ run_round(ArgoCursor *c)
 			else
 				finish(c);
 		}
-		c->round_rows = Min(c->round_rows * 4, FETCH_ROWS);
+		c->round_rows = Min(c->round_rows * 4, ARGO_FETCH_ROWS);
 	}
 	else
 	{
-		int			end = Min(c->next_id + FETCH_ROWS, c->drv.nids);
+		int			end = Min(c->next_id + ARGO_FETCH_ROWS, c->drv.nids);
 
 		for (; c->next_id < end && c->queued_bytes < round_budget(); c->next_id++)
 		{

@@ -17,6 +17,9 @@
  */
 typedef void (*result_emit) (void *arg, int64 objid, Jsonb *value);
 
+/* Rows fetched from a cursor per round, and objects read per batch of ids */
+#define ARGO_FETCH_ROWS 2000
+
 /* Where results go: emit(arg, each). */
 typedef struct EmitTarget
 {

@@ -155,7 +155,8 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 			*out = add_line(*out, cxt, "-- the objects' rows read through SQL (row-level security, or a table that is not a plain heap table)");
 			return sqlgen_select_rows(q);
 		case ARGO_PLAN_BATCHES:
-			*out = add_line(*out, cxt, "-- object ids in output order (below); their rows then read 2,000 objects at a time, one statement (WHERE objid = ANY) per batch, which postgres_fdw sends whole to each shard");
+			*out = add_line(*out, cxt, psprintf("-- object ids in output order (below); their rows then read %d objects at a time, one statement (WHERE objid = ANY) per batch, which postgres_fdw sends whole to each shard",
+												ARGO_FETCH_ROWS));
 			return sqlgen_select_ids(q);
 		case ARGO_PLAN_LOOKUP:
 			*out = add_line(*out, cxt, p->unchecked ?

@@ -638,7 +638,8 @@ shardjoin_explain(ArgoQuery *q)
 		lines = lappend(lines, psprintf("--   %d: \"%s\" from the shards of \"%s\"%s", k,
 										src->alias ? src->alias : src->coll, src->coll,
 										k == 0 ? "" :
-										", only objects whose condition's value is among the earlier items' (when at most 10,000 distinct), hashed by it"));
+										psprintf(", only objects whose condition's value is among the earlier items' (when at most %d distinct), hashed by it",
+												 REDUCE_MAX)));
 	}
 	lines = lappend(lines, psprintf("-- the tuples are made here in object id order%s%s%s",
 									s->order_by ? ", kept and sorted by the ORDER BY values in the pulled objects" : "",

@@ -24,8 +24,6 @@
 
 #include "exec/exec.h"
 
-/* Rows fetched from a cursor per round. */
-#define FETCH_ROWS 2000
 
 typedef struct RebuildReceiver
 {
@@ -284,7 +282,7 @@ argo_rebuild_from_cursor(Portal portal, Rebuilder *rb)
 		SPITupleTable *tt;
 		uint64		n;
 
-		SPI_cursor_fetch(portal, true, FETCH_ROWS);
+		SPI_cursor_fetch(portal, true, ARGO_FETCH_ROWS);
 		if (SPI_processed == 0)
 			break;
 		/* the emit callback may run SPI too: keep our own copies */
@@ -307,9 +305,9 @@ argo_rebuild_from_cursor(Portal portal, Rebuilder *rb)
 typedef struct Batch
 {
 	int			n;
-	int64		ids[FETCH_ROWS];	/* in output order */
-	int			order[FETCH_ROWS];	/* positions, by id */
-	Jsonb	   *docs[FETCH_ROWS];	/* by position; NULL: not rebuilt */
+	int64		ids[ARGO_FETCH_ROWS];	/* in output order */
+	int			order[ARGO_FETCH_ROWS];	/* positions, by id */
+	Jsonb	   *docs[ARGO_FETCH_ROWS];	/* by position; NULL: not rebuilt */
 	MemoryContext cxt;
 } Batch;
 
@@ -364,7 +362,7 @@ argo_fetch_in_batches(ArgoQuery *q, SqlBuf *idsql, rebuild_emit emit, void *arg)
 	{
 		Rebuilder  *rb;
 
-		SPI_cursor_fetch(portal, true, FETCH_ROWS);
+		SPI_cursor_fetch(portal, true, ARGO_FETCH_ROWS);
 		b->n = (int) SPI_processed;
 		if (b->n == 0)
 			break;

@@ -173,9 +173,9 @@ not_a_token(const char *token, const char *why)
 }
 
 /*
- * A token as given: exactly 24 hexadecimal digits (either case), the
- * "_id" of an event; returned in upper case, as events carry it, with
- * its transaction's commit LSN.
+ * A token as given: exactly FEED_TOKEN_DIGITS hexadecimal digits (either
+ * case), the "_id" of an event; returned in upper case, as events carry
+ * it, with its transaction's commit LSN.
  */
 static char *
 token_arg(const char *token, XLogRecPtr *lsn)
@@ -183,11 +183,13 @@ token_arg(const char *token, XLogRecPtr *lsn)
 	char	   *norm = pstrdup(token);
 	uint64		hi = 0;
 
-	if (strlen(token) != 24 || strspn(token, "0123456789abcdefABCDEF") != 24)
-		not_a_token(token, "A token is the \"_id\" of an event argo_changes gave: 24 hexadecimal digits.");
-	for (int i = 0; i < 24; i++)
+	if (strlen(token) != FEED_TOKEN_DIGITS ||
+		strspn(token, "0123456789abcdefABCDEF") != FEED_TOKEN_DIGITS)
+		not_a_token(token, psprintf("A token is the \"_id\" of an event argo_changes gave: %d hexadecimal digits.",
+									FEED_TOKEN_DIGITS));
+	for (int i = 0; i < FEED_TOKEN_DIGITS; i++)
 		norm[i] = pg_toupper((unsigned char) norm[i]);
-	for (int i = 0; i < 16; i++)
+	for (int i = 0; i < FEED_LSN_DIGITS; i++)
 		hi = hi * 16 + (norm[i] <= '9' ? norm[i] - '0' : norm[i] - 'A' + 10);
 	*lsn = (XLogRecPtr) hi;
 	if (*lsn == InvalidXLogRecPtr)

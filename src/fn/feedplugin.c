@@ -15,8 +15,9 @@
  * collection from one made later under the same name.
  *
  * The token is the transaction's commit LSN and the event's number in
- * it, as 16 and 8 hex digits: tokens sort as text in the order events
- * come, so "the events after token t" is a string comparison.
+ * it, as 16 and 8 hex digits (FEED_TOKEN_DIGITS): tokens sort as text in
+ * the order events come, so "the events after token t" is a string
+ * comparison.
  *
  * The events are the transactional logical messages the writers logged
  * (storage/feed.c).  Anyone may log such a message, so each is given out
@@ -328,6 +329,7 @@ event_head(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, const char *op,
 {
 	FeedState  *st = ctx->output_plugin_private;
 
+	StaticAssertStmt(FEED_TOKEN_DIGITS == 24, "the token's format writes 3 x 8 hex digits");
 	appendStringInfo(ctx->out, "{\"_id\": \"%08X%08X%08X\", \"operationType\": \"%s\", \"ns\": {\"coll\": ",
 					 LSN_FORMAT_ARGS(txn->final_lsn), ++st->seq, op);
 	escape_json(ctx->out, coll);

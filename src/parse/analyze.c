@@ -1503,7 +1503,8 @@ check_set_indexes(AnalyzeState *as, ArgoPath *path)
 
 		if (s->is_index && (s->index > PG_INT32_MAX || s->index < -PG_INT32_MAX))
 			semantic_error(as, path->location, ERRCODE_ARRAY_SUBSCRIPT_ERROR,
-						   "An array holds at most 268435455 elements.",
+						   psprintf("An index lies between %d and %d; an array holds at most %d elements.",
+									-PG_INT32_MAX, PG_INT32_MAX, (int) JB_CMASK),
 						   "array index " INT64_FORMAT " in SET is out of range", s->index);
 	}
 }

@@ -165,6 +165,12 @@ extern char *shards_missing_mappings(ArgoCollection *c, Oid role);
 
 /* feed.c: the change feed's messages, written with each change */
 #define ARGO_FEED_PREFIX "argo"
+/*
+ * An event's token (its "_id"): its transaction's commit LSN and its
+ * number there, in hex digits (feedplugin.c writes it, fn/feed.c reads it)
+ */
+#define FEED_LSN_DIGITS 16
+#define FEED_TOKEN_DIGITS (FEED_LSN_DIGITS + 8)
 
 typedef enum FeedMode
 {
