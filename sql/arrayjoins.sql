@@ -1,4 +1,4 @@
--- Joins through arrays (contract 8.4; MongoDB's $lookup with an array
+-- Joins through arrays (reference.md §4; MongoDB's $lookup with an array
 -- localField): ON (o.items[*].sku = p.sku) pairs an order with each
 -- product whose sku is among its items', once however many items match.
 -- Checked against the same join written over jsonb, on both formats.

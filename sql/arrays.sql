@@ -1,4 +1,4 @@
--- Paths through arrays, [*] (ARGO-SQL.md 7.1), on an Argo/3 and an Argo/1
+-- Paths through arrays, [*] (reference.md §3.1), on an Argo/3 and an Argo/1
 -- copy of the same orders: both formats must give the same results.
 SELECT argo_create_collection('w1', 'argo1');
 SELECT count(*) FROM (VALUES

@@ -1,5 +1,5 @@
 -- Negative indices (a[-1] is the last element) and bounded arrays
--- (APPEND … KEEP LAST n / KEEP FIRST n, APPEND/ADD/REMOVE EACH): contract 8.1,
+-- (APPEND … KEEP LAST n / KEEP FIRST n, APPEND/ADD/REMOVE EACH): reference.md §5.4,
 -- MongoDB's $pop, and $push with $each and $slice.  Every statement runs
 -- on both formats and must answer the same.
 SELECT argo_create_collection('el3', 'argo3'), argo_create_collection('el1', 'argo1');

@@ -1,5 +1,5 @@
 -- SELECT * EXCEPT (p, …): each object without the values at those paths
--- (contract 8.2; MongoDB's {password: 0}), through [*], filters and
+-- (reference.md §2.2; MongoDB's {password: 0}), through [*], filters and
 -- negative indices too.  Checked against the same
 -- documents cut down by jsonb's own #- in every way a SELECT * reads:
 -- kept documents (xc3), rows (xc0 keeps none), Argo/1 (xc1), a lookup,

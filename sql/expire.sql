@@ -1,4 +1,4 @@
--- Objects that expire (contract 8.6; MongoDB's TTL index):
+-- Objects that expire (reference.md §5.8; MongoDB's TTL index):
 -- argo_expire(collection, path, after) and argo_expire_now, which
 -- deletes through Argo's DELETE the objects whose timestamp at the path
 -- (an ISO 8601 string with its zone, or seconds since 1970) is older than

@@ -1,4 +1,4 @@
--- Filters on array elements, [? pred] (contract 8.1; MongoDB's
+-- Filters on array elements, [? pred] (reference.md §3.2; MongoDB's
 -- $elemMatch): one element satisfying several conditions.  Objects a
 -- filter selects are checked against PostgreSQL's own jsonpath filters on
 -- the same documents, on Argo/3 with kept documents (fl3), without them

@@ -1,4 +1,4 @@
--- Queries of ARGO-SQL.md 7.4, 7.1's grouping by elements and 8.3's output names: DISTINCT,
+-- Queries of reference.md §2.4–§2.6, §3.1's grouping by elements and output names: DISTINCT,
 -- COUNT(DISTINCT), GROUP BY several paths, GROUP BY p[*] (unwinding),
 -- HAVING, ORDER BY an aggregate; on an Argo/3 and an Argo/1 copy of the
 -- same documents, which must give the same results.

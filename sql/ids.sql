@@ -1,5 +1,5 @@
 -- Object ids wherever a path may stand, and paths renamed with AS
--- (ARGO-SQL.md 7.3, 7.4), on both formats.
+-- (reference.md §6.1, §2), on both formats.
 SELECT argo_create_collection('i1', 'argo1');
 SELECT count(*) FROM (VALUES
   ('{"name": "Ada", "age": 36, "address": {"city": "London", "zip": "N1"}, "kids": ["Byron", "Lovelace"]}'),

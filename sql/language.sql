@@ -1,5 +1,5 @@
 -- ORDER BY, LIMIT/OFFSET, aggregates, joins, UPDATE, parameters and
--- argo_explain (ARGO-SQL.md sections 3-5).  Each query runs on an Argo/3
+-- argo_explain (reference.md §1–§8).  Each query runs on an Argo/3
 -- and an Argo/1 copy of the same data ("%s" is the collection, "%1$s" in
 -- joins) and the two must give the same results, in the same order.
 SELECT argo_create_collection('l1', 'argo1');

@@ -26,7 +26,7 @@ SELECT count(*) FROM nn_docs d, argo_query('INSERT INTO nn0 OBJECT $1', d.doc);
 SELECT count(*) FROM nn_docs d, argo_query('INSERT INTO nn3 OBJECT $1', d.doc);
 SELECT count(*) FROM nn_docs d, argo_query('INSERT INTO nn1 OBJECT $1', d.doc);
 
--- the order section 3 gives, with the lacking objects placed by nulls_first:
+-- the order reference.md §2.3 gives, with the lacking objects placed by nulls_first:
 -- numbers, strings ("C" collation), booleans; ties by object id (= i)
 CREATE FUNCTION nn_expected(flt text, descending bool, nulls_first bool, lim int)
 RETURNS text LANGUAGE sql AS $$

@@ -1,4 +1,4 @@
--- Numbers (ARGO-SQL.md §1): every number within double's range goes in
+-- Numbers (reference.md §1, docs/design.md Storage): every number within double's range goes in
 -- and comes back numerically equal; where the double's shortest text is
 -- not the number given, its exact text is kept and comes back unchanged,
 -- while predicates, ordering and aggregates use the double.  Both formats,

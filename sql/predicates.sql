@@ -1,4 +1,4 @@
--- The predicate language (ARGO-SQL.md section 4) with its three-valued
+-- The predicate language (reference.md §7) with its three-valued
 -- semantics.  Every predicate runs on an Argo/3 and an Argo/1 copy of the
 -- same objects; the test shows the ids selected and fails loudly if the
 -- two formats disagree.

@@ -1,4 +1,4 @@
--- Whole values (ARGO-SQL.md 7.2), joins (JOIN, LEFT JOIN: 7.4), ILIKE and
+-- Whole values (reference.md §7), joins (JOIN, LEFT JOIN: §4), ILIKE and
 -- regular expressions, and SQL the language does not have (0A000).
 SELECT argo_create_collection('v1', 'argo1');
 SELECT count(*) FROM (VALUES

@@ -1,4 +1,4 @@
--- Results that stream (ARGO-SQL 7.6): FROM argo_query(...) is a custom
+-- Results that stream (docs/design.md, Results that stream): FROM argo_query(...) is a custom
 -- scan that runs the statement as far as the caller reads it.
 -- (a collection without kept documents first; it keeps them further down)
 SET argo.keep_documents = off;

@@ -1,4 +1,4 @@
--- Text search, p @@ 'query' (contract 8.7; MongoDB's $text): the strings
+-- Text search, p @@ 'query' (reference.md §7; MongoDB's $text): the strings
 -- at p (an array's strings, and every string a [*] path reaches, as one
 -- text) against a query in websearch_to_tsquery's syntax; TRUE, FALSE
 -- where p has strings that do not match, else UNKNOWN.  Checked against

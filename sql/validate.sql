@@ -1,4 +1,4 @@
--- Validation (contract 8.5; MongoDB's $jsonSchema validator):
+-- Validation (reference.md §5.7; MongoDB's $jsonSchema validator):
 -- argo_validate(collection, schema) sets a JSON Schema every object must
 -- satisfy — checked at once against what is stored, then on every write
 -- (INSERT, OBJECTS, UPSERT, UPDATE as the object would be after, loads),

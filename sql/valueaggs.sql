@@ -1,4 +1,4 @@
--- Aggregates that build arrays or depend on order (contract 8.3;
+-- Aggregates that build arrays or depend on order (reference.md §2.5;
 -- MongoDB's $push, $addToSet, $first, $last): ARRAY_AGG(p [ORDER BY q]),
 -- ARRAY_AGG(DISTINCT p), FIRST(p [ORDER BY q]), LAST(p [ORDER BY q]).
 -- Checked against jsonb's own aggregates over the same documents on

@@ -1,4 +1,4 @@
--- Writes for applications (ARGO-SQL.md 7.5), on both formats: many
+-- Writes for applications (reference.md §5.6), on both formats: many
 -- objects in one parameter (OBJECTS), RETURNING * and RETURNING ID on
 -- every write, unique keys (argo_unique).
 SELECT argo_create_collection('wr3', 'argo3'), argo_create_collection('wr1', 'argo1');

@@ -317,7 +317,7 @@ SET jit = off;
 COMMENT ON FUNCTION argo_keys(text, bigint) IS
 'A collection''s schema: each path (array positions as [*]), the JSON types there, in how many objects (counted in a sample of about that many objects and scaled unless exact; NULL counts all), whether argo_unique made it unique';
 
--- A unique key (ARGO-SQL.md 7.5): partial unique indexes on the
+-- A unique key (reference.md §5.9): partial unique indexes on the
 -- collection's value tables, made or dropped by its owner.
 CREATE FUNCTION argo_unique(collection text, path text, enabled boolean DEFAULT true)
 RETURNS void

@@ -84,7 +84,7 @@ STATEMENTS = [
     ("SELECT a.name, b.name FROM @C AS a INNER JOIN @C AS b ON (a.age = b.age) WHERE a.age < 3", [], False),
     ("SELECT a.name, b.name FROM @C AS a INNER JOIN @L AS b ON (a.name = b.name) WHERE a.age > 35", [], False),
     ("SELECT * FROM @C AS a INNER JOIN @C AS b ON (a.grp = b.age) WHERE b.age = 3", [], False),
-    # ARGO-SQL.md section 7
+    # arrays, whole values, ids (reference.md §3, §6, §7)
     ("SELECT name FROM @C WHERE items[*].sku = 'pen'", [], False),
     ("SELECT name FROM @C WHERE NOT items[*].sku = 'pen'", [], False),
     ("SELECT name, items[*].sku FROM @C WHERE EXISTS items", [], False),

@@ -70,7 +70,7 @@ extern bool doc_filter_keeps(JsonbValue *elem, Jsonb *spec);
 /* docpick.c: a projection through filters or negative indices, from the document */
 extern Jsonb *doc_pick(Jsonb *doc, Jsonb **paths, int npaths);
 
-/* Receives each rebuilt object; returns false to stop. */
+/* Receives each rebuilt object, with its id. */
 typedef void (*rebuild_emit) (void *arg, int64 objid, Jsonb *obj);
 
 extern Rebuilder *rebuilder_create(struct KeyDict *dict, rebuild_emit emit, void *arg);

@@ -1,7 +1,7 @@
 /*
  * docpick.c — a projection whose paths go through filters [? pred] or
  * negative indices, made from the whole document: for each path, what
- * it reaches, under the same nesting as the object (7.1's rule: an
+ * it reaches, under the same nesting as the object (reference.md §3.1's rule: an
  * array keeps the elements a path reaches, in their order, closed up),
  * the paths' parts merged.  A filter as a path's last step keeps the
  * array with the elements it keeps, whole ([] when it keeps none).

@@ -6,8 +6,8 @@
  * together (an order line with sku 'pen' and qty >= 10), which rows of
  * separate keys cannot tell apart.  SQL finds the candidates through the
  * value indexes (sql/filter.c); this judges each on its document, under
- * the three-valued rules of predicates (sections 4 and 7.1 of the
- * reference): argo_filter_test(doc, spec) is TRUE, FALSE or NULL.
+ * the three-valued rules of predicates (reference.md §7 and §3.1):
+ * argo_filter_test(doc, spec) is TRUE, FALSE or NULL.
  *
  * spec is the predicate as jsonb (sql/filter.c writes it):
  *   {"and": [p, …]}  {"or": [p, …]}  {"not": p}
@@ -283,7 +283,7 @@ value_test(const Test *t, JsonbValue *v)
  * A test over the values reached: one value decides alone; with [*] or
  * a filter, TRUE if some value passes, FALSE if every value is of the
  * literal's type and none passes or the first array kept nothing, else
- * UNKNOWN (7.1).
+ * UNKNOWN (reference.md §3.1).
  */
 static Truth
 values_test(const Test *t, Reach *r, bool many)
@@ -407,7 +407,7 @@ text_vector(Oid config, StringInfo text)
 }
 
 /*
- * p @@ 'query' (8.7): TRUE when p's strings match the query in
+ * p @@ 'query' (reference.md §7): TRUE when p's strings match the query in
  * websearch_to_tsquery's syntax under the configuration, FALSE when p
  * has strings that do not, UNKNOWN when it has none.
  */

@@ -214,7 +214,7 @@ text_steps(ArgoPath *path)
 }
 
 /*
- * ARRAY_AGG, FIRST, LAST (8.3): the whole value at the path, taken from
+ * ARRAY_AGG, FIRST, LAST (reference.md §2.5): the whole value at the path, taken from
  * each unit's object — its kept document, else rebuilt — in the group's
  * order (ORDER BY inside, by the cross-type sort key, then object id).
  * LAST is FIRST of the order reversed.  One jsonb column.

@@ -4,9 +4,9 @@
  * OFFSET and LIMIT in C.
  *
  * The SQL that sorted them (sqlgen_order_ids) is planned again for every
- * statement, its values being its arguments: BG's "top five resources of
- * a wall" (10 objects) spent 580 us of backend CPU where jsonb with a
- * B-tree index spent 95.  Here each object is fetched once to read its
+ * statement, its values being its arguments, several times what the
+ * sort costs (BG's "top five resources of a wall": docs/performance.md,
+ * dated).  Here each object is fetched once to read its
  * sort keys from the whole object — argo_doc_sort_key, which orders as
  * the SQL's columns do (numbers, strings, booleans, then nothing; ties by
  * id) — and fetched again, in order, to be emitted.  Only SELECT * (the

@@ -412,7 +412,7 @@ apply_item(Jsonb *doc, ArgoSetItem *item)
 static void expand_steps(Jsonb *doc, List *steps, int i, List *prefix, List **out);
 
 /*
- * a[-n] (8.1): the n-th element from the end of the array at prefix, as
+ * a[-n] (reference.md §5.4): the n-th element from the end of the array at prefix, as
  * a position; past the front, or no array, it reaches nothing (a SET
  * there is refused by apply_through_arrays).
  */
@@ -505,7 +505,7 @@ reaches_past_front(Jsonb *doc, List *steps)
 }
 
 /*
- * A change through [*] or filters [? …] (8.1): the path expanded, on
+ * A change through [*] or filters [? …] (reference.md §5.3): the path expanded, on
  * this object, into a path of positions for each element it reaches (a
  * filter's, those its predicate keeps), each changed as a path without
  * them would be; an array missing on the way changes nothing there.

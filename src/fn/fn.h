@@ -11,7 +11,6 @@
 #include "nodes/params.h"
 #include "utils/jsonb.h"
 
-/* params.c */
 /* argo.c: argo_query itself, which argo_query_read (planner.c) calls */
 extern Datum argo_query(PG_FUNCTION_ARGS);
 extern Jsonb **argo_params_of(Datum array, bool isnull, int *nparams);

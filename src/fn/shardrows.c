@@ -1,6 +1,11 @@
 /*
- * shardrows.c — argo_shard_rows, the function a coordinator calls on a
- * shard to run the shard's part of a SELECT (exec/shardpart.c).
+ * shardrows.c — the functions a coordinator calls on a shard (through
+ * postgres_fdw's connections or shardsession.c's): argo_shard_rows runs
+ * the shard's part of a SELECT and argo_shard_join_part a join source's
+ * (exec/shardpart.c), argo_shard_write its part of an UPDATE or DELETE,
+ * argo_shard_insert and argo_shard_load write the objects the
+ * coordinator sends, and argo_jsonb_bytes gives a jsonb in its binary
+ * form for the coordinator to check (doc/jsonbcheck.c).
  */
 #include "postgres.h"
 

@@ -581,7 +581,7 @@ bind_join(AnalyzeState *as, ArgoSource *src, int index)
 	ArgoPath   *l = src->on_left;
 	ArgoPath   *r = src->on_right;
 
-	/* one side may go through [*] (8.4): a pair where some element matches */
+	/* one side may go through [*] (reference.md §4): a pair where some element matches */
 	if (l->wild && r->wild && !l->filtered && !r->filtered)
 		semantic_error(as, l->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 					   "One side may reach many values: ON (o.items[*].sku = p.sku).",

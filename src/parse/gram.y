@@ -629,7 +629,7 @@ cmp_op:
 	| GE						{ $$ = ACMP_GE; }
 	;
 
-/* A literal, or an object or array written inline: a whole value (7.2). */
+/* A literal, or an object or array written inline: a whole value (reference.md §7). */
 value:
 	literal						{ $$ = $1; }
 	| JSONTEXT

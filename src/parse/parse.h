@@ -16,7 +16,7 @@ typedef enum ArgoLitType
 	ALIT_STRING,
 	ALIT_NUMBER,
 	ALIT_BOOL,
-	ALIT_JSON					/* an object or array, compared whole (7.2) */
+	ALIT_JSON					/* an object or array, compared whole (reference.md §7) */
 } ArgoLitType;
 
 /* A literal; a parameter ($n) is a literal whose value is bound later. */
@@ -97,7 +97,7 @@ typedef enum ArgoPredKind
 	APRED_ISNOTNULL,			/* path IS NOT NULL */
 	APRED_ID,					/* ID() op lit, ID() IN (lits): no path */
 	APRED_PART_EXISTS,			/* EXISTS alias: a LEFT JOIN's part matched */
-	APRED_TEXT					/* path @@ 'query': text search (8.7) */
+	APRED_TEXT					/* path @@ 'query': text search (reference.md §7) */
 } ArgoPredKind;
 
 struct ArgoTarget;
@@ -144,7 +144,7 @@ typedef enum ArgoAggKind
 	AAGG_MAX,
 	AAGG_COUNT_DISTINCT,
 	AAGG_COUNT_NUMBERS,			/* not in Argo/SQL: a shard's count of AVG's numbers */
-	AAGG_ARRAY,					/* ARRAY_AGG(p): the values, whole (8.3) */
+	AAGG_ARRAY,					/* ARRAY_AGG(p): the values, whole (reference.md §2.5) */
 	AAGG_FIRST,					/* FIRST(p ORDER BY q): p of the group's first object */
 	AAGG_LAST
 } ArgoAggKind;

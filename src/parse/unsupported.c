@@ -5,7 +5,7 @@
  * in the targets, a subquery) reaches a token the grammar has no place
  * for.  Rather than a bare "syntax error at or near X", such a token in
  * such a place is said to be a known construct that the language does
- * not support: 0A000, naming it (ARGO-SQL.md 7.4), with the Argo/SQL way
+ * not support: 0A000, naming it (reference.md §9), with the Argo/SQL way
  * where there is one.  Anything else stays a syntax error.
  */
 #include "postgres.h"

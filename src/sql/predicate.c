@@ -381,7 +381,7 @@ leaf_type(ArgoPred *p)
 }
 
 /*
- * A leaf on a path with [*] (section 7.1), whose values V are many.
+ * A leaf on a path with [*] (reference.md §3.1), whose values V are many.
  * TRUE: some value of the literal's type passes the test (rows of the
  * keys reached, one index scan over their ids).  FALSE: V is not empty
  * and every value in it has that type and fails — grouped over every
@@ -1140,9 +1140,9 @@ emit_value_rows(SqlBuf *buf, ArgoCollection *c, ArgoPath *path, Jsonb *j)
 }
 
 /*
- * p = json, p != json, with json an object or array (7.2): the whole
+ * p = json, p != json, with json an object or array (reference.md §7): the whole
  * value at p compared, TRUE or FALSE where p has a value, else UNKNOWN.
- * On a path with [*], existential as any comparison (7.1): the values
+ * On a path with [*], existential as any comparison (reference.md §3.1): the values
  * reached "of the literal's type" are objects (arrays) for an object
  * (array) literal.
  */
@@ -1207,7 +1207,7 @@ emit_filtered(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 }
 
 /*
- * p @@ 'query' (8.7), judged on each object having p: its strings'
+ * p @@ 'query' (reference.md §7), judged on each object having p: its strings'
  * text against the query, under the configuration argo_text gave the
  * path (else simple).  TRUE where argo_text made an index: the index on
  * the kept documents, and the objects without one judged whole.

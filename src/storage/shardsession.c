@@ -5,8 +5,8 @@
  * On postgres_fdw's connections every statement is wrapped in a remote
  * transaction: a START TRANSACTION sent to each shard in turn when it is
  * first used and a COMMIT to each in turn at the end, which for a short
- * read costs several times the read (5.3 ms against 1.0 ms for three
- * shards on loopback).  A SELECT that is the whole of its transaction
+ * read costs several times the read (docs/distributed.md gives the
+ * figures, dated).  A SELECT that is the whole of its transaction
  * (no transaction block, nothing written to a shard before it) needs
  * none of that: each shard's part is one statement, one snapshot, as it
  * is inside a remote transaction.  So it runs on a connection of Argo's

@@ -2,7 +2,7 @@
  * unique.c — unique keys: argo_unique(collection, path) makes the values
  * at one path unique in a collection, per type (the string "5" and the
  * number 5 differ), leaving JSON null and objects lacking the path
- * unconstrained (ARGO-SQL.md 7.5).
+ * unconstrained (reference.md §5.9).
  *
  * PostgreSQL keeps them: a partial unique B-tree per value type, on the
  * type's table, WHERE keyid = the path's key id.  So every write path —
