@@ -22,7 +22,7 @@ EXTRA_CLEAN = src/parse/gram.c src/parse/gram.h src/parse/scan.c argo--$(EXTVERS
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
 # libpq, as postgres_fdw links it: to ask whether a shard's server answers
-# (storage/shards.c)
+# (store/shards.c)
 SHLIB_LINK_INTERNAL = $(libpq)
 
 # The compiler records which headers each object includes (.deps/), so a

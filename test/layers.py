@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The layers of src/ point one way, and no two files call each other.
 
-Layers, lowest first: common, doc, storage, parse, sql, exec, fn.
+Layers, lowest first: common, doc, store, parse, sql, exec, fn.
 1. No file includes the header of a layer above its own.
 2. No file calls a function of a layer above its own, and no files call
    each other in a ring (from the built objects' symbols: `nm`).
@@ -17,7 +17,7 @@ import re
 import subprocess
 import sys
 
-LAYERS = ["common", "doc", "storage", "parse", "sql", "exec", "fn"]
+LAYERS = ["common", "doc", "store", "parse", "sql", "exec", "fn"]
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 failures = []
 

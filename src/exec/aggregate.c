@@ -26,6 +26,8 @@
 #include "utils/memutils.h"
 
 #include "doc/doc.h"
+#include "store/collection.h"
+#include "store/docs.h"
 #include "exec/exec.h"
 
 /* The statement being written. */

@@ -20,6 +20,10 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "doc/doc.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/fetch.h"
 #include "exec/exec.h"
 #include "exec/lookup.h"
 

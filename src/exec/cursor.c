@@ -33,6 +33,9 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
+#include "doc/doc.h"
+#include "store/access.h"
+#include "store/docs.h"
 #include "exec/exec.h"
 
 /* Rows of the driving statement in the first round (at most ARGO_FETCH_ROWS). */

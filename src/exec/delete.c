@@ -14,6 +14,13 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
+#include "doc/doc.h"
+#include "store/collection.h"
+#include "store/feed.h"
+#include "store/fetch.h"
+#include "store/keydict.h"
+#include "store/objwrite.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 
 static int64

@@ -13,6 +13,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/jsonb.h"
 
+#include "doc/doc.h"
 #include "exec/exec.h"
 
 struct Picking

@@ -9,6 +9,7 @@
  */
 #include "postgres.h"
 
+#include "doc/doc.h"
 #include "exec/exec.h"
 
 struct Excepting

@@ -9,6 +9,13 @@
 #define ARGO_EXEC_H
 
 #include "port/atomics.h"
+#include "doc/doc.h"
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/fetch.h"
+#include "store/keydict.h"
+#include "store/objwrite.h"
+#include "store/shard.h"
 #include "sql/sql.h"
 
 /*

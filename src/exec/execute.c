@@ -22,6 +22,11 @@
 #include "utils/numeric.h"
 #include "utils/snapmgr.h"
 
+#include "doc/doc.h"
+#include "store/collection.h"
+#include "store/fetch.h"
+#include "store/rowbatch.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 #include "exec/lookup.h"
 

@@ -14,6 +14,10 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
+#include "store/collection.h"
+#include "store/fetch.h"
+#include "store/objwrite.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 #include "exec/lookup.h"
 

@@ -27,6 +27,12 @@
 #include "utils/builtins.h"
 #include "utils/snapmgr.h"
 
+#include "doc/doc.h"
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/fetch.h"
+#include "store/keydict.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 #include "exec/lookup.h"
 

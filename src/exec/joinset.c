@@ -22,6 +22,10 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "doc/doc.h"
+#include "store/collection.h"
+#include "store/keydict.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 
 /* Fewer tuples are always probed. */

@@ -35,6 +35,10 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/keydict.h"
 #include "exec/exec.h"
 #include "exec/lookup.h"
 

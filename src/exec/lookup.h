@@ -6,6 +6,9 @@
 #ifndef ARGO_LOOKUP_H
 #define ARGO_LOOKUP_H
 
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/fetch.h"
 #include "sql/sql.h"
 
 struct ArgoPlan;

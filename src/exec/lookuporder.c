@@ -20,9 +20,12 @@
 #include "utils/memutils.h"
 
 #include "doc/doc.h"
+#include "store/collection.h"
+#include "store/fetch.h"
+#include "store/keydict.h"
+#include "sql/sql.h"
 #include "exec/exec.h"
 #include "exec/lookup.h"
-#include "sql/sql.h"
 
 typedef struct Keyed
 {

@@ -33,6 +33,12 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/objwrite.h"
+#include "store/rowmap.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 #include "exec/lookup.h"
 

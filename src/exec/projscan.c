@@ -25,6 +25,10 @@
 #include "utils/memutils.h"
 #include "utils/regproc.h"
 
+#include "doc/doc.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/keydict.h"
 #include "exec/exec.h"
 
 #define STREAM_BATCH 2000

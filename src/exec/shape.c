@@ -14,6 +14,9 @@
 
 #include "utils/hsearch.h"
 
+#include "doc/doc.h"
+#include "store/collection.h"
+#include "store/keydict.h"
 #include "exec/exec.h"
 
 /* The same place twice (two unnamed targets covering one key). */

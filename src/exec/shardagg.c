@@ -25,6 +25,8 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
+#include "doc/doc.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 
 /* One aggregate of one group, as combined so far. */

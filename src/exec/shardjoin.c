@@ -41,6 +41,7 @@
 #include "utils/memutils.h"
 
 #include "doc/doc.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 
 /* At most this many distinct values are sent to a later item's shards. */

@@ -25,6 +25,9 @@
 
 #include "executor/spi.h"
 
+#include "store/collection.h"
+#include "store/keydict.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 
 static void

@@ -36,6 +36,8 @@
 #include "utils/memutils.h"
 
 #include "doc/doc.h"
+#include "store/collection.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 
 /* One shard's results, the current one first. */

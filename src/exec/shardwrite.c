@@ -28,6 +28,11 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/keydict.h"
+#include "store/rowbatch.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 
 /* Rounds of keys a shard's part of a write may ask for before it is an error. */

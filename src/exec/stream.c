@@ -22,6 +22,10 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
+#include "doc/doc.h"
+#include "store/docs.h"
+#include "store/fetch.h"
+#include "store/keydict.h"
 #include "exec/exec.h"
 
 

@@ -20,6 +20,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
+#include "store/collection.h"
 #include "exec/exec.h"
 
 /* The role of a key whose rows only say that an element exists. */

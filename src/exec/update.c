@@ -30,6 +30,16 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "doc/doc.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/feed.h"
+#include "store/fetch.h"
+#include "store/keydict.h"
+#include "store/objwrite.h"
+#include "store/rowbatch.h"
+#include "store/rowmap.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 
 #define UPDATE_BATCH 1000

@@ -18,8 +18,8 @@
 #include "utils/numeric.h"
 
 #include "doc/doc.h"
-#include "exec/exec.h"
 #include "sql/sql.h"
+#include "exec/exec.h"
 
 /* The path's steps as jsonb_set wants them: keys, and indexes as text. */
 static Datum

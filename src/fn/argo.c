@@ -15,6 +15,8 @@
 #include "utils/jsonb.h"
 #include "utils/tuplestore.h"
 
+#include "store/collection.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 #include "fn/fn.h"
 

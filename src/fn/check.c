@@ -23,6 +23,14 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
+#include "doc/doc.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/fetch.h"
+#include "store/keydict.h"
+#include "store/rowmap.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 #include "fn/fn.h"
 

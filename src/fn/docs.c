@@ -10,6 +10,10 @@
 #include "utils/builtins.h"
 #include "utils/rel.h"
 
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/rowmap.h"
 #include "exec/exec.h"
 #include "fn/fn.h"
 

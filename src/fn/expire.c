@@ -16,6 +16,8 @@
 #include "utils/jsonb.h"
 #include "utils/timestamp.h"
 
+#include "store/collection.h"
+#include "store/keydict.h"
 #include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(argo_expire);

@@ -32,6 +32,9 @@
 #include "utils/pg_lsn.h"
 #include "utils/tuplestore.h"
 
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/feed.h"
 #include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(argo_feed);

@@ -50,6 +50,8 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "store/access.h"
+#include "store/feed.h"
 #include "exec/exec.h"
 
 extern void _PG_output_plugin_init(OutputPluginCallbacks *cb);

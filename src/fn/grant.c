@@ -27,6 +27,9 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(argo_grant);

@@ -11,6 +11,7 @@
 #include "fmgr.h"
 #include "utils/guc.h"
 
+#include "store/docs.h"
 #include "exec/exec.h"
 #include "fn/fn.h"
 

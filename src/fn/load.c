@@ -23,6 +23,10 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/rowbatch.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 #include "fn/jsonarray.h"
 

@@ -38,6 +38,10 @@
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
+#include "doc/doc.h"
+#include "store/collection.h"
+#include "store/fetch.h"
+#include "store/keydict.h"
 #include "exec/exec.h"
 #include "exec/lookup.h"
 

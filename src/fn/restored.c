@@ -31,6 +31,11 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/rowmap.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 #include "fn/fn.h"
 

@@ -33,6 +33,14 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
+#include "doc/doc.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/fetch.h"
+#include "store/keydict.h"
+#include "store/rowmap.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 #include "fn/fn.h"
 

@@ -23,8 +23,10 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
-#include "fn/fn.h"
+#include "store/collection.h"
+#include "store/shard.h"
 #include "exec/exec.h"
+#include "fn/fn.h"
 
 /* The objects of c, counted. */
 static int64

@@ -24,6 +24,9 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
+#include "store/collection.h"
+#include "store/keydict.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 #include "fn/fn.h"
 

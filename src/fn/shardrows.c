@@ -22,6 +22,10 @@
 #include "utils/jsonb.h"
 #include "utils/tuplestore.h"
 
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/rowbatch.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 #include "fn/fn.h"
 

@@ -10,6 +10,8 @@
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 
+#include "store/collection.h"
+#include "store/shard.h"
 #include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(argo_collection_size);

@@ -14,6 +14,8 @@
 #include "utils/jsonb.h"
 #include "utils/regproc.h"
 
+#include "store/collection.h"
+#include "store/docs.h"
 #include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(argo_text);

@@ -7,6 +7,8 @@
 #include "executor/spi.h"
 #include "utils/builtins.h"
 
+#include "store/collection.h"
+#include "store/keydict.h"
 #include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(argo_unique);

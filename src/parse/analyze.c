@@ -18,6 +18,8 @@
 #include "catalog/pg_collation.h"
 #include "utils/fmgrprotos.h"
 
+#include "store/collection.h"
+#include "store/shard.h"
 #include "parse/parse.h"
 
 typedef struct AnalyzeState

@@ -6,7 +6,7 @@
 #ifndef ARGO_PARSE_H
 #define ARGO_PARSE_H
 
-#include "storage/storage.h"
+#include "common/common.h"
 
 /* ---------- parse tree ---------- */
 

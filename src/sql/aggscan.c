@@ -11,6 +11,7 @@
  */
 #include "postgres.h"
 
+#include "store/collection.h"
 #include "sql/sql.h"
 
 /* A typed table of c and its value column: 0 numbers, 1 strings, 2 booleans. */

@@ -16,6 +16,8 @@
 #include "utils/json.h"
 #include "utils/jsonb.h"
 
+#include "store/collection.h"
+#include "store/docs.h"
 #include "sql/sql.h"
 
 static void write_pred(StringInfo out, ArgoPred *p, Oid config);

@@ -10,6 +10,8 @@
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 
+#include "store/collection.h"
+#include "store/keydict.h"
 #include "sql/sql.h"
 
 typedef struct RootEntry

@@ -19,6 +19,9 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/keydict.h"
 #include "sql/sql.h"
 
 static void emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth);

@@ -8,6 +8,7 @@
 #ifndef ARGO_SQL_H
 #define ARGO_SQL_H
 
+#include "store/collection.h"
 #include "parse/parse.h"
 
 /* An Argo/1 row's text for rebuilding: its string, or a number's exact text */

@@ -10,6 +10,8 @@
 #include "utils/builtins.h"
 #include "utils/json.h"
 
+#include "store/collection.h"
+#include "store/docs.h"
 #include "sql/sql.h"
 
 /* Row filter for one table: the object (cond), the projected paths (keys). */

@@ -18,6 +18,7 @@
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
 
+#include "store/collection.h"
 #include "sql/sql.h"
 
 /* Conditions on a candidate row alias.objid: WHERE (b) and projection. */

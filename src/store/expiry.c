@@ -14,7 +14,7 @@
 #include "utils/json.h"
 #include "utils/jsonb.h"
 
-#include "storage/storage.h"
+#include "store/collection.h"
 
 #define EXPIRY_PREFIX "argo expire: "
 

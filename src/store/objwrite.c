@@ -32,7 +32,11 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/objwrite.h"
+#include "store/rowmap.h"
 
 typedef struct LockedRow
 {

@@ -33,7 +33,9 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/keydict.h"
 
 /* A string's indexed prefix, in characters. */
 #define UNIQUE_PREFIX_CHARS 200

@@ -7,7 +7,8 @@
 
 #include "utils/builtins.h"
 
-#include "storage/storage.h"
+#include "store/collection.h"
+#include "store/keydict.h"
 
 /*
  * The columns of a collection's table, by suffix, as CREATE TABLE takes

@@ -19,7 +19,7 @@
 #include "utils/inval.h"
 #include "utils/memutils.h"
 
-#include "storage/storage.h"
+#include "store/collection.h"
 
 typedef struct CachedCollection
 {

@@ -63,7 +63,10 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/rowbatch.h"
 
 
 /*

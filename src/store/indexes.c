@@ -34,7 +34,8 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
+#include "store/collection.h"
 
 /* The column standing for left(valstr, ARGO_STR_PREFIX_CHARS). */
 #define PREFIX_COL "left(valstr)"

@@ -29,7 +29,8 @@
 #include "utils/rel.h"
 #include "utils/rls.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
+#include "store/collection.h"
 
 static const char *const suffixes[ARGO_NTABLES] = {"str", "num", "bool", "data", "keys", "obj", "doc"};
 

@@ -34,7 +34,7 @@
 #include "storage/itemptr.h"
 #include "utils/rel.h"
 
-#include "storage/storage.h"
+#include "store/rowmap.h"
 
 #define ROWMAP_VERSION 1
 

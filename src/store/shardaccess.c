@@ -21,7 +21,9 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/shard.h"
 
 /* The servers of c's directory's partitions, by OID, each once; NIL if c is local. */
 static List *

@@ -41,7 +41,9 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/feed.h"
 
 /*
  * The feed switch of c: FEED_OFF, or on, with or without full documents.

@@ -40,7 +40,11 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/feed.h"
+#include "store/shard.h"
 
 /* argo.keep_documents: whether collections made from now on keep them (docs.c) */
 bool		argo_keep_documents_default = true;

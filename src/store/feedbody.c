@@ -32,7 +32,7 @@
 #include "common/jsonapi.h"
 #include "mb/pg_wchar.h"
 
-#include "storage/storage.h"
+#include "store/feed.h"
 
 /*
  * Deeper than any object Argo stores: each level of a stored object

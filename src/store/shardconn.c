@@ -41,7 +41,10 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/rowbatch.h"
+#include "store/shard.h"
 
 /* postgres_fdw's (connection.c, PostgreSQL 15) */
 typedef struct PgFdwConnState

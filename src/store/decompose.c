@@ -21,7 +21,16 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "storage/storage.h"
+#include "doc/doc.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/feed.h"
+#include "store/fetch.h"
+#include "store/keydict.h"
+#include "store/rowbatch.h"
+#include "store/rowmap.h"
+#include "store/shard.h"
 
 /* Flush once a batch holds this many rows. */
 #define BATCH_ROWS 50000

@@ -31,7 +31,8 @@
 #include "utils/rls.h"
 #include "utils/tuplesort.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
+#include "store/rowbatch.h"
 
 /* Rows handed to heap_multi_insert at a time (as COPY does). */
 #define MULTI_ROWS 1000

@@ -49,7 +49,13 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
-#include "storage/storage.h"
+#include "doc/doc.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/docs.h"
+#include "store/fetch.h"
+#include "store/keydict.h"
+#include "store/rowmap.h"
 
 /* What a value table's rows hold, and where. */
 typedef enum ValKind

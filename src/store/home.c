@@ -22,7 +22,9 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/shard.h"
 
 #define HOME_PREFIX "argo coordinator: "
 #define SHARD_PART_MARK "argo shard part"

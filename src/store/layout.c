@@ -24,7 +24,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
 
 typedef struct LayoutEntry
 {

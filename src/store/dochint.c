@@ -24,7 +24,8 @@
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
+#include "store/docs.h"
 
 /* The hint of a value row of relid at row, which said doc. */
 DocHint

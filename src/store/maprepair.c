@@ -23,7 +23,9 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/rowmap.h"
 
 #define MAP_BATCH 1000
 

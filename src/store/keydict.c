@@ -46,7 +46,10 @@
 
 #include "storage/lmgr.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/keydict.h"
+#include "store/shard.h"
 
 struct KeyDict
 {

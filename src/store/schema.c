@@ -17,7 +17,9 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
-#include "storage/storage.h"
+#include "doc/doc.h"
+#include "store/access.h"
+#include "store/collection.h"
 
 #define SCHEMA_PREFIX "argo schema: "
 

@@ -43,7 +43,9 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-#include "storage/storage.h"
+#include "store/access.h"
+#include "store/collection.h"
+#include "store/shard.h"
 
 /* Shards a collection may have (partition names take "_p" and two digits). */
 #define MAX_SHARDS 64
