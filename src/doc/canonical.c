@@ -16,6 +16,7 @@
 #include "miscadmin.h"
 #include "utils/jsonb.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 
 /* Whether every number in obj is already as Argo gives it back. */

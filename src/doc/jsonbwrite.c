@@ -23,6 +23,7 @@
 #include "miscadmin.h"
 #include "utils/jsonb.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 
 typedef struct Writer

@@ -16,6 +16,7 @@
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 
 struct Rebuilder

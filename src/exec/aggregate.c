@@ -25,10 +25,15 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/docs.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/aggregate.h"
+#include "exec/join.h"
+#include "exec/stream.h"
 
 /* The statement being written. */
 typedef struct AggGen

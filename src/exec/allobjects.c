@@ -20,12 +20,18 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/fetch.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/allobjects.h"
 #include "exec/lookup.h"
+#include "exec/plan.h"
+#include "exec/results.h"
+#include "exec/stream.h"
 
 /* A row of sqlgen_all_objects (object, objid): its object to the EmitTarget arg. */
 void

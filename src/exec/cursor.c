@@ -33,10 +33,18 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/access.h"
 #include "store/docs.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/allobjects.h"
+#include "exec/cursor.h"
+#include "exec/execute.h"
+#include "exec/plan.h"
+#include "exec/results.h"
+#include "exec/stream.h"
 
 /* Rows of the driving statement in the first round (at most ARGO_FETCH_ROWS). */
 #define FIRST_ROUND 16

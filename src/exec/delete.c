@@ -14,6 +14,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/feed.h"
@@ -21,7 +22,12 @@
 #include "store/keydict.h"
 #include "store/objwrite.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/plan.h"
+#include "exec/results.h"
+#include "exec/stream.h"
+#include "exec/update.h"
 
 static int64
 run_count_query(SqlBuf *buf)

@@ -27,7 +27,8 @@
 #include "utils/tuplesort.h"
 #include "utils/typcache.h"
 
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "exec/results.h"
 
 typedef struct Seen
 {

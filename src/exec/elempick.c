@@ -14,7 +14,9 @@
 #include "utils/jsonb.h"
 
 #include "doc/doc.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/results.h"
 
 struct Picking
 {

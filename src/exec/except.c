@@ -10,7 +10,9 @@
 #include "postgres.h"
 
 #include "doc/doc.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/results.h"
 
 struct Excepting
 {

@@ -22,13 +22,24 @@
 #include "utils/numeric.h"
 #include "utils/snapmgr.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/fetch.h"
 #include "store/rowbatch.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/aggregate.h"
+#include "exec/allobjects.h"
+#include "exec/execute.h"
+#include "exec/join.h"
 #include "exec/lookup.h"
+#include "exec/plan.h"
+#include "exec/results.h"
+#include "exec/shard.h"
+#include "exec/stream.h"
+#include "exec/update.h"
 
 static void
 emit_object(void *arg, int64 objid, Jsonb *obj)

@@ -14,12 +14,21 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/fetch.h"
 #include "store/objwrite.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/aggregate.h"
+#include "exec/execute.h"
+#include "exec/join.h"
 #include "exec/lookup.h"
+#include "exec/plan.h"
+#include "exec/shard.h"
+#include "exec/stream.h"
+#include "exec/update.h"
 
 /* Append a copy of line, made in the caller's (non-SPI) context. */
 static List *

@@ -27,14 +27,19 @@
 #include "utils/builtins.h"
 #include "utils/snapmgr.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/fetch.h"
 #include "store/keydict.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/join.h"
 #include "exec/lookup.h"
+#include "exec/results.h"
+#include "exec/stream.h"
 
 typedef struct JoinCtx
 {

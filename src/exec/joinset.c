@@ -22,11 +22,15 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/keydict.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/join.h"
+#include "exec/stream.h"
 
 /* Fewer tuples are always probed. */
 #define JOINSET_MIN_TUPLES 10000

@@ -35,11 +35,13 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "common/common.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/keydict.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
 #include "exec/lookup.h"
 
 typedef struct IdList

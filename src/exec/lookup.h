@@ -9,6 +9,7 @@
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/fetch.h"
+#include "parse/parse.h"
 #include "sql/sql.h"
 
 struct ArgoPlan;

@@ -22,11 +22,12 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/docs.h"
 #include "store/fetch.h"
 #include "store/keydict.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
 #include "exec/lookup.h"
 
 /* The ON equality's path in the left part and in the right, if it applies. */

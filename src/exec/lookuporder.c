@@ -23,9 +23,10 @@
 #include "store/collection.h"
 #include "store/fetch.h"
 #include "store/keydict.h"
+#include "parse/parse.h"
 #include "sql/sql.h"
-#include "exec/exec.h"
 #include "exec/lookup.h"
+#include "exec/plan.h"
 
 typedef struct Keyed
 {

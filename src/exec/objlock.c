@@ -33,14 +33,17 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
+#include "common/common.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/objwrite.h"
 #include "store/rowmap.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
 #include "exec/lookup.h"
+#include "exec/update.h"
 
 /*
  * What a write through SQL forgets of the directory row: the map (0.6 and

@@ -18,8 +18,14 @@
 #include "store/collection.h"
 #include "store/fetch.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/allobjects.h"
+#include "exec/join.h"
 #include "exec/lookup.h"
+#include "exec/plan.h"
+#include "exec/results.h"
+#include "exec/shard.h"
 
 /* Found by an equality, at most this many objects are sorted as a set. */
 #define LOOKUP_SORT_MAX 1000

@@ -25,11 +25,16 @@
 #include "utils/memutils.h"
 #include "utils/regproc.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/keydict.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/allobjects.h"
+#include "exec/results.h"
+#include "exec/stream.h"
 
 #define STREAM_BATCH 2000
 

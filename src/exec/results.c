@@ -3,7 +3,7 @@
  */
 #include "postgres.h"
 
-#include "exec/exec.h"
+#include "exec/results.h"
 
 static void
 push_count(JsonbParseState **st, const char *key, int64 n)

@@ -14,10 +14,13 @@
 
 #include "utils/hsearch.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/keydict.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/results.h"
 
 /* The same place twice (two unnamed targets covering one key). */
 static bool

@@ -25,9 +25,13 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/results.h"
+#include "exec/shard.h"
 
 /* One aggregate of one group, as combined so far. */
 typedef struct Partial

@@ -42,7 +42,11 @@
 
 #include "doc/doc.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/join.h"
+#include "exec/results.h"
+#include "exec/shard.h"
 
 /* At most this many distinct values are sent to a later item's shards. */
 #define REDUCE_MAX 10000

@@ -25,10 +25,14 @@
 
 #include "executor/spi.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/keydict.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "exec/execute.h"
+#include "exec/results.h"
+#include "exec/shard.h"
 
 static void
 refuse(const char *why)

@@ -35,10 +35,14 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/results.h"
+#include "exec/shard.h"
 
 /* One shard's results, the current one first. */
 typedef struct ShardStream

@@ -33,7 +33,9 @@
 #include "store/keydict.h"
 #include "store/rowbatch.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "exec/results.h"
+#include "exec/shard.h"
 
 /* Rounds of keys a shard's part of a write may ask for before it is an error. */
 #define MAX_KEY_ROUNDS 20

@@ -22,11 +22,15 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/docs.h"
 #include "store/fetch.h"
 #include "store/keydict.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/results.h"
+#include "exec/stream.h"
 
 
 typedef struct RebuildReceiver

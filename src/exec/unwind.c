@@ -20,8 +20,11 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
+#include "common/common.h"
 #include "store/collection.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/aggregate.h"
 
 /* The role of a key whose rows only say that an element exists. */
 #define ROLE_ELEMENT (-1)

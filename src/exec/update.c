@@ -40,7 +40,12 @@
 #include "store/rowbatch.h"
 #include "store/rowmap.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
+#include "exec/plan.h"
+#include "exec/results.h"
+#include "exec/stream.h"
+#include "exec/update.h"
 
 #define UPDATE_BATCH 1000
 

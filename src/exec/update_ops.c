@@ -18,8 +18,9 @@
 #include "utils/numeric.h"
 
 #include "doc/doc.h"
+#include "parse/parse.h"
 #include "sql/sql.h"
-#include "exec/exec.h"
+#include "exec/update.h"
 
 /* The path's steps as jsonb_set wants them: keys, and indexes as text. */
 static Datum

@@ -15,9 +15,10 @@
 #include "utils/jsonb.h"
 #include "utils/tuplestore.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "exec/execute.h"
 #include "fn/fn.h"
 
 PG_MODULE_MAGIC;

@@ -23,6 +23,7 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/access.h"
 #include "store/collection.h"
@@ -31,7 +32,7 @@
 #include "store/keydict.h"
 #include "store/rowmap.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "exec/stream.h"
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_check);

@@ -10,11 +10,11 @@
 #include "utils/builtins.h"
 #include "utils/rel.h"
 
+#include "common/common.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/rowmap.h"
-#include "exec/exec.h"
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_keep_documents);

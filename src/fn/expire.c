@@ -16,9 +16,11 @@
 #include "utils/jsonb.h"
 #include "utils/timestamp.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/keydict.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "exec/execute.h"
 
 PG_FUNCTION_INFO_V1(argo_expire);
 PG_FUNCTION_INFO_V1(argo_expire_now);

@@ -24,8 +24,8 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
+#include "common/common.h"
 #include "store/collection.h"
-#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(argo_export_file);
 

@@ -32,10 +32,10 @@
 #include "utils/pg_lsn.h"
 #include "utils/tuplestore.h"
 
+#include "common/common.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/feed.h"
-#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(argo_feed);
 PG_FUNCTION_INFO_V1(argo_changes);

@@ -50,9 +50,9 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "common/common.h"
 #include "store/access.h"
 #include "store/feed.h"
-#include "exec/exec.h"
 
 extern void _PG_output_plugin_init(OutputPluginCallbacks *cb);
 

@@ -27,10 +27,10 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/shard.h"
-#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(argo_grant);
 PG_FUNCTION_INFO_V1(argo_revoke);

@@ -12,7 +12,6 @@
 #include "utils/guc.h"
 
 #include "store/docs.h"
-#include "exec/exec.h"
 #include "fn/fn.h"
 
 void		_PG_init(void);

@@ -23,11 +23,13 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "common/common.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/rowbatch.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "sql/sql.h"
+#include "exec/execute.h"
 #include "fn/jsonarray.h"
 
 PG_FUNCTION_INFO_V1(argo_load);

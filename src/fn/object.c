@@ -38,12 +38,14 @@
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/fetch.h"
 #include "store/keydict.h"
-#include "exec/exec.h"
+#include "sql/sql.h"
 #include "exec/lookup.h"
+#include "exec/stream.h"
 
 PG_FUNCTION_INFO_V1(argo_object);
 

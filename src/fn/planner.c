@@ -33,7 +33,9 @@
 #include "utils/memutils.h"
 #include "utils/regproc.h"
 
-#include "exec/exec.h"
+#include "common/common.h"
+#include "parse/parse.h"
+#include "exec/cursor.h"
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_query_read);

@@ -31,12 +31,12 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
+#include "common/common.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/rowmap.h"
 #include "store/shard.h"
-#include "exec/exec.h"
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_restored);

@@ -33,6 +33,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/access.h"
 #include "store/collection.h"
@@ -41,7 +42,6 @@
 #include "store/keydict.h"
 #include "store/rowmap.h"
 #include "store/shard.h"
-#include "exec/exec.h"
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_forget_rowmaps);

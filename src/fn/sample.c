@@ -23,9 +23,9 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/shard.h"
-#include "exec/exec.h"
 #include "fn/fn.h"
 
 /* The objects of c, counted. */

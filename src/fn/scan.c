@@ -64,7 +64,10 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
-#include "exec/exec.h"
+#include "common/common.h"
+#include "parse/parse.h"
+#include "exec/cursor.h"
+#include "exec/execute.h"
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_query_support);

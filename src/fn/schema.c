@@ -24,10 +24,10 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/keydict.h"
 #include "store/shard.h"
-#include "exec/exec.h"
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_keys);

@@ -22,11 +22,13 @@
 #include "utils/jsonb.h"
 #include "utils/tuplestore.h"
 
+#include "common/common.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/rowbatch.h"
 #include "store/shard.h"
-#include "exec/exec.h"
+#include "exec/execute.h"
+#include "exec/shard.h"
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_shard_rows);

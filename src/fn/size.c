@@ -10,9 +10,9 @@
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/shard.h"
-#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(argo_collection_size);
 

@@ -14,9 +14,11 @@
 #include "utils/jsonb.h"
 #include "utils/regproc.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/docs.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
+#include "sql/sql.h"
 
 PG_FUNCTION_INFO_V1(argo_text);
 

@@ -7,9 +7,10 @@
 #include "executor/spi.h"
 #include "utils/builtins.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/keydict.h"
-#include "exec/exec.h"
+#include "parse/parse.h"
 
 PG_FUNCTION_INFO_V1(argo_unique);
 

@@ -11,10 +11,10 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
+#include "common/common.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/docs.h"
-#include "exec/exec.h"
 
 PG_FUNCTION_INFO_V1(argo_validate);
 

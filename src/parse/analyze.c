@@ -18,6 +18,7 @@
 #include "catalog/pg_collation.h"
 #include "utils/fmgrprotos.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/shard.h"
 #include "parse/parse.h"

@@ -11,6 +11,7 @@
 #include "utils/builtins.h"
 #include "utils/float.h"
 
+#include "common/common.h"
 #include "parse/parse.h"
 #include "parser.h"
 

@@ -10,6 +10,7 @@
  */
 #include "postgres.h"
 
+#include "common/common.h"
 #include "parse/parse.h"
 #include "parser.h"
 #include "gram.h"

@@ -11,7 +11,9 @@
  */
 #include "postgres.h"
 
+#include "common/common.h"
 #include "store/collection.h"
+#include "parse/parse.h"
 #include "sql/sql.h"
 
 /* A typed table of c and its value column: 0 numbers, 1 strings, 2 booleans. */

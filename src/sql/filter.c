@@ -16,8 +16,10 @@
 #include "utils/json.h"
 #include "utils/jsonb.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/docs.h"
+#include "parse/parse.h"
 #include "sql/sql.h"
 
 static void write_pred(StringInfo out, ArgoPred *p, Oid config);

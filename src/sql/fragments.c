@@ -10,8 +10,10 @@
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/keydict.h"
+#include "parse/parse.h"
 #include "sql/sql.h"
 
 typedef struct RootEntry

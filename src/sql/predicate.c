@@ -19,9 +19,11 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/keydict.h"
+#include "parse/parse.h"
 #include "sql/sql.h"
 
 static void emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth);

@@ -8,6 +8,7 @@
 #ifndef ARGO_SQL_H
 #define ARGO_SQL_H
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "parse/parse.h"
 

@@ -10,8 +10,10 @@
 #include "utils/builtins.h"
 #include "utils/json.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/docs.h"
+#include "parse/parse.h"
 #include "sql/sql.h"
 
 /* Row filter for one table: the object (cond), the projected paths (keys). */

@@ -18,7 +18,9 @@
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
 
+#include "common/common.h"
 #include "store/collection.h"
+#include "parse/parse.h"
 #include "sql/sql.h"
 
 /* Conditions on a candidate row alias.objid: WHERE (b) and projection. */

@@ -29,6 +29,7 @@
 #include "utils/rel.h"
 #include "utils/rls.h"
 
+#include "common/common.h"
 #include "store/access.h"
 #include "store/collection.h"
 

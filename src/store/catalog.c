@@ -40,6 +40,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "common/common.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/docs.h"

@@ -63,6 +63,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 
+#include "common/common.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/docs.h"

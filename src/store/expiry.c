@@ -14,6 +14,7 @@
 #include "utils/json.h"
 #include "utils/jsonb.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 
 #define EXPIRY_PREFIX "argo expire: "

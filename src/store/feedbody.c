@@ -32,6 +32,7 @@
 #include "common/jsonapi.h"
 #include "mb/pg_wchar.h"
 
+#include "common/common.h"
 #include "store/feed.h"
 
 /*

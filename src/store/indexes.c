@@ -34,6 +34,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "common/common.h"
 #include "store/access.h"
 #include "store/collection.h"
 

@@ -46,6 +46,7 @@
 
 #include "storage/lmgr.h"
 
+#include "common/common.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/keydict.h"

@@ -24,6 +24,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "common/common.h"
 #include "store/access.h"
 
 typedef struct LayoutEntry

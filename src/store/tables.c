@@ -7,6 +7,7 @@
 
 #include "utils/builtins.h"
 
+#include "common/common.h"
 #include "store/collection.h"
 #include "store/keydict.h"
 

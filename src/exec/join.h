@@ -1,0 +1,30 @@
+/*
+ * join.h — joins: their tuples' parts probed (join.c) or read set-wise
+ * when many (joinset.c).
+ */
+#ifndef ARGO_EXEC_JOIN_H
+#define ARGO_EXEC_JOIN_H
+
+#include "common/common.h"
+#include "doc/doc.h"
+#include "store/fetch.h"
+#include "parse/parse.h"
+#include "exec/results.h"
+
+/* join.c */
+extern bool joins_distributed(ArgoQuery *q);
+extern void run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg);
+extern uint32 join_pred_sources(ArgoPred *p);
+extern bool join_asks_part(ArgoPred *p);
+extern Jsonb *join_tuple_object(ArgoStmt *s, Jsonb **parts, bool *nullpart);
+extern SqlBuf *sqlgen_join(ArgoQuery *q);
+extern SqlBuf *sqlgen_join_ids(ArgoQuery *q);
+extern SqlBuf *sqlgen_join_tuples(ArgoQuery *q);
+extern ObjFetch **join_fetchers(ArgoQuery *q);
+
+/* joinset.c */
+extern int64 joinset_threshold(ArgoQuery *q);
+extern void joinset_fetch(ArgoQuery *q, int64 **ids, int64 n, int64 first,
+						  rebuild_emit emit, void *arg);
+
+#endif							/* ARGO_EXEC_JOIN_H */
