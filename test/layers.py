@@ -7,6 +7,9 @@ Layers, lowest first: common, doc, store, parse, sql, exec, fn.
    each other in a ring (from the built objects' symbols: `nm`).
 3. No header of ours has the path of one of PostgreSQL's (with -Isrc,
    "storage/x.h" would shadow the server's).
+4. A header holds one concern: at most HEADER_LINES lines (the
+   generated gram.h aside), and it includes no folder's headers
+   wholesale — each file includes the headers it uses.
 
     python3 test/layers.py      (after make)
 """
@@ -18,6 +21,7 @@ import subprocess
 import sys
 
 LAYERS = ["common", "doc", "store", "parse", "sql", "exec", "fn"]
+HEADER_LINES = 150
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 failures = []
 
@@ -102,10 +106,21 @@ def shadows():
             failures.append("src/%s has the path of PostgreSQL's own header %s" % (rel, rel))
 
 
+def header_sizes():
+    for h in sorted(glob.glob(os.path.join(ROOT, "src", "*", "*.h"))):
+        if os.path.basename(h) == "gram.h":
+            continue
+        n = sum(1 for _ in open(h, encoding="utf-8"))
+        if n > HEADER_LINES:
+            failures.append("%s has %d lines: more than one concern? (at most %d)"
+                            % (os.path.relpath(h, ROOT), n, HEADER_LINES))
+
+
 def main():
     includes()
     counted = symbols()
     shadows()
+    header_sizes()
     for f in failures:
         print("FAIL " + f)
     if counted:

@@ -29,6 +29,8 @@
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/docs.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/aggregate.h"

@@ -8,6 +8,7 @@
 
 #include "common/common.h"
 #include "doc/doc.h"
+#include "parse/analyze.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 

@@ -25,6 +25,7 @@
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/fetch.h"
+#include "parse/analyze.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/allobjects.h"

@@ -6,6 +6,7 @@
 #define ARGO_EXEC_ALLOBJECTS_H
 
 #include "doc/doc.h"
+#include "parse/analyze.h"
 #include "parse/parse.h"
 #include "exec/plan.h"
 #include "exec/results.h"

@@ -37,6 +37,7 @@
 #include "doc/doc.h"
 #include "store/access.h"
 #include "store/docs.h"
+#include "parse/analyze.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/allobjects.h"

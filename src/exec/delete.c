@@ -22,6 +22,7 @@
 #include "store/keydict.h"
 #include "store/objwrite.h"
 #include "store/shard.h"
+#include "parse/analyze.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/plan.h"

@@ -10,6 +10,7 @@
 #include "postgres.h"
 
 #include "doc/doc.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/results.h"

@@ -28,6 +28,7 @@
 #include "store/fetch.h"
 #include "store/rowbatch.h"
 #include "store/shard.h"
+#include "parse/analyze.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/aggregate.h"

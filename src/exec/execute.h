@@ -7,6 +7,7 @@
 
 #include "common/common.h"
 #include "doc/doc.h"
+#include "parse/analyze.h"
 #include "parse/parse.h"
 #include "exec/plan.h"
 #include "exec/results.h"

@@ -19,6 +19,8 @@
 #include "store/fetch.h"
 #include "store/objwrite.h"
 #include "store/shard.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/aggregate.h"

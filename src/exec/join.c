@@ -34,6 +34,8 @@
 #include "store/fetch.h"
 #include "store/keydict.h"
 #include "store/shard.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/join.h"

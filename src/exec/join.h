@@ -8,6 +8,8 @@
 #include "common/common.h"
 #include "doc/doc.h"
 #include "store/fetch.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "exec/results.h"
 

@@ -27,6 +27,7 @@
 #include "store/collection.h"
 #include "store/keydict.h"
 #include "store/shard.h"
+#include "parse/analyze.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/join.h"

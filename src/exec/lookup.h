@@ -9,6 +9,8 @@
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/fetch.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 

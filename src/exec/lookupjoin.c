@@ -27,6 +27,8 @@
 #include "store/docs.h"
 #include "store/fetch.h"
 #include "store/keydict.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "exec/lookup.h"
 

@@ -23,6 +23,7 @@
 #include "store/collection.h"
 #include "store/fetch.h"
 #include "store/keydict.h"
+#include "parse/analyze.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/lookup.h"

@@ -40,6 +40,7 @@
 #include "store/objwrite.h"
 #include "store/rowmap.h"
 #include "store/shard.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/lookup.h"

@@ -18,6 +18,8 @@
 #include "store/collection.h"
 #include "store/fetch.h"
 #include "store/shard.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/allobjects.h"

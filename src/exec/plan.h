@@ -8,6 +8,8 @@
 #include "doc/doc.h"
 #include "store/docs.h"
 #include "store/fetch.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 
 typedef enum ArgoStrategy

@@ -7,6 +7,7 @@
 #define ARGO_EXEC_RESULTS_H
 
 #include "doc/doc.h"
+#include "parse/analyze.h"
 #include "parse/parse.h"
 
 /*

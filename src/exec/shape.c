@@ -18,6 +18,8 @@
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/keydict.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/results.h"

@@ -8,6 +8,7 @@
 
 #include "store/collection.h"
 #include "store/shard.h"
+#include "parse/analyze.h"
 #include "parse/parse.h"
 #include "exec/results.h"
 

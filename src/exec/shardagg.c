@@ -28,6 +28,8 @@
 #include "common/common.h"
 #include "doc/doc.h"
 #include "store/shard.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/results.h"

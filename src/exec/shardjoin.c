@@ -42,6 +42,8 @@
 
 #include "doc/doc.h"
 #include "store/shard.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/join.h"

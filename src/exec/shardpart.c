@@ -29,6 +29,8 @@
 #include "store/collection.h"
 #include "store/keydict.h"
 #include "store/shard.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "exec/execute.h"
 #include "exec/results.h"

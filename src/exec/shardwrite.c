@@ -33,6 +33,8 @@
 #include "store/keydict.h"
 #include "store/rowbatch.h"
 #include "store/shard.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "exec/results.h"
 #include "exec/shard.h"

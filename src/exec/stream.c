@@ -27,6 +27,7 @@
 #include "store/docs.h"
 #include "store/fetch.h"
 #include "store/keydict.h"
+#include "parse/analyze.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/results.h"

@@ -10,6 +10,7 @@
 #include "store/docs.h"
 #include "store/fetch.h"
 #include "store/keydict.h"
+#include "parse/analyze.h"
 #include "parse/parse.h"
 #include "tcop/dest.h"
 #include "utils/portal.h"

@@ -22,6 +22,8 @@
 
 #include "common/common.h"
 #include "store/collection.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/aggregate.h"

@@ -40,6 +40,8 @@
 #include "store/rowbatch.h"
 #include "store/rowmap.h"
 #include "store/shard.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/plan.h"

@@ -9,6 +9,7 @@
 #include "common/common.h"
 #include "store/collection.h"
 #include "store/objwrite.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "exec/plan.h"
 #include "exec/results.h"

@@ -18,6 +18,7 @@
 #include "utils/numeric.h"
 
 #include "doc/doc.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/update.h"

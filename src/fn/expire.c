@@ -19,6 +19,8 @@
 #include "common/common.h"
 #include "store/collection.h"
 #include "store/keydict.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "exec/execute.h"
 

@@ -10,6 +10,8 @@
 #include "common/common.h"
 #include "store/collection.h"
 #include "store/keydict.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 
 PG_FUNCTION_INFO_V1(argo_unique);

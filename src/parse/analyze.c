@@ -21,6 +21,8 @@
 #include "common/common.h"
 #include "store/collection.h"
 #include "store/shard.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 
 typedef struct AnalyzeState

@@ -12,6 +12,7 @@
 #include "utils/float.h"
 
 #include "common/common.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "parser.h"
 

@@ -13,6 +13,8 @@
 
 #include "common/common.h"
 #include "store/collection.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 

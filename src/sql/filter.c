@@ -19,6 +19,7 @@
 #include "common/common.h"
 #include "store/collection.h"
 #include "store/docs.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 

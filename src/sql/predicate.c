@@ -23,6 +23,7 @@
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/keydict.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 

@@ -10,6 +10,8 @@
 
 #include "common/common.h"
 #include "store/collection.h"
+#include "parse/analyze.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 
 /* An Argo/1 row's text for rebuilding: its string, or a number's exact text */

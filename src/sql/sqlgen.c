@@ -13,6 +13,7 @@
 #include "common/common.h"
 #include "store/collection.h"
 #include "store/docs.h"
+#include "parse/analyze.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 

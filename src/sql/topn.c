@@ -20,6 +20,7 @@
 
 #include "common/common.h"
 #include "store/collection.h"
+#include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 

@@ -1,0 +1,30 @@
+/*
+ * analyze.h — a statement analysed (analyze.c): parameters bound, paths
+ * flattened, types checked, collections looked up.
+ */
+#ifndef ARGO_PARSE_ANALYZE_H
+#define ARGO_PARSE_ANALYZE_H
+
+#include "common/common.h"
+#include "parse/expr.h"
+#include "parse/parse.h"
+
+typedef struct ArgoQuery
+{
+	ArgoStmt   *stmt;
+	List	   *colls;			/* of ArgoCollection *, parallel to stmt->from */
+	const char *text;
+	Jsonb	  **params;			/* as given: a shard is sent text and these */
+	int			nparams;
+} ArgoQuery;
+
+extern Jsonb *literal_to_jsonb(ArgoLiteral *lit);
+extern ArgoQuery *argo_analyze(ArgoStmt *stmt, const char *text,
+							   Jsonb **params, int nparams);
+
+extern bool argo_is_aggregate(ArgoStmt *s);
+extern bool argo_value_aggregate(ArgoAggKind agg);
+extern void argo_bind_lone_path(ArgoPath *path);
+extern char *keypath_from_steps(List *steps);
+
+#endif							/* ARGO_PARSE_ANALYZE_H */
