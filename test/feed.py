@@ -10,7 +10,8 @@ resuming after any token (one in the middle of a transaction too) gives
 exactly the events after it; a fast restart and a kill -9 of the server
 during a write load lose nothing committed and show nothing that was
 not; messages a role logs itself are not events; replaying the events
-from nothing gives the collection back.
+from nothing gives the collection back; every kind of event, in each
+mode, is exactly the JSON test/expected/feed_events.json pins.
 
     python3 test/feed.py
 """
@@ -506,6 +507,46 @@ def feed_off_case(conn):
     conn.execute("SELECT argo_drop_collection('quiet')")
 
 
+EXPECTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected", "feed_events.json")
+
+
+def pinned(events):
+    """Events with what changes from run to run named instead: tokens by
+    their order, commit times and incarnations by a placeholder."""
+    order = {}
+    out = []
+    for token, ev in events:
+        ev = json.loads(json.dumps(ev))
+        order.setdefault(token, "token %d" % (len(order) + 1))
+        ev["_id"] = order[token]
+        if "clusterTime" in ev:
+            ev["clusterTime"] = "<commit time, UTC>"
+        if "incarnation" in ev.get("ns", {}):
+            ev["ns"]["incarnation"] = "<the collection's sequence OID>"
+        out.append(ev)
+    return out
+
+
+def events_case(conn):
+    """Every kind of event, in each of the feed's three modes, exactly as
+    test/expected/feed_events.json pins it (the format consumers parse)."""
+    got = {}
+    for mode, args in (("changes", "false, false"), ("full", "true, false"), ("before", "true, true")):
+        name = "ev_" + mode
+        conn.execute("SELECT argo_create_collection(%s)", (name,))
+        conn.execute("SELECT argo_feed(%%s, true, %s)" % args, (name,))
+        start = (changes(conn, coll=None) or [[None]])[-1][0]
+        q(conn, "INSERT INTO %s OBJECT {\"k\": 1, \"tags\": [\"a\"], \"sub\": {\"x\": 1}}, {\"k\": 2}" % name)
+        q(conn, "UPDATE %s SET sub.x += 1, tags APPEND \"b\", new = null UNSET k WHERE k = 1" % name)
+        q(conn, "DELETE FROM %s WHERE k = 2" % name)
+        conn.execute("SELECT argo_drop_collection(%s)", (name,))
+        got[mode] = pinned(changes(conn, start, coll=name))
+    with open(EXPECTED, encoding="utf-8") as f:
+        want = json.load(f)
+    check(got == want, "the events' JSON is the pinned one (%s): %s"
+          % (os.path.relpath(EXPECTED), "same" if got == want else json.dumps(got, sort_keys=True)))
+
+
 def main():
     root = tempfile.mkdtemp(prefix="argo_feed_")
     server = Cluster("argo_feed", root, ["wal_level=logical",
@@ -558,6 +599,7 @@ def main():
         before_change_case(conn)
         tokens_case(conn)
         feed_off_case(conn)
+        events_case(conn)
         token = changes(conn)[-1][0]
         conn.execute("SELECT argo_changes_ack('feed', %s)", (token,))
         check(changes(conn, token) == [] and changes(conn)[-1][0] == token,
