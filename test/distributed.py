@@ -772,6 +772,7 @@ def merge_case(admin, servers):
           "%d statements run by the shards and merged give what one server gives, in its order (%s)"
           % (len(MERGE_STATEMENTS), "; ".join(bad + ["not run by the shards: " + t for t in local_run])
              or "all equal"))
+    pinned_merge(admin)
     bad, wrong_way = [], []
     for text, ordered, by_shards in MERGE_AGGREGATES:
         plan = admin.execute("SELECT * FROM argo_explain(%s)", (text.replace("@C", "dmerge"),)).fetchall()
@@ -814,6 +815,26 @@ def merge_case(admin, servers):
     check(not bad, "with empty shards too (%s)" % ("; ".join(bad) or "all equal"))
     for name in ("dmerge", "lmerge", "dpartner", "lpartner"):
         admin.execute("SELECT argo_drop_collection(%s)", (name,))
+
+
+MERGE_EXPECTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected", "distributed_merge.json")
+
+
+def pinned_merge(admin):
+    """What the shards' merge gives, compared with test/expected/distributed_merge.json
+    (a local collection could go wrong the same way): each statement's results in
+    their order, an unordered aggregate's sorted."""
+    got = {t: [json.loads(r) for r in canon(q(admin, t.replace("@C", "dmerge")), True)] for t in MERGE_STATEMENTS}
+    got.update({t: [json.loads(r) for r in canon(q(admin, t.replace("@C", "dmerge")), ordered)]
+                for t, ordered, _ in MERGE_AGGREGATES})
+    with open(MERGE_EXPECTED, encoding="utf-8") as f:
+        want = json.load(f)
+    differ = sorted(t for t in set(got) | set(want) if got.get(t) != want.get(t))
+    if differ:
+        with open(os.path.join(tempfile.gettempdir(), "distributed_merge.got.json"), "w", encoding="utf-8") as f:
+            json.dump(got, f, indent=1, sort_keys=True)
+    check(not differ, "%d merged statements give what %s pins (%s)"
+          % (len(got), os.path.relpath(MERGE_EXPECTED), "; ".join(differ) or "all equal"))
 
 
 def join_mismatches(admin):
