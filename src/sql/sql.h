@@ -17,21 +17,26 @@
 /* An Argo/1 row's text for rebuilding: its string, or a number's exact text */
 #define ARGO1_OBJECT_VALSTR "CASE WHEN valnum IS NULL THEN valstr ELSE valexact END"
 
-/* predicate.c: WHERE as object ids; the tables' rows as SQL */
-extern void pred_emit_objids(SqlBuf *buf, ArgoCollection *coll, ArgoPred *pred);
-extern void sql_value_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op);
+/* tables.c: a collection's keys and rows as pieces of SQL */
+extern int	sql_key_param(SqlBuf *buf, ArgoCollection *c, const char *keystr);
+extern int	sql_keys_param(SqlBuf *buf, List *keys);
+extern List *sql_path_keys(ArgoCollection *c, ArgoPath *path, bool subtree);
 extern void sql_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_object_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_all_objids(SqlBuf *buf, ArgoCollection *coll);
+
+/* predicate.c: WHERE as object ids */
+extern void pred_emit_objids(SqlBuf *buf, ArgoCollection *coll, ArgoPred *pred);
+extern void sql_value_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op);
 extern void sql_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
 							  const char *keystr);
-extern int	sql_key_param(SqlBuf *buf, ArgoCollection *c, const char *keystr);
-extern List *sql_path_keys(ArgoCollection *c, ArgoPath *path, bool subtree);
 extern void sql_path_key_match(SqlBuf *buf, ArgoCollection *c, const char *col,
 							   ArgoPath *path);
 extern void sql_path_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
 								   ArgoPath *path);
-extern int	sql_keys_param(SqlBuf *buf, List *keys);
+
+/* wholevalue.c: p = json, p != json with json an object or array */
+extern void sql_whole_value(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth);
 
 /* fragments.c: pieces several statements share */
 /* The typed value columns of one path, from sql_value_join. */
