@@ -1562,6 +1562,7 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 	}
 	refuse_aggregates(&as, stmt->where);
 	analyze_pred(&as, stmt->where);
+	stmt->where = pred_prepare(stmt->where);
 	if (stmt->kind == ASTMT_SELECT)
 		analyze_select(&as, stmt);
 

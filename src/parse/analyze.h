@@ -27,4 +27,7 @@ extern bool argo_value_aggregate(ArgoAggKind agg);
 extern void argo_bind_lone_path(ArgoPath *path);
 extern char *keypath_from_steps(List *steps);
 
+/* prepqual.c: predicate rewrites for every reader of the tree */
+extern ArgoPred *pred_prepare(ArgoPred *p);
+
 #endif							/* ARGO_PARSE_ANALYZE_H */

@@ -358,102 +358,6 @@ emit_any(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 	appendStringInfoString(&buf->sql, ", false))");
 }
 
-/* An equality (OR) or inequality (AND) that an IN list can absorb. */
-static bool
-groupable(ArgoPred *p, bool is_or)
-{
-	ArgoPred   *leaf = p->kind == APRED_NOT ? p->left : p;
-
-	/* a filter's leaf is judged whole, on the object */
-	if (leaf->path != NULL && leaf->path->filtered)
-		return false;
-	/* a whole value is not one of an IN list's scalars */
-	if (p->kind == APRED_CMP && p->lit->type == ALIT_JSON)
-		return false;
-	if (is_or)
-		return (p->kind == APRED_CMP && p->op == ACMP_EQ) || p->kind == APRED_IN;
-	/*
-	 * p[*] != a AND p[*] != b is "some value is not a, some not b", not
-	 * "no value is either": only one value per object can merge so
-	 */
-	if (p->kind == APRED_NOT && p->left->kind == APRED_IN)
-		return !p->left->path->wild;
-	return p->kind == APRED_CMP && p->op == ACMP_NE && !p->path->wild;
-}
-
-typedef struct InGroup
-{
-	const char *keystr;			/* hash key */
-	ArgoPred   *in;				/* the merged IN, or NULL while single */
-	ArgoPred   *first;			/* the first member */
-	int			slot;			/* its place in the result */
-} InGroup;
-
-/*
- * A chain's terms, with the (in)equalities of each path merged into one
- * IN (OR of p = x) or NOT IN (AND of p != x): one index scan with an
- * array instead of a set operation per term.  The same truth under
- * three-valued logic, as a key has one row per object.
- */
-static List *
-pred_group_in(ArgoPred *p)
-{
-	bool		is_or = p->kind == APRED_OR;
-	List	   *out = NIL;
-	HTAB	   *groups = keystr_hash_create("argo IN groups", sizeof(InGroup),
-											CurrentMemoryContext);
-	ListCell   *lc;
-
-	foreach(lc, p->args)
-	{
-		ArgoPred   *a = lfirst(lc);
-		ArgoPred   *leaf = a->kind == APRED_NOT ? a->left : a;
-		InGroup    *g;
-		bool		found;
-
-		CHECK_FOR_INTERRUPTS();
-		if (!groupable(a, is_or))
-		{
-			out = lappend(out, a);
-			continue;
-		}
-		g = hash_search(groups, &leaf->path->keystr, HASH_ENTER, &found);
-		if (!found)
-		{
-			g->in = NULL;
-			g->first = a;
-			out = lappend(out, a);
-			g->slot = list_length(out) - 1;
-			continue;
-		}
-		if (g->in == NULL)
-		{
-			ArgoPred   *f = g->first->kind == APRED_NOT ? g->first->left : g->first;
-
-			g->in = palloc0(sizeof(ArgoPred));
-			g->in->kind = APRED_IN;
-			g->in->path = f->path;
-			g->in->lits = f->kind == APRED_IN ? list_copy(f->lits) : list_make1(f->lit);
-			if (is_or)
-				lfirst(list_nth_cell(out, g->slot)) = g->in;
-			else
-			{
-				ArgoPred   *not = palloc0(sizeof(ArgoPred));
-
-				not->kind = APRED_NOT;
-				not->left = g->in;
-				lfirst(list_nth_cell(out, g->slot)) = not;
-			}
-		}
-		if (leaf->kind == APRED_IN)
-			g->in->lits = list_concat(g->in->lits, leaf->lits);
-		else
-			g->in->lits = lappend(g->in->lits, leaf->lit);
-	}
-	hash_destroy(groups);
-	return out;
-}
-
 /*
  * args[from..to) joined by INTERSECT or UNION, nested as a balanced tree:
  * PostgreSQL analyses and plans set operations recursively, so a chain of
@@ -614,7 +518,7 @@ emit_binary(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 {
 	/* AND is TRUE where all are, FALSE where any is; OR the reverse */
 	bool		intersect = (p->kind == APRED_AND) == truth;
-	List	   *args = pred_group_in(p);
+	List	   *args = p->args;
 
 	if (list_length(args) > ARGO_LONG_CHAIN)
 		emit_long_chain(buf, c, args, intersect, truth);
