@@ -83,6 +83,8 @@ SELECT x FROM argo_query('SELECT c.name, d.name FROM cust AS c JOIN cust AS d ON
 SELECT count(*) FILTER (WHERE e LIKE '%UNION ALL%') AS unions, count(*) FILTER (WHERE e LIKE '%FROM argo_data.cust_num x%') AS numbers
   FROM argo_explain('SELECT c.name, d.name FROM cust AS c JOIN cust AS d ON c.cid = d.cid') e;
 SELECT count(*) AS none FROM argo_query('SELECT * FROM cust AS c JOIN cust AS d ON c.nokey = d.cid') x;
+-- one key in two FROM items is two paths: their equalities are not one IN list
+SELECT x FROM argo_query('SELECT o.oid, p.oid FROM ord AS o JOIN ord AS p ON o.cid = p.cid WHERE o.oid = 11 OR p.oid = 10') x;
 SELECT count(*) AS lefts FROM argo_query('SELECT * FROM cust AS c LEFT JOIN cust AS d ON c.name = d.cid') x;
 SELECT x FROM argo_query('SELECT c.name, o.total FROM cust AS c LEFT JOIN ord AS o ON c.cid = o.cid') x;
 SELECT x FROM argo_query('SELECT * FROM cust AS c LEFT OUTER JOIN ord AS o ON (c.cid = o.cid) WHERE NOT EXISTS o') x;

@@ -37,7 +37,7 @@ groupable(ArgoPred *p, bool is_or)
 
 typedef struct InGroup
 {
-	const char *keystr;			/* hash key */
+	const char *key;			/* hash key: the path's source and key */
 	ArgoPred   *in;				/* the merged IN, or NULL while single */
 	ArgoPred   *first;			/* the first member */
 	int			slot;			/* its place in the result */
@@ -64,6 +64,7 @@ group_in(ArgoPred *p)
 		ArgoPred   *leaf = a->kind == APRED_NOT ? a->left : a;
 		InGroup    *g;
 		bool		found;
+		char	   *key;
 
 		CHECK_FOR_INTERRUPTS();
 		if (!groupable(a, is_or))
@@ -71,7 +72,9 @@ group_in(ArgoPred *p)
 			out = lappend(out, a);
 			continue;
 		}
-		g = hash_search(groups, &leaf->path->keystr, HASH_ENTER, &found);
+		/* one path: its key in one FROM item (a.n and b.n of a join are two) */
+		key = psprintf("%d:%s", leaf->path->source, leaf->path->keystr);
+		g = hash_search(groups, &key, HASH_ENTER, &found);
 		if (!found)
 		{
 			g->in = NULL;
