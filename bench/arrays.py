@@ -35,7 +35,7 @@ import psycopg
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from common import FINGERPRINT, describe, geomean, log, machine_info, trimmed, write_report  # noqa: E402
+from common import FINGERPRINT, describe, geomean, log, machine_info, parse_systems, trimmed, write_report  # noqa: E402
 
 SYSTEMS = ["argo3", "argo1", "jsonb_gin", "jsonb_tuned"]
 SKUS = 20000
@@ -276,7 +276,7 @@ def main():
                     help="load and cross-check results; report no times")
     args = ap.parse_args()
     n = args.scale
-    systems = args.systems.split(",")
+    systems = parse_systems(ap, args.systems, SYSTEMS)
     runs = args.runs or (1 if args.check_only else 5)
 
     conn = psycopg.connect(dbname=os.environ.get("PGDATABASE", "postgres"), autocommit=True)

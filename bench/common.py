@@ -17,6 +17,17 @@ def log(msg):
     print(msg, flush=True)
 
 
+def parse_systems(ap, text, known):
+    """--systems as a list; a name that is not a system is the caller's
+    error (a typo once ran jsonb_gin twice and called one of them tuned)."""
+    systems = [s for s in text.split(",") if s]
+    unknown = [s for s in systems if s not in known]
+    if unknown or not systems:
+        ap.error("--systems: unknown %s (the systems are %s)" % (", ".join(unknown) or "(none given)",
+                                                                 ", ".join(known)))
+    return systems
+
+
 def trimmed(ts):
     """Mean of the runs without the fastest and slowest, and its CV."""
     s = sorted(ts)

@@ -33,7 +33,7 @@ import psycopg
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import nobench_gen  # noqa: E402
-from common import FINGERPRINT, describe, geomean, log, machine_info, trimmed, write_report  # noqa: E402
+from common import FINGERPRINT, describe, geomean, log, machine_info, parse_systems, trimmed, write_report  # noqa: E402
 
 SYSTEMS = ["argo3", "argo1", "jsonb_gin", "jsonb_tuned"]
 QUERIES = ["Q%d" % i for i in range(1, 13)]
@@ -456,7 +456,7 @@ def main():
                     help="postgres_fdw servers: adds argo3s, Argo/3 distributed over them")
     args = ap.parse_args()
     n = args.scale
-    systems = args.systems.split(",")
+    systems = parse_systems(ap, args.systems, SYSTEMS)
     shards = args.shards.split(",") if args.shards else None
     if shards:
         systems.append("argo3s")
