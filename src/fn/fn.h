@@ -20,7 +20,7 @@ struct ArgoCollection;
 extern int64 argo_repair_maps(struct ArgoCollection *c);
 extern int64 argo_repair_docs(struct ArgoCollection *c);
 
-/* scan.c: FROM argo_query(...) as a custom scan */
+/* customscan.c: FROM argo_query(...) as a custom scan */
 struct Plan;
 struct Query;
 extern void argo_scan_init(void);

@@ -1,6 +1,6 @@
 /*
  * init.c — what loading the library sets up: Argo's settings, the custom
- * scan that streams argo_query's results (scan.c) and the planner hook
+ * scan that streams argo_query's results (customscan.c) and the planner hook
  * that lets it read in parallel (planner.c), the executor hook that
  * plans a generic plan again for its statement (replan.c), the hint for a
  * parameter that is not jsonb (hint.c) and the expiry worker

@@ -5,13 +5,13 @@
  * argo_query call of a query is a FROM item whose statement (a constant
  * text, parsed when planning) is such a read, the calls become
  * argo_query_read, the same function, read-only and PARALLEL RESTRICTED,
- * and scan.c offers their partial paths.  A generic plan, whose statement
+ * and customscan.c offers their partial paths.  A generic plan, whose statement
  * is a parameter without a value, keeps its query in its ArgoScan, to be
  * planned again for a statement that turns out to be such a read
  * (argo_plan_for_value, replan.c).
  *
  * argo_query's OID comes from its planner support function
- * (argo_query_support, scan.c) or a lookup here.
+ * (argo_query_support, customscan.c) or a lookup here.
  */
 #include "postgres.h"
 
@@ -40,7 +40,7 @@
 
 PG_FUNCTION_INFO_V1(argo_query_read);
 
-/* argo.stream_results: off, argo_query is a plain function (scan.c reads it too) */
+/* argo.stream_results: off, argo_query is a plain function (customscan.c reads it too) */
 bool		argo_stream_results = true;
 static Oid	argo_query_oid = InvalidOid;
 static Oid	read_oid = InvalidOid;	/* argo_query_read, when last swapped in */
@@ -287,7 +287,7 @@ argo_planner(Query *parse, const char *query_string, int cursorOptions,
 	return result;
 }
 
-/* What scan.c asks while it plans an ArgoScan. */
+/* What customscan.c asks while it plans an ArgoScan. */
 Oid
 argo_planner_query_oid(void)
 {

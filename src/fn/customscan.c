@@ -1,5 +1,5 @@
 /*
- * scan.c — FROM argo_query(…) planned as a custom scan, so that its
+ * customscan.c — FROM argo_query(…) planned as a custom scan, so that its
  * results stream: the caller's LIMIT, a cursor's FETCH, EXISTS or a
  * client that stops reading stop the statement (exec/cursor.c), where a
  * set-returning function's FunctionScan would make the whole result
@@ -75,7 +75,7 @@ PG_FUNCTION_INFO_V1(argo_query_support);
 
 static set_rel_pathlist_hook_type prev_pathlist_hook = NULL;
 
-typedef struct ArgoScanState
+typedef struct ArgoCustomScanState
 {
 	CustomScanState css;
 	Oid			funcid;
@@ -85,7 +85,7 @@ typedef struct ArgoScanState
 	char	   *ran;			/* how it ran, for EXPLAIN ANALYZE */
 	bool		explain_only;
 	ArgoShare  *share;			/* a parallel query's processes, or NULL */
-} ArgoScanState;
+} ArgoCustomScanState;
 
 static Plan *plan_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *path,
 					   List *tlist, List *clauses, List *custom_plans);
@@ -360,7 +360,7 @@ plan_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *path,
 static Node *
 create_scan_state(CustomScan *cscan)
 {
-	ArgoScanState *s = palloc0(sizeof(ArgoScanState));
+	ArgoCustomScanState *s = palloc0(sizeof(ArgoCustomScanState));
 
 	NodeSetTag(s, T_CustomScanState);
 	s->css.methods = &exec_methods;
@@ -371,7 +371,7 @@ create_scan_state(CustomScan *cscan)
 static void
 begin_scan(CustomScanState *node, EState *estate, int eflags)
 {
-	ArgoScanState *s = (ArgoScanState *) node;
+	ArgoCustomScanState *s = (ArgoCustomScanState *) node;
 	CustomScan *cs = (CustomScan *) node->ss.ps.plan;
 	AclResult	acl = pg_proc_aclcheck(s->funcid, GetUserId(), ACL_EXECUTE);
 
@@ -387,7 +387,7 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 /* What runs Argo's work: with argo_query's settings, errors bounded. */
 typedef struct Work
 {
-	ArgoScanState *s;
+	ArgoCustomScanState *s;
 	char	   *query;
 	Jsonb	  **params;
 	int			nparams;
@@ -434,7 +434,7 @@ bounded_work(void *arg)
 }
 
 static void
-run_work(ArgoScanState *s, void (*fn) (void *), Work *w)
+run_work(ArgoCustomScanState *s, void (*fn) (void *), Work *w)
 {
 	BoundedWork b = {fn, w};
 
@@ -446,7 +446,7 @@ run_work(ArgoScanState *s, void (*fn) (void *), Work *w)
  * its first result in w->result.
  */
 static void
-start(ArgoScanState *s, Work *w, bool fetch)
+start(ArgoCustomScanState *s, Work *w, bool fetch)
 {
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_query_memory);
@@ -471,7 +471,7 @@ start(ArgoScanState *s, Work *w, bool fetch)
 static TupleTableSlot *
 next_row(ScanState *node)
 {
-	ArgoScanState *s = (ArgoScanState *) node;
+	ArgoCustomScanState *s = (ArgoCustomScanState *) node;
 	TupleTableSlot *slot = node->ss_ScanTupleSlot;
 	Work		w = {s};
 
@@ -508,7 +508,7 @@ exec_scan(CustomScanState *node)
 static void
 end_scan(CustomScanState *node)
 {
-	ArgoScanState *s = (ArgoScanState *) node;
+	ArgoCustomScanState *s = (ArgoCustomScanState *) node;
 
 	if (s->cursor == NULL && !s->explain_only && s->args != NIL)
 	{
@@ -538,7 +538,7 @@ end_scan(CustomScanState *node)
 static void
 rescan(CustomScanState *node)
 {
-	ArgoScanState *s = (ArgoScanState *) node;
+	ArgoCustomScanState *s = (ArgoCustomScanState *) node;
 
 	ExecScanReScan(&node->ss);
 	if (s->cursor && node->ss.ps.chgParam == NULL && argo_cursor_rewind(s->cursor))
@@ -551,7 +551,7 @@ rescan(CustomScanState *node)
 static void
 explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 {
-	ArgoScanState *s = (ArgoScanState *) node;
+	ArgoCustomScanState *s = (ArgoCustomScanState *) node;
 	CustomScan *cs = (CustomScan *) node->ss.ps.plan;
 	Node	   *query = linitial(cs->custom_exprs);
 
@@ -571,7 +571,7 @@ static void
 initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	argo_share_init(coordinate);
-	((ArgoScanState *) node)->share = coordinate;
+	((ArgoCustomScanState *) node)->share = coordinate;
 }
 
 static void
@@ -583,7 +583,7 @@ reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 static void
 initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
-	((ArgoScanState *) node)->share = coordinate;
+	((ArgoCustomScanState *) node)->share = coordinate;
 }
 
 /*
