@@ -29,11 +29,6 @@
 
 static void emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth);
 
-static const char *const cmp_sql[] = {
-	"OPERATOR(pg_catalog.=)", "OPERATOR(pg_catalog.<>)", "OPERATOR(pg_catalog.<)",
-	"OPERATOR(pg_catalog.<=)", "OPERATOR(pg_catalog.>)", "OPERATOR(pg_catalog.>=)"
-};
-
 static ArgoCmpOp
 negate_op(ArgoCmpOp op)
 {
@@ -41,133 +36,6 @@ negate_op(ArgoCmpOp op)
 	ACMP_LE, ACMP_LT};
 
 	return neg[op];
-}
-
-/* The table holding values of a literal's type, and its value column. */
-static const char *
-typed_table(ArgoCollection *c, ArgoLitType t)
-{
-	if (c->format == ARGO_FORMAT_ARGO1)
-		return c->data_table;
-	return t == ALIT_STRING ? c->str_table :
-		t == ALIT_NUMBER ? c->num_table : c->bool_table;
-}
-
-static const char *
-value_column(ArgoLitType t)
-{
-	return t == ALIT_STRING ? "valstr" : t == ALIT_NUMBER ? "valnum" : "valbool";
-}
-
-static void
-add_literal(SqlBuf *buf, ArgoLiteral *lit)
-{
-	switch (lit->type)
-	{
-		case ALIT_STRING:
-			sqlbuf_add_text(buf, lit->str);
-			appendStringInfoString(&buf->sql, "::pg_catalog.text");
-			break;
-		case ALIT_NUMBER:
-			sqlbuf_add_param(buf, FLOAT8OID, Float8GetDatum(lit->num));
-			break;
-		case ALIT_BOOL:
-			sqlbuf_add_param(buf, BOOLOID, BoolGetDatum(lit->b));
-			break;
-		default:
-			elog(ERROR, "null literal in a comparison");
-	}
-	if (lit->user_param > 0)
-		sqlbuf_note(buf, buf->nparams, psprintf("your $%d", lit->user_param));
-}
-
-/*
- * "col op lit".  Strings also get the comparison of their indexed prefix,
- * which the longer value's order implies (byte order, COLLATE "C"), so the
- * (keyid, left(valstr, N)) index can find the rows.
- */
-void
-sql_value_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op)
-{
-	const char *col = value_column(lit->type);
-
-	if (op != ACMP_EQ)
-		buf->custom_plan = true;
-
-	if (lit->type == ALIT_STRING && op != ACMP_NE)
-	{
-		static const char *const prefix_op[] = {
-		"OPERATOR(pg_catalog.=)", NULL, "OPERATOR(pg_catalog.<=)",
-		"OPERATOR(pg_catalog.<=)", "OPERATOR(pg_catalog.>=)", "OPERATOR(pg_catalog.>=)"
-	};
-
-		appendStringInfo(&buf->sql, "pg_catalog.left(valstr, %d) %s pg_catalog.left(",
-						 ARGO_STR_PREFIX_CHARS, prefix_op[op]);
-		add_literal(buf, lit);
-		appendStringInfo(&buf->sql, ", %d)", ARGO_STR_PREFIX_CHARS);
-
-		/*
-		 * A string shorter than the prefix equals the value exactly when it
-		 * equals the value's prefix (a longer value's prefix is longer than
-		 * the string): the one condition is enough.  Said twice, the
-		 * planner makes its constant "C"-collated, which postgres_fdw will
-		 * not send to a shard, so a distributed collection read every row
-		 * of the key to compare them itself.
-		 */
-		if (op == ACMP_EQ &&
-			pg_mbstrlen_with_len(lit->str, strlen(lit->str)) < ARGO_STR_PREFIX_CHARS)
-			return;
-		appendStringInfoString(&buf->sql, " AND ");
-	}
-	appendStringInfo(&buf->sql, "%s %s ", col, cmp_sql[op]);
-	add_literal(buf, lit);
-}
-
-/*
- * "col = $k", the path's key id (0, which no key has, for a key the
- * collection never had), or for a path with [*] "col = ANY($keys)" of
- * every key its pattern reaches.
- */
-void
-sql_path_key_match(SqlBuf *buf, ArgoCollection *c, const char *col, ArgoPath *path)
-{
-	if (path->wild)
-		appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", col,
-						 sql_keys_param(buf, sql_path_keys(c, path, false)));
-	else
-		appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) $%d", col,
-						 sql_key_param(buf, c, path->keystr));
-}
-
-/* SELECT objid FROM <typed table> WHERE keyid = path AND … */
-static void
-begin_leaf(SqlBuf *buf, ArgoCollection *c, ArgoLitType t, ArgoPath *path)
-{
-	appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE ", typed_table(c, t));
-	sql_path_key_match(buf, c, "keyid", path);
-	appendStringInfoString(&buf->sql, " AND ");
-}
-
-/*
- * A row lies in the subtree at keystr: the value itself, a descendant
- * ("k.x", "k[i]") or the marker of an empty container ("k{}", "k[]");
- * the dictionary knows which keys those are.
- */
-void
-sql_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
-				  const char *keystr)
-{
-	appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", col,
-					 sql_keys_param(buf, keydict_subtree(keydict_of(c), keystr)));
-}
-
-/* The same for a path, whose values with [*] are many. */
-void
-sql_path_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
-					   ArgoPath *path)
-{
-	appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", col,
-					 sql_keys_param(buf, sql_path_keys(c, path, true)));
 }
 
 /* EXISTS p: a row in p's subtree (for p[*]: under some value reached). */
@@ -184,7 +52,7 @@ emit_exists(SqlBuf *buf, ArgoCollection *c, ArgoPath *path)
 static void
 emit_isnull(SqlBuf *buf, ArgoCollection *c, ArgoPath *path)
 {
-	begin_leaf(buf, c, ALIT_BOOL, path);
+	sql_begin_leaf(buf, c, ALIT_BOOL, path);
 	if (c->format == ARGO_FORMAT_ARGO1)
 		appendStringInfoString(&buf->sql, "pg_catalog.num_nonnulls(valstr, valnum, valbool) OPERATOR(pg_catalog.=) 0");
 	else
@@ -258,7 +126,7 @@ emit_value_test(SqlBuf *buf, ArgoPred *p)
 			break;
 		case APRED_LIKE:
 			appendStringInfo(&buf->sql, "valstr %s ", like_operator(p->like, true));
-			add_literal(buf, p->lit);
+			sql_add_literal(buf, p->lit);
 			break;
 		case APRED_BETWEEN:
 			sql_value_comparison(buf, p->lit, ACMP_GE);
@@ -277,85 +145,10 @@ leaf_type(ArgoPred *p)
 	return p->kind == APRED_LIKE ? ALIT_STRING : p->lit->type;
 }
 
-/*
- * A leaf on a path with [*] (reference.md §3.1), whose values V are many.
- * TRUE: some value of the literal's type passes the test (rows of the
- * keys reached, one index scan over their ids).  FALSE: V is not empty
- * and every value in it has that type and fails — grouped over every
- * row under the values reached, which all must be rows of the values
- * themselves, of that type — or the array at the first [*] is empty
- * (its marker).  Otherwise UNKNOWN: neither set has the object.
- * test(buf, arg) writes the positive test on a row's value columns.
- */
-static void
-emit_wild_leaf(SqlBuf *buf, ArgoCollection *c, ArgoPath *path, ArgoLitType t,
-			   void (*test) (SqlBuf *, void *), void *arg, bool truth)
-{
-	int			exact;
-
-	buf->custom_plan = true;
-	if (truth)
-	{
-		begin_leaf(buf, c, t, path);
-		test(buf, arg);
-		return;
-	}
-	exact = sql_keys_param(buf, sql_path_keys(c, path, false));
-	appendStringInfoString(&buf->sql, "(SELECT objid FROM ");
-	sql_rows_of_table(buf, c);
-	appendStringInfoString(&buf->sql, " r WHERE ");
-	sql_path_subtree_match(buf, c, "keyid", path);
-	appendStringInfo(&buf->sql,
-					 " GROUP BY objid HAVING pg_catalog.bool_and(keyid OPERATOR(pg_catalog.=) ANY($%d) AND %s IS NOT NULL)"
-					 " AND NOT pg_catalog.bool_or(coalesce(keyid OPERATOR(pg_catalog.=) ANY($%d) AND (",
-					 exact, value_column(t), exact);
-	test(buf, arg);
-	appendStringInfoString(&buf->sql, "), false))) UNION (SELECT objid FROM ");
-	sql_rows_of_table(buf, c);
-	appendStringInfo(&buf->sql, " r WHERE keyid OPERATOR(pg_catalog.=) $%d)",
-					 sql_key_param(buf, c, psprintf("%s" ARGO_MARK_EMPTY_ARRAY, path->prefix)));
-}
-
 static void
 leaf_test(SqlBuf *buf, void *arg)
 {
 	emit_value_test(buf, (ArgoPred *) arg);
-}
-
-/*
- * lit op ANY p, as SQL's x op ANY (array): the literal on the left.  An
- * element e satisfies it when "e op' lit" does, op' being op commuted.
- * TRUE: an element of the literal's type satisfies op.  FALSE: p is an
- * array of only such elements (or empty) and none does.  Elements are
- * found by their key ids (p[0], p[1], …), which the (keyid, value) index
- * serves.
- */
-static void
-emit_any(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
-{
-	static const ArgoCmpOp commuted[] = {ACMP_EQ, ACMP_NE, ACMP_GT, ACMP_GE,
-	ACMP_LT, ACMP_LE};
-	const char *col = value_column(p->lit->type);
-	KeyDict    *d = keydict_of(c);
-	int			elems = sql_keys_param(buf, keydict_elements(d, p->path->keystr));
-
-	buf->custom_plan = true;
-
-	if (truth)
-	{
-		appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE keyid OPERATOR(pg_catalog.=) ANY($%d) AND ",
-						 typed_table(c, p->lit->type), elems);
-		sql_value_comparison(buf, p->lit, commuted[p->op]);
-		return;
-	}
-	appendStringInfoString(&buf->sql, "SELECT objid FROM ");
-	sql_rows_of_table(buf, c);
-	appendStringInfo(&buf->sql, " r WHERE keyid OPERATOR(pg_catalog.=) ANY($%d) GROUP BY objid HAVING pg_catalog.bool_and(keyid OPERATOR(pg_catalog.=) $%d OR (keyid OPERATOR(pg_catalog.=) ANY($%d) AND %s IS NOT NULL)) AND NOT pg_catalog.bool_or(coalesce(keyid OPERATOR(pg_catalog.=) ANY($%d) AND ",
-					 sql_keys_param(buf, keydict_in_array(d, p->path->keystr)),
-					 sql_key_param(buf, c, psprintf("%s" ARGO_MARK_EMPTY_ARRAY, p->path->keystr)),
-					 elems, col, elems);
-	sql_value_comparison(buf, p->lit, commuted[p->op]);
-	appendStringInfoString(&buf->sql, ", false))");
 }
 
 /*
@@ -429,11 +222,11 @@ emit_comparison_batch(SqlBuf *buf, ArgoCollection *c, List *terms,
 					  PointerGetDatum(construct_array(pos, n, INT4OID, 4, true, TYPALIGN_INT)));
 	appendStringInfo(&buf->sql,
 					 "SELECT x.objid, t.term FROM ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS t(k, v, term) JOIN %s x ON x.keyid OPERATOR(pg_catalog.=) t.k AND ",
-					 kp, vp, pp, typed_table(c, t));
+					 kp, vp, pp, sql_typed_table(c, t));
 	if (t == ALIT_STRING && op != ACMP_NE)
 		appendStringInfo(&buf->sql, "pg_catalog.left(x.valstr, %d) %s pg_catalog.left(t.v, %d) AND ",
 						 ARGO_STR_PREFIX_CHARS, prefix_op[op], ARGO_STR_PREFIX_CHARS);
-	appendStringInfo(&buf->sql, "x.%s %s t.v", value_column(t), cmp_sql[op]);
+	appendStringInfo(&buf->sql, "x.%s %s t.v", sql_value_column(t), sql_cmp_operator(op));
 }
 
 /*
@@ -585,7 +378,7 @@ in_test(SqlBuf *buf, void *arg)
 {
 	InTest	   *it = arg;
 
-	appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", value_column(it->type), it->arr);
+	appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", sql_value_column(it->type), it->arr);
 }
 
 static void
@@ -609,7 +402,7 @@ emit_in(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 	{
 		int			n;
 		Datum		values = in_array(p->lits, types[i], &n);
-		const char *col = value_column(types[i]);
+		const char *col = sql_value_column(types[i]);
 		int			arr,
 					key;
 
@@ -624,7 +417,7 @@ emit_in(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 			InTest		it = {arr, types[i]};
 
 			appendStringInfoChar(&buf->sql, '(');
-			emit_wild_leaf(buf, c, p->path, types[i], in_test, &it, truth);
+			sql_wild_leaf(buf, c, p->path, types[i], in_test, &it, truth);
 			appendStringInfoChar(&buf->sql, ')');
 			continue;
 		}
@@ -637,7 +430,7 @@ emit_in(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 			appendStringInfo(&buf->sql,
 							 probe ? "(SELECT t.objid FROM pg_catalog.unnest($%d) AS v(x) CROSS JOIN LATERAL (SELECT t.objid FROM %s t WHERE t.keyid OPERATOR(pg_catalog.=) $%d AND t.%s OPERATOR(pg_catalog.=) v.x" :
 							 "(SELECT t.objid FROM pg_catalog.unnest($%d) AS v(x) JOIN %s t ON t.keyid OPERATOR(pg_catalog.=) $%d AND t.%s OPERATOR(pg_catalog.=) v.x",
-							 arr, typed_table(c, types[i]), key, col);
+							 arr, sql_typed_table(c, types[i]), key, col);
 			if (types[i] == ALIT_STRING)
 				appendStringInfo(&buf->sql, " AND pg_catalog.left(t.valstr, %d) OPERATOR(pg_catalog.=) pg_catalog.left(v.x, %d)",
 								 ARGO_STR_PREFIX_CHARS, ARGO_STR_PREFIX_CHARS);
@@ -646,7 +439,7 @@ emit_in(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 		else
 			appendStringInfo(&buf->sql,
 							 "(SELECT t.objid FROM %s t WHERE t.keyid OPERATOR(pg_catalog.=) $%d AND t.%s IS NOT NULL AND NOT EXISTS (SELECT FROM pg_catalog.unnest($%d) AS v(x) WHERE v.x OPERATOR(pg_catalog.=) t.%s))",
-							 typed_table(c, types[i]), key, col, arr, col);
+							 sql_typed_table(c, types[i]), key, col, arr, col);
 	}
 	Assert(!first);
 }
@@ -655,7 +448,7 @@ static void
 emit_between(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 {
 	buf->custom_plan = true;
-	begin_leaf(buf, c, p->lit->type, p->path);
+	sql_begin_leaf(buf, c, p->lit->type, p->path);
 	if (truth)
 	{
 		sql_value_comparison(buf, p->lit, ACMP_GE);
@@ -663,10 +456,10 @@ emit_between(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 		sql_value_comparison(buf, p->lit2, ACMP_LE);
 		return;
 	}
-	appendStringInfo(&buf->sql, "(%s OPERATOR(pg_catalog.<) ", value_column(p->lit->type));
-	add_literal(buf, p->lit);
-	appendStringInfo(&buf->sql, " OR %s OPERATOR(pg_catalog.>) ", value_column(p->lit->type));
-	add_literal(buf, p->lit2);
+	appendStringInfo(&buf->sql, "(%s OPERATOR(pg_catalog.<) ", sql_value_column(p->lit->type));
+	sql_add_literal(buf, p->lit);
+	appendStringInfo(&buf->sql, " OR %s OPERATOR(pg_catalog.>) ", sql_value_column(p->lit->type));
+	sql_add_literal(buf, p->lit2);
 	appendStringInfoChar(&buf->sql, ')');
 }
 
@@ -680,7 +473,7 @@ emit_id(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 	appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE objid ", c->obj_table);
 	if (p->lits == NIL)
 	{
-		appendStringInfo(&buf->sql, "%s $%d", cmp_sql[truth ? p->op : negate_op(p->op)],
+		appendStringInfo(&buf->sql, "%s $%d", sql_cmp_operator(truth ? p->op : negate_op(p->op)),
 						 sqlbuf_param(buf, INT8OID, Int64GetDatum((int64) p->lit->num)));
 		return;
 	}
@@ -755,7 +548,7 @@ emit_text(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 						 " OPERATOR(pg_catalog.@@) pg_catalog.websearch_to_tsquery($%d::pg_catalog.regconfig, ",
 						 c->doc_table, argo_function("argo_text_vector"),
 						 sqlbuf_param(buf, JSONBOID, path), cfg, cfg);
-		add_literal(buf, p->lit);
+		sql_add_literal(buf, p->lit);
 		appendStringInfoString(&buf->sql, ") UNION ");
 	}
 	appendStringInfoString(&buf->sql, "SELECT f.objid FROM (");
@@ -790,24 +583,24 @@ emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 			if (p->kind == APRED_CMP && p->lit->type == ALIT_JSON)
 				sql_whole_value(buf, c, p, truth);
 			else if (p->path->wild)
-				emit_wild_leaf(buf, c, p->path, leaf_type(p), leaf_test, p, truth);
+				sql_wild_leaf(buf, c, p->path, leaf_type(p), leaf_test, p, truth);
 			else if (p->kind == APRED_BETWEEN)
 				emit_between(buf, c, p, truth);
 			else if (p->kind == APRED_LIKE)
 			{
 				buf->custom_plan = true;
-				begin_leaf(buf, c, ALIT_STRING, p->path);
+				sql_begin_leaf(buf, c, ALIT_STRING, p->path);
 				appendStringInfo(&buf->sql, "valstr %s ", like_operator(p->like, truth));
-				add_literal(buf, p->lit);
+				sql_add_literal(buf, p->lit);
 			}
 			else
 			{
-				begin_leaf(buf, c, p->lit->type, p->path);
+				sql_begin_leaf(buf, c, p->lit->type, p->path);
 				sql_value_comparison(buf, p->lit, truth ? p->op : negate_op(p->op));
 			}
 			break;
 		case APRED_ANY:
-			emit_any(buf, c, p, truth);
+			sql_any(buf, c, p, truth);
 			break;
 		case APRED_IN:
 			emit_in(buf, c, p, truth);

@@ -17,16 +17,17 @@
 /* An Argo/1 row's text for rebuilding: its string, or a number's exact text */
 #define ARGO1_OBJECT_VALSTR "CASE WHEN valnum IS NULL THEN valstr ELSE valexact END"
 
-/* tables.c: a collection's keys and rows as pieces of SQL */
+/* tables.c: a collection's keys, rows and values as pieces of SQL */
 extern int	sql_key_param(SqlBuf *buf, ArgoCollection *c, const char *keystr);
 extern int	sql_keys_param(SqlBuf *buf, List *keys);
 extern List *sql_path_keys(ArgoCollection *c, ArgoPath *path, bool subtree);
 extern void sql_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_object_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_all_objids(SqlBuf *buf, ArgoCollection *coll);
-
-/* predicate.c: WHERE as object ids */
-extern void pred_emit_objids(SqlBuf *buf, ArgoCollection *coll, ArgoPred *pred);
+extern const char *sql_typed_table(ArgoCollection *c, ArgoLitType t);
+extern const char *sql_value_column(ArgoLitType t);
+extern const char *sql_cmp_operator(ArgoCmpOp op);
+extern void sql_add_literal(SqlBuf *buf, ArgoLiteral *lit);
 extern void sql_value_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op);
 extern void sql_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
 							  const char *keystr);
@@ -34,6 +35,15 @@ extern void sql_path_key_match(SqlBuf *buf, ArgoCollection *c, const char *col,
 							   ArgoPath *path);
 extern void sql_path_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
 								   ArgoPath *path);
+extern void sql_begin_leaf(SqlBuf *buf, ArgoCollection *c, ArgoLitType t, ArgoPath *path);
+
+/* predicate.c: WHERE as object ids */
+extern void pred_emit_objids(SqlBuf *buf, ArgoCollection *coll, ArgoPred *pred);
+
+/* wild.c: leaves on a path with [*] */
+extern void sql_wild_leaf(SqlBuf *buf, ArgoCollection *c, ArgoPath *path, ArgoLitType t,
+						  void (*test) (SqlBuf *, void *), void *arg, bool truth);
+extern void sql_any(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth);
 
 /* wholevalue.c: p = json, p != json with json an object or array */
 extern void sql_whole_value(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth);

@@ -1,7 +1,8 @@
 /*
- * tables.c — a collection's keys and rows as pieces of SQL: key ids as
- * parameters (noted for argo_explain), the keys a path reaches, and the
- * rows of every value table as one relation.  Below the files that write
+ * tables.c — a collection's keys, rows and values as pieces of SQL: key
+ * ids as parameters (noted for argo_explain), the keys a path reaches
+ * and the rows under it, the rows of every value table as one relation,
+ * and a literal compared with a row's value columns.  Below the files that write
  * whole predicates and statements (predicate.c, wholevalue.c,
  * fragments.c), which all use them.
  */
@@ -128,4 +129,145 @@ void
 sql_all_objids(SqlBuf *buf, ArgoCollection *c)
 {
 	appendStringInfo(&buf->sql, "SELECT objid FROM %s", c->obj_table);
+}
+
+/* Argo/SQL's comparisons as PostgreSQL's operators, by ArgoCmpOp */
+static const char *const cmp_sql[] = {
+	"OPERATOR(pg_catalog.=)", "OPERATOR(pg_catalog.<>)", "OPERATOR(pg_catalog.<)",
+	"OPERATOR(pg_catalog.<=)", "OPERATOR(pg_catalog.>)", "OPERATOR(pg_catalog.>=)"
+};
+
+/* A comparison's SQL operator, schema-qualified. */
+const char *
+sql_cmp_operator(ArgoCmpOp op)
+{
+	return cmp_sql[op];
+}
+
+/* The table holding values of a literal's type, and its value column. */
+const char *
+sql_typed_table(ArgoCollection *c, ArgoLitType t)
+{
+	if (c->format == ARGO_FORMAT_ARGO1)
+		return c->data_table;
+	return t == ALIT_STRING ? c->str_table :
+		t == ALIT_NUMBER ? c->num_table : c->bool_table;
+}
+
+const char *
+sql_value_column(ArgoLitType t)
+{
+	return t == ALIT_STRING ? "valstr" : t == ALIT_NUMBER ? "valnum" : "valbool";
+}
+
+/* A literal as a parameter, cast to its SQL type. */
+void
+sql_add_literal(SqlBuf *buf, ArgoLiteral *lit)
+{
+	switch (lit->type)
+	{
+		case ALIT_STRING:
+			sqlbuf_add_text(buf, lit->str);
+			appendStringInfoString(&buf->sql, "::pg_catalog.text");
+			break;
+		case ALIT_NUMBER:
+			sqlbuf_add_param(buf, FLOAT8OID, Float8GetDatum(lit->num));
+			break;
+		case ALIT_BOOL:
+			sqlbuf_add_param(buf, BOOLOID, BoolGetDatum(lit->b));
+			break;
+		default:
+			elog(ERROR, "null literal in a comparison");
+	}
+	if (lit->user_param > 0)
+		sqlbuf_note(buf, buf->nparams, psprintf("your $%d", lit->user_param));
+}
+
+/*
+ * "col op lit".  Strings also get the comparison of their indexed prefix,
+ * which the longer value's order implies (byte order, COLLATE "C"), so the
+ * (keyid, left(valstr, N)) index can find the rows.
+ */
+void
+sql_value_comparison(SqlBuf *buf, ArgoLiteral *lit, ArgoCmpOp op)
+{
+	const char *col = sql_value_column(lit->type);
+
+	if (op != ACMP_EQ)
+		buf->custom_plan = true;
+
+	if (lit->type == ALIT_STRING && op != ACMP_NE)
+	{
+		static const char *const prefix_op[] = {
+		"OPERATOR(pg_catalog.=)", NULL, "OPERATOR(pg_catalog.<=)",
+		"OPERATOR(pg_catalog.<=)", "OPERATOR(pg_catalog.>=)", "OPERATOR(pg_catalog.>=)"
+	};
+
+		appendStringInfo(&buf->sql, "pg_catalog.left(valstr, %d) %s pg_catalog.left(",
+						 ARGO_STR_PREFIX_CHARS, prefix_op[op]);
+		sql_add_literal(buf, lit);
+		appendStringInfo(&buf->sql, ", %d)", ARGO_STR_PREFIX_CHARS);
+
+		/*
+		 * A string shorter than the prefix equals the value exactly when it
+		 * equals the value's prefix (a longer value's prefix is longer than
+		 * the string): the one condition is enough.  Said twice, the
+		 * planner makes its constant "C"-collated, which postgres_fdw will
+		 * not send to a shard, so a distributed collection read every row
+		 * of the key to compare them itself.
+		 */
+		if (op == ACMP_EQ &&
+			pg_mbstrlen_with_len(lit->str, strlen(lit->str)) < ARGO_STR_PREFIX_CHARS)
+			return;
+		appendStringInfoString(&buf->sql, " AND ");
+	}
+	appendStringInfo(&buf->sql, "%s %s ", col, sql_cmp_operator(op));
+	sql_add_literal(buf, lit);
+}
+
+/*
+ * "col = $k", the path's key id (0, which no key has, for a key the
+ * collection never had), or for a path with [*] "col = ANY($keys)" of
+ * every key its pattern reaches.
+ */
+void
+sql_path_key_match(SqlBuf *buf, ArgoCollection *c, const char *col, ArgoPath *path)
+{
+	if (path->wild)
+		appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", col,
+						 sql_keys_param(buf, sql_path_keys(c, path, false)));
+	else
+		appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) $%d", col,
+						 sql_key_param(buf, c, path->keystr));
+}
+
+/* SELECT objid FROM <typed table> WHERE keyid = path AND … */
+void
+sql_begin_leaf(SqlBuf *buf, ArgoCollection *c, ArgoLitType t, ArgoPath *path)
+{
+	appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE ", sql_typed_table(c, t));
+	sql_path_key_match(buf, c, "keyid", path);
+	appendStringInfoString(&buf->sql, " AND ");
+}
+
+/*
+ * A row lies in the subtree at keystr: the value itself, a descendant
+ * ("k.x", "k[i]") or the marker of an empty container ("k{}", "k[]");
+ * the dictionary knows which keys those are.
+ */
+void
+sql_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
+				  const char *keystr)
+{
+	appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", col,
+					 sql_keys_param(buf, keydict_subtree(keydict_of(c), keystr)));
+}
+
+/* The same for a path, whose values with [*] are many. */
+void
+sql_path_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
+					   ArgoPath *path)
+{
+	appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", col,
+					 sql_keys_param(buf, sql_path_keys(c, path, true)));
 }
