@@ -160,5 +160,41 @@ DROP OWNED BY wr_writer;
 DROP ROLE wr_writer;
 SELECT argo_check('wr3'), argo_check('wr1');
 
+-- a read-only transaction (and so a standby) refuses every write, as
+-- SQL's would, and changes nothing; reads go on
+SELECT argo_count('wr3') AS before, argo_count('wr1') AS before1;
+BEGIN READ ONLY;
+SELECT wr_run('wr3', 'INSERT INTO %s OBJECT {"ro": 1}');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT wr_run('wr1', 'INSERT INTO %s OBJECTS $1', '[{"ro": 1}, {"ro": 2}]');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT wr_run('wr3', 'UPDATE %s SET ro = 1');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT wr_run('wr1', 'UPDATE %s SET ro = 1 WHERE ID() = 1');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT wr_run('wr3', 'DELETE FROM %s');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT * FROM argo_query('DELETE FROM wr1 WHERE ID() = 1') x;
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT argo_load('wr3', 'SELECT ''{"ro": 1}''::jsonb');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT argo_count('wr3') AS after, argo_count('wr1') AS after1,
+       (SELECT count(*) FROM argo_query('SELECT * FROM wr3')) AS read;
+ROLLBACK;
+-- ... also when the transaction was made read-only by the function's
+-- own SET clause (the clauses are read again after ALTER FUNCTION)
+SELECT * FROM argo_query('SELECT COUNT(*) FROM wr3') x;
+ALTER FUNCTION argo_query(text, VARIADIC jsonb[]) SET transaction_read_only = on;
+SELECT * FROM argo_query('DELETE FROM wr3') x;
+ALTER FUNCTION argo_query(text, VARIADIC jsonb[]) RESET transaction_read_only;
+SELECT * FROM argo_query('SELECT COUNT(*) FROM wr3') x;
+
 SELECT argo_drop_collection('wr3'), argo_drop_collection('wr1');
 DROP FUNCTION wr_on_both, wr_run;

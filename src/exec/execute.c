@@ -11,10 +11,11 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
-#include "access/xact.h"
 #include "miscadmin.h"
+#include "tcop/utility.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
@@ -338,10 +339,30 @@ run_insert(ArgoQuery *q, result_emit emit, void *arg)
 			 argo_count_result("inserted", n));
 }
 
+/* What a statement of kind is called in a message. */
+static const char *
+statement_name(ArgoStmtKind kind)
+{
+	switch (kind)
+	{
+		case ASTMT_INSERT:
+			return "INSERT";
+		case ASTMT_UPDATE:
+			return "UPDATE";
+		case ASTMT_DELETE:
+			return "DELETE";
+		default:
+			return "SELECT";
+	}
+}
+
 /* Run a planned statement, its results to emit. */
 void
 argo_run_plan(ArgoPlan *p, result_emit emit, void *arg)
 {
+	/* the writes from C below pass none of the executor's checks */
+	if (p->q->stmt->kind != ASTMT_SELECT)
+		PreventCommandIfReadOnly(statement_name(p->q->stmt->kind));
 	/* the shards' objects come back from statements that name no id */
 	if (p->q->stmt->returning_id && p->q->stmt->kind != ASTMT_INSERT &&
 		collection_is_distributed(linitial(p->q->colls)))

@@ -24,6 +24,8 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
 #include "utils/syscache.h"
 
 #include "fn/fn.h"
@@ -53,24 +55,83 @@ declared_clauses(ArrayType *config)
 	return n == 2 && path && jit;
 }
 
-/* The function's SET clauses, read as the call would read them. */
-ArgoSettings *
-argo_settings_of(Oid funcid)
+/*
+ * The clauses of the functions whose calls become custom scans
+ * (argo_query, argo_query_read), kept per backend until their catalog
+ * row changes (ALTER FUNCTION … SET, an upgrade): reading and comparing
+ * them was 0.9% of a point read.  A kept array is never freed (a scan
+ * begun before the change may hold it): a few hundred bytes a change.
+ */
+#define KNOWN_FUNCTIONS 4
+
+typedef struct KnownSettings
 {
-	ArgoSettings *s = palloc0(sizeof(ArgoSettings));
+	Oid			funcid;			/* InvalidOid: to be read again */
+	uint32		hash;			/* of funcid's catalog row */
+	ArgoSettings s;
+} KnownSettings;
+
+static KnownSettings known[KNOWN_FUNCTIONS];
+static int	known_next = 0;
+
+static void
+forget_settings(Datum arg, int cacheid, uint32 hashvalue)
+{
+	for (int i = 0; i < KNOWN_FUNCTIONS; i++)
+		if (hashvalue == 0 || hashvalue == known[i].hash)
+			known[i].funcid = InvalidOid;
+}
+
+/* The function's SET clauses, read as the call would read them. */
+static void
+read_settings(Oid funcid, ArgoSettings *s)
+{
 	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
 	bool		isnull;
 	Datum		d;
+	MemoryContext old;
 
 	if (!HeapTupleIsValid(tup))
 		elog(ERROR, "cache lookup failed for function %u", funcid);
 	d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_proconfig, &isnull);
+	s->config = NULL;
+	s->declared = false;
 	if (!isnull)
 	{
+		old = MemoryContextSwitchTo(TopMemoryContext);
 		s->config = DatumGetArrayTypePCopy(d);
+		MemoryContextSwitchTo(old);
 		s->declared = declared_clauses(s->config);
 	}
 	ReleaseSysCache(tup);
+}
+
+/* funcid's SET clauses, in the caller's memory (their array the backend's). */
+ArgoSettings *
+argo_settings_of(Oid funcid)
+{
+	static bool registered = false;
+	ArgoSettings *s = palloc(sizeof(ArgoSettings));
+	KnownSettings *k = NULL;
+
+	if (!registered)
+	{
+		CacheRegisterSyscacheCallback(PROCOID, forget_settings, (Datum) 0);
+		registered = true;
+	}
+	for (int i = 0; i < KNOWN_FUNCTIONS && k == NULL; i++)
+		if (known[i].funcid == funcid)
+			k = &known[i];
+	if (k == NULL)
+	{
+		k = &known[known_next];
+		known_next = (known_next + 1) % KNOWN_FUNCTIONS;
+		k->funcid = InvalidOid;
+		read_settings(funcid, &k->s);
+		k->hash = GetSysCacheHashValue1(PROCOID, ObjectIdGetDatum(funcid));
+		k->funcid = funcid;
+	}
+	*s = k->s;
 	return s;
 }
 

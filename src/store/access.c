@@ -22,6 +22,7 @@
 #include "parser/parse_func.h"
 #include "utils/regproc.h"
 #include "parser/parse_relation.h"
+#include "tcop/utility.h"
 #include "utils/acl.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -118,6 +119,18 @@ collection_check_writer(ArgoCollection *c)
 				 errmsg("permission denied for %s", missing),
 				 errdetail("A writer of collection \"%s\" adds the keys of new documents to its key dictionary.", c->name),
 				 errhint("argo_grant('%s', role, 'write') grants what a writer needs.", c->name)));
+}
+
+/*
+ * A write from C (mode: ACL_INSERT, ACL_UPDATE or ACL_DELETE) refused
+ * where SQL's would be: in a read-only transaction, on a standby.  Every
+ * writer checks, whichever function or statement reached it.
+ */
+void
+argo_check_writable(AclMode mode)
+{
+	PreventCommandIfReadOnly(mode == ACL_DELETE ? "DELETE" :
+							 mode == ACL_UPDATE ? "UPDATE" : "INSERT");
 }
 
 /* Whether row-level security applies to this statement's reads of rel. */

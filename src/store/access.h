@@ -19,6 +19,7 @@ extern Oid	argo_table_relid(ArgoCollection *c, const char *suffix);
 extern Relation argo_open_table(ArgoCollection *c, const char *suffix);
 extern void argo_check_privilege(Relation rel, AclMode mode);
 extern void collection_check_writer(ArgoCollection *c);
+extern void argo_check_writable(AclMode mode);
 extern bool argo_rls_applies(Relation rel);
 extern bool argo_readable_directly(Relation rel);
 extern bool argo_insertable_directly(Relation rel, int natts);

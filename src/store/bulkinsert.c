@@ -209,7 +209,10 @@ argo_bulk_insert(Oid relid, int natts, const ArgoRows *rows)
 	TupleDesc	desc;
 	int			nslots = Min(rows->n, MULTI_ROWS);
 	int			atts[ARGO_MAX_BULK_COLS];
-	bool		allowed = argo_insertable_directly(rel, natts);
+	bool		allowed;
+
+	argo_check_writable(ACL_INSERT);
+	allowed = argo_insertable_directly(rel, natts);
 
 	for (int c = 0; c < rows->ncols; c++)
 	{

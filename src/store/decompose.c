@@ -129,6 +129,7 @@ rowbatch_create(ArgoCollection *coll, bool directory)
 {
 	RowBatch   *b = palloc0(sizeof(RowBatch));
 
+	argo_check_writable(directory ? ACL_INSERT : ACL_UPDATE);
 	collection_check_writer(coll);
 	docs_check_writer(coll);
 	b->coll = coll;

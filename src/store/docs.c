@@ -294,6 +294,7 @@ docwriter_open(ArgoCollection *c, AclMode mode)
 	Oid			relid = docs_relid(c);
 	DocWriter  *w;
 
+	argo_check_writable(mode);
 	if (!OidIsValid(relid))
 		return NULL;
 	w = palloc0(sizeof(DocWriter));

@@ -161,6 +161,7 @@ objwriter_open(ArgoCollection *c, AclMode mode)
 	bool		ok;
 	HASHCTL		ctl;
 
+	argo_check_writable(mode);
 	w->c = c;
 	w->ntables = c->format == ARGO_FORMAT_ARGO1 ? 1 : 3;
 	w->dir = argo_open_table(c, "obj");
