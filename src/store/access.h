@@ -1,7 +1,7 @@
 /*
  * access.h — whether C may read or write a collection's table directly
- * (access.c) and the table's columns and indexes, remembered per backend
- * (layout.c).
+ * (access.c) and the table's columns and indexes, remembered per backend,
+ * and its pages (layout.c).
  */
 #ifndef ARGO_ACCESS_H
 #define ARGO_ACCESS_H
@@ -44,5 +44,6 @@ typedef struct TableLayout
 /* layout.c */
 extern TableLayout argo_table_layout(Relation rel);
 extern bool argo_is_prefix_expr(Node *e, AttrNumber valatt);
+extern bool argo_block_exists(Relation rel, BlockNumber block);
 
 #endif							/* ARGO_ACCESS_H */

@@ -74,7 +74,7 @@ dochint_refresh(DocHint *h, int64 objid, const ItemPointerData *root)
 	rel = table_open(h->relid, NoLock);
 	l = argo_table_layout(rel);
 	if (l.docatt <= 0 || l.objatt <= 0 ||
-		ItemPointerGetBlockNumber(&h->row) >= RelationGetNumberOfBlocks(rel))
+		!argo_block_exists(rel, ItemPointerGetBlockNumber(&h->row)))
 	{
 		table_close(rel, NoLock);
 		return;

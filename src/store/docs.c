@@ -343,7 +343,7 @@ doc_at(DocWriter *w, int64 objid, Snapshot snap, const ItemPointerData *hint, It
 	Datum		d;
 
 	if (hint == NULL || !ItemPointerIsValid(hint) ||
-		ItemPointerGetBlockNumber(hint) >= RelationGetNumberOfBlocks(w->rel))
+		!argo_block_exists(w->rel, ItemPointerGetBlockNumber(hint)))
 		return false;
 	*tid = *hint;
 	buf = ReadBuffer(w->rel, ItemPointerGetBlockNumber(hint));

@@ -88,10 +88,9 @@ typedef struct TableScan
 	int64		pending_objid;
 	bool		asked_any;
 	int64		asked;			/* the last object asked for */
-	/* rows read by a map: the page pinned last, and the table's length */
+	/* rows read by a map: the page pinned last */
 	TupleTableSlot *mslot;
 	Buffer		buf;
-	BlockNumber nblocks;
 } TableScan;
 
 struct ObjFetch
@@ -166,7 +165,6 @@ table_begin(ObjFetch *f, TableScan *t, Relation rel, ValKind kind)
 	t->scan = NULL;
 	t->slot = t->mslot = NULL;
 	t->buf = InvalidBuffer;
-	t->nblocks = 0;				/* asked when a map first goes past it */
 	t->pending = t->done = t->positioned = t->asked_any = false;
 	return true;
 }
@@ -522,10 +520,7 @@ map_page(TableScan *t, BlockNumber block)
 {
 	if (BufferIsValid(t->buf) && BufferGetBlockNumber(t->buf) == block)
 		return true;
-	/* the table may have grown since it was opened (this statement's writes) */
-	if (block >= t->nblocks)
-		t->nblocks = RelationGetNumberOfBlocks(t->rel);
-	if (block >= t->nblocks)
+	if (!argo_block_exists(t->rel, block))
 		return false;
 	t->buf = ReleaseAndReadBuffer(t->buf, t->rel, block);
 	heap_page_prune_opt(t->rel, t->buf);

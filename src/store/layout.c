@@ -1,7 +1,7 @@
 /*
  * layout.c — where a collection table's columns are and which index
  * finds its rows by object, remembered per backend until the table
- * changes.
+ * changes; and whether a page an address names is there.
  *
  * Every statement that reads rows from C opens up to five tables and
  * asked each for six column numbers by name and for its objid index by
@@ -18,6 +18,8 @@
 #include "catalog/pg_type.h"
 #include "nodes/primnodes.h"
 #include "parser/parse_relation.h"
+#include "storage/bufmgr.h"
+#include "storage/smgr.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -184,4 +186,24 @@ argo_table_layout(Relation rel)
 		e->layout = l;
 	}
 	return l;
+}
+
+/*
+ * Whether rel has a page numbered block, for addresses read from the
+ * collection's own rows (a document's doctid, a row map), which may name
+ * a page a VACUUM has since cut off.  Asking the kernel for the file's
+ * size was 1.2% of a point read; the size this backend last learned is a
+ * floor of it: the file only grows, and the truncation that would shrink
+ * it sends a shared invalidation that closes the smgr relation (its
+ * cached size with it) before anyone who holds a lock on rel reads again.
+ * Only above that floor is the kernel asked.
+ */
+bool
+argo_block_exists(Relation rel, BlockNumber block)
+{
+	BlockNumber known = RelationGetSmgr(rel)->smgr_cached_nblocks[MAIN_FORKNUM];
+
+	if (known != InvalidBlockNumber && block < known)
+		return true;
+	return block < RelationGetNumberOfBlocks(rel);
 }
