@@ -21,6 +21,7 @@
 
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/xlog.h"
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 
@@ -69,7 +70,9 @@ dochint_refresh(DocHint *h, int64 objid, const ItemPointerData *root)
 	bool		isnull;
 	Datum		d;
 
-	if (!OidIsValid(h->relid) || !ItemPointerIsValid(root) || ItemPointerEquals(&h->doc, (ItemPointer) root))
+	/* a standby's pages are the primary's: its reads leave them alone */
+	if (!OidIsValid(h->relid) || !ItemPointerIsValid(root) ||
+		ItemPointerEquals(&h->doc, (ItemPointer) root) || RecoveryInProgress())
 		return;
 	rel = table_open(h->relid, NoLock);
 	l = argo_table_layout(rel);
