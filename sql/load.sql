@@ -122,3 +122,18 @@ DROP ROLE argo_rls;
 ALTER TABLE argo_data.family_str ADD CONSTRAINT short_strings CHECK (length(valstr) < 100) NOT VALID;
 SELECT argo_load('family', $$SELECT '{"s": "this one is too long, longer than a hundred characters: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}'::jsonb$$);
 ALTER TABLE argo_data.family_str DROP CONSTRAINT short_strings;
+-- the string index's entries written by the direct path (sorted, their
+-- prefixes formed in C) are the ones PostgreSQL would form: amcheck
+-- compares every heap row with the index; strings around the prefix's
+-- 256 characters, in one- and two-byte characters
+CREATE EXTENSION amcheck;
+SELECT argo_create_collection('prefixes');
+SELECT count(*) FROM argo_query('INSERT INTO prefixes OBJECTS $1',
+  (SELECT jsonb_agg(jsonb_build_object('e', repeat('é', 250 + i % 12), 'x', repeat('x', 250 + i % 12), 'i', i))
+     FROM generate_series(1, 600) i)) x;
+SELECT i.indexrelid::regclass AS index, bt_index_check(i.indexrelid, true) AS checked
+  FROM pg_index i WHERE i.indrelid = 'argo_data.prefixes_str'::regclass ORDER BY 1;
+SELECT count(*) FROM argo_query('SELECT * FROM prefixes WHERE e = $1', to_jsonb(repeat('é', 257))) x;
+SELECT count(*) FROM argo_query('SELECT * FROM prefixes WHERE x >= $1', to_jsonb(repeat('x', 256))) x;
+SELECT argo_drop_collection('prefixes');
+DROP EXTENSION amcheck;

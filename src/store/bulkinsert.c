@@ -26,11 +26,13 @@
 #include "nodes/makefuncs.h"
 #include "parser/parse_relation.h"
 #include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/regproc.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/tuplesort.h"
 
+#include "common/common.h"
 #include "store/access.h"
 #include "store/rowbatch.h"
 
@@ -52,10 +54,14 @@ typedef struct IndexSorts
 {
 	int			n;
 	Tuplesortstate **sorts;
+	/* per index: Argo's string index, (keyid, left(valstr, N)), its two columns; else 0 */
+	AttrNumber *prefix_key;
+	AttrNumber *prefix_val;
 } IndexSorts;
 
 static void sort_entries(ResultRelInfo *rri, EState *estate, IndexSorts *sorts,
 						 TupleTableSlot *slot);
+static bool prefix_index(IndexInfo *info, Relation heap);
 
 /* Write rows[from, from+n) and their index entries (or, with sorts, sort them). */
 static void
@@ -131,12 +137,60 @@ sorts_begin(ResultRelInfo *rri)
 
 	sorts->n = rri->ri_NumIndices;
 	sorts->sorts = palloc(sizeof(Tuplesortstate *) * sorts->n);
+	sorts->prefix_key = palloc0(sizeof(AttrNumber) * sorts->n);
+	sorts->prefix_val = palloc0(sizeof(AttrNumber) * sorts->n);
 	for (int i = 0; i < sorts->n; i++)
+	{
+		IndexInfo  *info = rri->ri_IndexRelationInfo[i];
+
 		sorts->sorts[i] = tuplesort_begin_index_btree(rri->ri_RelationDesc,
 													  rri->ri_IndexRelationDescs[i],
 													  false, false, work_mem, NULL,
 													  TUPLESORT_NONE);
+		if (prefix_index(info, rri->ri_RelationDesc))
+		{
+			sorts->prefix_key[i] = info->ii_IndexAttrNumbers[0];
+			sorts->prefix_val[i] = castNode(Var, linitial(castNode(FuncExpr, linitial(info->ii_Expressions))->args))->varattno;
+		}
+	}
 	return sorts;
+}
+
+/*
+ * Whether the index is Argo's string index: (keyid, left(valstr, N)),
+ * no predicate.  Its entries are then formed in C (prefix_entry).
+ */
+static bool
+prefix_index(IndexInfo *info, Relation heap)
+{
+	AttrNumber	valatt = attnameAttNum(heap, "valstr", true);
+	AttrNumber	keyatt = attnameAttNum(heap, "keyid", true);
+
+	return info->ii_NumIndexAttrs == 2 && info->ii_NumIndexKeyAttrs == 2 &&
+		info->ii_Predicate == NIL && keyatt > 0 && valatt > 0 &&
+		info->ii_IndexAttrNumbers[0] == keyatt && info->ii_IndexAttrNumbers[1] == 0 &&
+		list_length(info->ii_Expressions) == 1 &&
+		argo_is_prefix_expr(linitial(info->ii_Expressions), valatt);
+}
+
+/*
+ * The string index's entry of slot's row, as FormIndexDatum would make
+ * it without running left() through the executor: a string of at most N
+ * bytes has at most N characters, and is its own prefix (left() walked
+ * every character of every string: 5% of a bulk insert of YCSB records).
+ */
+static void
+prefix_entry(TupleTableSlot *slot, AttrNumber keyatt, AttrNumber valatt,
+			 Datum *values, bool *isnull)
+{
+	Datum		v;
+
+	values[0] = slot_getattr(slot, keyatt, &isnull[0]);
+	v = slot_getattr(slot, valatt, &isnull[1]);
+	if (isnull[1] || VARSIZE_ANY_EXHDR(DatumGetPointer(v)) <= ARGO_STR_PREFIX_CHARS)
+		values[1] = v;
+	else
+		values[1] = DirectFunctionCall2(text_left, v, Int32GetDatum(ARGO_STR_PREFIX_CHARS));
 }
 
 /* The entries of slot's row, each into its index's sort (as ExecInsertIndexTuples forms them). */
@@ -161,7 +215,10 @@ sort_entries(ResultRelInfo *rri, EState *estate, IndexSorts *sorts, TupleTableSl
 			if (!ExecQual(info->ii_PredicateState, econtext))
 				continue;
 		}
-		FormIndexDatum(info, slot, estate, values, isnull);
+		if (sorts->prefix_key[i] > 0)
+			prefix_entry(slot, sorts->prefix_key[i], sorts->prefix_val[i], values, isnull);
+		else
+			FormIndexDatum(info, slot, estate, values, isnull);
 		tuplesort_putindextuplevalues(sorts->sorts[i], rri->ri_IndexRelationDescs[i],
 									  &slot->tts_tid, values, isnull);
 	}
