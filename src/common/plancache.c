@@ -17,6 +17,7 @@
 #include "executor/spi.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "common/common.h"
@@ -169,6 +170,16 @@ argo_run_with(SqlBuf *buf, int cursor_options, SPIExecuteOptions *opts)
 	return rc;
 }
 
+/*
+ * A value from this size on is not offered to a custom plan as a
+ * constant: the plan would carry it, and a parallel plan is written out
+ * as text for its workers byte by byte ("%d " each, and parsed back in
+ * every worker): a join's two arrays of 100,000 ids cost more there than
+ * the join.  Left a parameter, it goes to the workers as it is, and the
+ * planner still estimates with it (unnest's rows, an ANY's selectivity).
+ */
+#define CONST_PARAM_MAX_BYTES 8192
+
 /* buf's values as the parameters of a statement. */
 ParamListInfo
 argo_param_list(SqlBuf *buf)
@@ -177,9 +188,13 @@ argo_param_list(SqlBuf *buf)
 
 	for (int i = 0; i < buf->nparams; i++)
 	{
+		bool		large;
+
 		params->params[i].value = buf->values[i];
 		params->params[i].isnull = buf->nulls[i] == 'n';
-		params->params[i].pflags = PARAM_FLAG_CONST;
+		large = !params->params[i].isnull && get_typlen(buf->types[i]) == -1 &&
+			VARSIZE_ANY(DatumGetPointer(buf->values[i])) >= CONST_PARAM_MAX_BYTES;
+		params->params[i].pflags = large ? 0 : PARAM_FLAG_CONST;
 		params->params[i].ptype = buf->types[i];
 	}
 	return params;
