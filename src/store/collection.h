@@ -41,6 +41,8 @@ typedef struct ArgoCollection
 	struct KeyDict *dict;		/* this statement's, from keydict_of */
 	bool		keys_copied;	/* a shard's write: keys only from this copy of the
 								 * dictionary, those it lacks noted (shardpart.c) */
+	bool		writer_checked; /* this lookup's writer privileges passed
+								 * (collection_check_writes, docs.c) */
 } ArgoCollection;
 
 /* advisory locks' fourth field for collection names (catalog.c) */

@@ -130,8 +130,7 @@ rowbatch_create(ArgoCollection *coll, bool directory)
 	RowBatch   *b = palloc0(sizeof(RowBatch));
 
 	argo_check_writable(directory ? ACL_INSERT : ACL_UPDATE);
-	collection_check_writer(coll);
-	docs_check_writer(coll);
+	collection_check_writes(coll);
 	b->coll = coll;
 	b->directory = directory;
 	b->feed = directory ? feed_mode(coll) : FEED_OFF;

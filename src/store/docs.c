@@ -511,7 +511,7 @@ docs_forget_all(Oid relid)
  * dictionary's are: access.c), naming what it lacks.  Not where policies
  * apply to the role: its rows go through SQL then, and no copy is made.
  */
-void
+static void
 docs_check_writer(ArgoCollection *c)
 {
 	Oid			docs = docs_relid(c);
@@ -524,4 +524,19 @@ docs_check_writer(ArgoCollection *c)
 				 errmsg("permission denied for table %s_doc", c->name),
 				 errdetail("A writer of collection \"%s\" writes the copy it keeps of each object it changes.", c->name),
 				 errhint("argo_grant('%s', role, 'write') grants what a writer needs.", c->name)));
+}
+
+/*
+ * What a writer of c needs (the dictionary's privileges, access.c, and
+ * the kept documents'), checked once per lookup of c: an UPDATE's writer
+ * and its two row batches ask alike.
+ */
+void
+collection_check_writes(ArgoCollection *c)
+{
+	if (c->writer_checked)
+		return;
+	collection_check_writer(c);
+	docs_check_writer(c);
+	c->writer_checked = true;
 }

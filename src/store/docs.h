@@ -45,7 +45,7 @@ extern bool docs_readable(ArgoCollection *c);
 extern bool docs_text_index(ArgoCollection *c, Jsonb *path, Oid *config);
 extern Jsonb *docs_value(Datum d, bool isnull);
 extern bool docs_insertable(ArgoCollection *c);
-extern void docs_check_writer(ArgoCollection *c);
+extern void collection_check_writes(ArgoCollection *c);
 extern ItemPointerData *docs_insert_new(ArgoCollection *c, int n, Datum *objids, Datum *docs);
 extern DocWriter *docwriter_open(ArgoCollection *c, AclMode mode);
 extern ItemPointerData docwriter_put(DocWriter *w, int64 objid, Jsonb *doc,

@@ -182,8 +182,7 @@ objwriter_open(ArgoCollection *c, AclMode mode)
 	check_privileges(w->dir, w->tables, w->ntables, mode);
 	if (mode == ACL_UPDATE)
 	{
-		collection_check_writer(c);
-		docs_check_writer(c);
+		collection_check_writes(c);
 	}
 	w->docs = docwriter_open(c, mode);
 	w->epoch = rowmap_epoch(w->tables, w->ntables);
