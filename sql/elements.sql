@@ -86,7 +86,7 @@ SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP LAST -1');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP FIRST 1.5');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP LAST $1', '"3"');
 SELECT * FROM argo_query('SELECT COUNT(*) FROM el3 GROUP BY a[? @ > 1]');
-SELECT * FROM argo_query('SELECT COUNT(DISTINCT a[-1]) FROM el3');
+SELECT * FROM argo_query('SELECT COUNT(DISTINCT a[-1]) FROM el3 GROUP BY a[*]');
 SELECT * FROM argo_query('SELECT a[-2].v, a[-1].v, COUNT(*) FROM el3 GROUP BY a[-2].v, a[-1].v');
 SELECT * FROM argo_query('SELECT * FROM el3 WHERE a[-0] = 1');
 SELECT * FROM argo_query('UPSERT el3 SET x = 1 WHERE a[-1] = 1');

@@ -211,12 +211,64 @@ WITH e AS (SELECT d.doc->'tags'->0 AS g, x AS el
                     FROM k GROUP BY g) a)
 SELECT fl_pens('fl3') = w AS fl3, fl_pens('fl0') = w AS fl0, fl_pens('fl1') = w AS fl1 FROM want;
 SELECT jsonb_pretty(fl_pens('fl3')->0);
+-- COUNT(DISTINCT) and HAVING through filters: the distinct scalars the
+-- group's objects reach (7 and "7" apart), groups kept by a sum over the
+-- kept elements; against jsonb's count over the same elements
+CREATE FUNCTION fl_kinds(c text) RETURNS jsonb LANGUAGE sql AS $$
+  SELECT coalesce(jsonb_agg(x ORDER BY n), '[]') FROM argo_query(format(
+    $q$SELECT tags[0], COUNT(DISTINCT items[? qty >= 5].sku) AS d FROM %s GROUP BY tags[0]
+       HAVING SUM(items[? sku = 'pen'].qty) > 40 AND COUNT(DISTINCT items[? qty >= 5].sku) >= 1 ORDER BY tags[0]$q$, c))
+         WITH ORDINALITY AS r(x, n)
+$$;
+WITH e AS (SELECT d.doc->'tags'->0 AS g, x AS el
+           FROM fl_docs d LEFT JOIN LATERAL jsonb_array_elements(
+             CASE WHEN jsonb_typeof(d.doc->'items') = 'array' THEN d.doc->'items' END) x ON true),
+     k AS (SELECT g, el, jsonb_typeof(el) = 'object' AND jsonb_typeof(el->'qty') = 'number' AS num,
+                  jsonb_typeof(el) = 'object' AND el->'sku' = '"pen"' AS pen
+           FROM e),
+     want AS (SELECT coalesce(jsonb_agg((CASE WHEN g IS NULL THEN '{}' ELSE jsonb_build_object('tags', jsonb_build_array(g)) END) ||
+                               jsonb_build_object('d', d) ORDER BY g NULLS LAST), '[]') AS w
+              FROM (SELECT g, count(DISTINCT el->'sku') FILTER (WHERE num AND (el->>'qty')::numeric >= 5
+                                 AND jsonb_typeof(el->'sku') IN ('string', 'number', 'boolean')) AS d,
+                           sum(CASE WHEN pen AND num THEN (el->>'qty')::numeric END) AS s
+                    FROM k GROUP BY g) a
+              WHERE s > 40 AND d >= 1)
+SELECT fl_kinds('fl3') = w AS fl3, fl_kinds('fl0') = w AS fl0, fl_kinds('fl1') = w AS fl1,
+       jsonb_array_length(w) > 0 AS some FROM want;
+-- GROUP BY through a filter: the elements it keeps are the units (an
+-- object keeping none is one unit without a value), other paths into the
+-- array read the unit's element; against jsonb's elements
+CREATE FUNCTION fl_units(c text) RETURNS jsonb LANGUAGE sql AS $$
+  SELECT coalesce(jsonb_agg(x ORDER BY x::text), '[]') FROM argo_query(format(
+    $q$SELECT items[? qty >= 5].sku AS s, COUNT(*) AS n, SUM(items[*].qty) AS q FROM %s
+       WHERE i > 20 GROUP BY s HAVING COUNT(*) > 1$q$, c)) x
+$$;
+WITH u AS (SELECT d.i, k.el
+           FROM fl_docs d LEFT JOIN LATERAL (
+             SELECT el FROM jsonb_array_elements(CASE WHEN jsonb_typeof(d.doc->'items') = 'array' THEN d.doc->'items' END) el
+             WHERE jsonb_typeof(el) = 'object' AND jsonb_typeof(el->'qty') = 'number' AND (el->>'qty')::numeric >= 5) k ON true
+           WHERE d.i > 20),
+     g AS (SELECT CASE WHEN jsonb_typeof(el->'sku') IN ('string', 'number', 'boolean') THEN el->'sku' END AS s,
+                  count(*) AS n, sum((el->>'qty')::numeric) AS q
+           FROM u GROUP BY 1 HAVING count(*) > 1),
+     want AS (SELECT coalesce(jsonb_agg(x ORDER BY x::text), '[]') AS w
+              FROM (SELECT CASE WHEN s IS NULL THEN '{}' ELSE jsonb_build_object('s', s) END ||
+                           jsonb_build_object('n', n, 'q', q) AS x FROM g) y)
+SELECT fl_units('fl3') = w AS fl3, fl_units('fl0') = w AS fl0, fl_units('fl1') = w AS fl1,
+       jsonb_array_length(w) > 3 AS some FROM want;
+SELECT x FROM argo_query($$SELECT items[? sku = 'pen' AND qty >= 15].qty AS q, COUNT(*) AS n FROM fl3
+                          WHERE EXISTS items[? sku = 'pen' AND qty >= 15] GROUP BY q ORDER BY q LIMIT 3$$) x;
+SELECT x FROM argo_query($$SELECT COUNT(DISTINCT items[-1].sku) AS last_skus, COUNT(DISTINCT items[? qty >= 0].tags[0]) AS t
+                          FROM fl3 HAVING MIN(items[-1].qty) >= 0$$) x;
 SELECT x FROM argo_query($$SELECT ARRAY_AGG(items[? qty >= 18].sku) AS big, FIRST(items[-1].qty ORDER BY i DESC) AS last
                           FROM fl3 WHERE i < 30$$) x;
 
 -- errors: 0A000 where filters are not there yet, 42601 for @ outside one
 SELECT * FROM argo_query($$SELECT * FROM fl3 ORDER BY items[? qty > 1].qty$$);
-SELECT * FROM argo_query($$SELECT items[? qty > 1].sku, COUNT(*) FROM fl3 GROUP BY items[? qty > 1].sku$$);
+SELECT * FROM argo_query($$SELECT items[? qty > 1].sku, SUM(items[? qty > 1].qty) FROM fl3 GROUP BY items[? qty > 1].sku$$);
+SELECT * FROM argo_query($$SELECT COUNT(*) FROM fl3 GROUP BY items[? qty > 1].sku, items[? qty > 2].sku$$);
+SELECT * FROM argo_query($$SELECT COUNT(*) FROM fl3 GROUP BY items[? qty > 1].parts[*].n$$);
+SELECT * FROM argo_query($$SELECT COUNT(*) FROM fl3 GROUP BY items[? qty > 1].tags[-1]$$);
 SELECT * FROM argo_query($$SELECT a.items[? qty > 1] FROM fl3 AS a JOIN fl1 AS b ON a.i = b.i$$);
 SELECT * FROM argo_query($$SELECT * FROM fl3 AS a JOIN fl1 AS b ON a.i = b.i WHERE EXISTS a.items[? qty = 1]$$);
 SELECT * FROM argo_query($$SELECT * FROM fl3 WHERE EXISTS items[? ID() = 1]$$);

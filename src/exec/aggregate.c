@@ -148,6 +148,8 @@ wild_target(AggGen *g, ArgoTarget *t, const char *a)
 	return unit_sums(t, a);
 }
 
+static TargetCols document_distinct(AggGen *g, ArgoTarget *t, const char *a);
+
 /*
  * COUNT(DISTINCT p): the distinct scalars at p among the group's units
  * (5 and "5" are two; null, objects and arrays left out).  For a path
@@ -163,6 +165,8 @@ count_distinct(AggGen *g, ArgoTarget *t, const char *a)
 	KeyArrays	k;
 	SqlBuf	   *rows;
 
+	if (t->path->filtered)
+		return document_distinct(g, t, a);
 	if (!t->path->wild)
 	{
 		v = sql_value_join(g->buf, c, objid_of(g->q, t->path), t->path->keystr, (char *) a);
@@ -184,7 +188,6 @@ count_distinct(AggGen *g, ArgoTarget *t, const char *a)
 									 objid_of(g->q, t->path))));
 }
 
-/* A path's steps as jsonb's #> takes them: keys, and positions as text. */
 /*
  * The object a path reads in each unit, as an expression: its kept
  * document (joined in as alias) where the read may take it, else rebuilt.
@@ -205,20 +208,21 @@ unit_document(AggGen *g, ArgoPath *path, const char *alias)
 					docs ? ")" : "");
 }
 
+/* Steps as jsonb's #> takes them: keys, and positions as text. */
 static Datum
-text_steps(ArgoPath *path)
+text_steps(List *steps)
 {
-	Datum	   *elems = palloc(sizeof(Datum) * Max(list_length(path->steps), 1));
+	Datum	   *elems = palloc(sizeof(Datum) * Max(list_length(steps), 1));
 	ListCell   *lc;
 
-	foreach(lc, path->steps)
+	foreach(lc, steps)
 	{
 		ArgoStep   *step = lfirst(lc);
 
 		elems[foreach_current_index(lc)] = CStringGetTextDatum(step->is_index ?
 															   psprintf(INT64_FORMAT, step->index) : step->key);
 	}
-	return PointerGetDatum(construct_array(elems, list_length(path->steps), TEXTOID, -1, false,
+	return PointerGetDatum(construct_array(elems, list_length(steps), TEXTOID, -1, false,
 										   TYPALIGN_INT));
 }
 
@@ -247,7 +251,7 @@ value_aggregate(AggGen *g, ArgoTarget *t, const char *a)
 						 doc, sqlbuf_param(g->buf, JSONBOID, sql_path_spec(t->path)));
 	else
 		value = psprintf("(%s OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[])", doc,
-						 sqlbuf_param(g->buf, TEXTARRAYOID, text_steps(t->path)));
+						 sqlbuf_param(g->buf, TEXTARRAYOID, text_steps(t->path->steps)));
 	initStringInfo(&order);
 	if (t->order != NULL)
 		appendStringInfo(&order, "%s(%s, $%d) COLLATE pg_catalog.\"C\"%s, ",
@@ -290,6 +294,25 @@ document_target(AggGen *g, ArgoTarget *t, const char *a)
 	if (t->agg == AAGG_COUNT)
 		return one_col(psprintf("coalesce(pg_catalog.sum(%s.c), 0)::bigint", a));
 	return unit_sums(t, a);
+}
+
+/*
+ * COUNT(DISTINCT p) through a filter or a negative index: each unit's
+ * values there (argo_values_at, one small array per unit) gathered by the
+ * group, then the distinct scalars among them counted as 5 and "5" are
+ * counted apart.
+ */
+static TargetCols
+document_distinct(AggGen *g, ArgoTarget *t, const char *a)
+{
+	char	   *doc = unit_document(g, t->path, psprintf("%sd", a));
+
+	return one_col(psprintf("(SELECT pg_catalog.count(DISTINCT ROW(y.valnum, y.valstr, y.valbool)) FROM"
+							" (SELECT %s FROM pg_catalog.unnest(pg_catalog.array_agg(%s(%s, $%d::pg_catalog.jsonb))) AS u(vs),"
+							" pg_catalog.jsonb_array_elements(u.vs) AS x(v)) y"
+							" WHERE pg_catalog.num_nonnulls(y.valnum, y.valstr, y.valbool) OPERATOR(pg_catalog.>) 0)",
+							TYPED_VALUES, argo_function("argo_values_at"), doc,
+							sqlbuf_param(g->buf, JSONBOID, sql_path_spec(t->path))));
 }
 
 /* The joins a target needs go into the statement; its result columns are returned. */
@@ -387,7 +410,7 @@ emit_group(AggGen *g, ArgoPath *path, int i)
 	KeyArrays	k;
 	ValueCols	v;
 
-	if (path->filtered)
+	if (path->filtered && !path->wild)
 		return document_group(g, path, alias);
 	if (!path->wild)
 		return sql_value_join(g->buf, c, objid_of(g->q, path), path->keystr, alias);
@@ -402,6 +425,39 @@ emit_group(AggGen *g, ArgoPath *path, int i)
 	v.str = psprintf("%s.valstr", alias);
 	v.boolean = psprintf("%s.valbool", alias);
 	return v;
+}
+
+/*
+ * "LATERAL (SELECT e …)": the positions in b's object of the elements a
+ * GROUP BY path's filter keeps (items[? qty > 1].sku), judged on the
+ * object's document as every filter is; the group values are then read
+ * from the rows at those positions, as for [*].
+ */
+static void
+kept_elements(SqlBuf *buf, ArgoCollection *c, ArgoPath *path)
+{
+	ArgoStep   *filter = list_nth(path->steps, path->first_wild);
+	bool		docs = docs_readable(c);
+	char	   *doc;
+	char	   *array;
+
+	Assert(filter->filter != NULL);
+	if (docs)
+		appendStringInfo(&buf->sql, "%s bd ON bd.objid OPERATOR(pg_catalog.=) b.objid LEFT JOIN ",
+						 c->doc_table);
+	doc = psprintf("%s%s($%d, b.objid)%s", docs ? "COALESCE(bd.doc, " : "",
+				   argo_function("argo_object"),
+				   sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)), docs ? ")" : "");
+	array = psprintf("(%s OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[])", doc,
+					 sqlbuf_param(buf, TEXTARRAYOID,
+								  text_steps(list_copy_head(path->steps, path->first_wild))));
+	appendStringInfo(&buf->sql,
+					 "LATERAL (SELECT (x.n - 1)::integer AS e FROM (SELECT %s AS a) y,"
+					 " pg_catalog.jsonb_array_elements(CASE WHEN pg_catalog.jsonb_typeof(y.a) OPERATOR(pg_catalog.=) 'array'"
+					 " THEN y.a END) WITH ORDINALITY AS x(v, n)"
+					 " WHERE %s(x.v, $%d::pg_catalog.jsonb) IS TRUE)",
+					 array, argo_function("argo_filter_test"),
+					 sqlbuf_param(buf, JSONBOID, JsonbPGetDatum(sql_pred_spec(filter->filter))));
 }
 
 /*
@@ -434,6 +490,12 @@ aggregate_source(ArgoQuery *q)
 	appendStringInfoString(&buf->sql, "SELECT @COLS@ FROM (SELECT b.objid, x.e FROM (");
 	sql_base_objids(buf, c, s->where);
 	appendStringInfoString(&buf->sql, ") b LEFT JOIN ");
+	if (s->unwind->filtered)
+	{
+		kept_elements(buf, c, s->unwind);
+		appendStringInfoString(&buf->sql, " x ON true) o");
+		return buf;
+	}
 	sql_array_elements(buf, c, s->unwind);
 	appendStringInfoString(&buf->sql, " x ON x.objid OPERATOR(pg_catalog.=) b.objid) o");
 	return buf;

@@ -87,7 +87,8 @@ unwind_one_pass_applies(ArgoQuery *q)
 	ArgoStmt   *s = q->stmt;
 	ListCell   *lc;
 
-	if (s->unwind == NULL || list_length(s->from) != 1)
+	/* a filter's kept elements are judged on documents, not rows */
+	if (s->unwind == NULL || s->unwind->filtered || list_length(s->from) != 1)
 		return false;
 	foreach(lc, s->group_by)
 		if (!into_unwound(s, lfirst(lc)))

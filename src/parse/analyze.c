@@ -564,6 +564,22 @@ has_filter_step(ArgoPath *path)
 	return false;
 }
 
+/* Whether some step counts from the end (a[-1]), outside any filter's predicate. */
+static bool
+has_negative_step(ArgoPath *path)
+{
+	ListCell   *lc;
+
+	foreach(lc, path->steps)
+	{
+		ArgoStep   *step = lfirst(lc);
+
+		if (step->is_index && !step->is_wild && step->index < 0)
+			return true;
+	}
+	return false;
+}
+
 /* Filters and negative indices are judged on documents, where that is built; 0A000 elsewhere. */
 static void
 refuse_filter(AnalyzeState *as, ArgoPath *path, const char *where)
@@ -572,10 +588,10 @@ refuse_filter(AnalyzeState *as, ArgoPath *path, const char *where)
 		return;
 	if (has_filter_step(path))
 		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   "Filters select objects in WHERE, reach elements in SET and UNSET, and project in SELECT and EXCEPT.",
+					   "Filters are read in WHERE, SET, UNSET, the targets, EXCEPT, aggregates, HAVING and GROUP BY; not in the aggregates of a statement that unwinds an array.",
 					   "a path with a filter [? …] is not supported %s", where);
 	semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-				   "Negative indices are read in WHERE, SET, UNSET, the targets, EXCEPT, ORDER BY and GROUP BY.",
+				   "Negative indices are read in WHERE, SET, UNSET, the targets, aggregates, HAVING, EXCEPT, ORDER BY and GROUP BY.",
 				   "a path with a negative index is not supported %s", where);
 }
 
@@ -1052,8 +1068,40 @@ check_unwinding(AnalyzeState *as, ArgoStmt *s)
 			semantic_error(as, g->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 						   psprintf("\"%s\" and \"%s\" are paths into different arrays.", s->unwind->keystr, g->keystr),
 						   "GROUP BY unwinds one array, not two");
+		if (g->filtered)
+		{
+			/* the units are the elements its filter keeps; other paths into the array read them */
+			if (s->unwind->filtered && s->unwind != g)
+				semantic_error(as, g->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+							   "The other GROUP BY paths into the array read the elements it keeps: write them with [*].",
+							   "GROUP BY unwinds through one filter [? …]");
+			s->unwind = g;
+		}
 	}
 }
+
+/*
+ * Whether a GROUP BY path unwinds the elements a filter keeps
+ * (items[? qty > 1].sku: each kept element is a unit): its first [*] is
+ * the filter, and no step counts from the end.
+ */
+static bool
+unwinds_through_filter(ArgoPath *path)
+{
+	ArgoStep   *wild = NULL;
+	ListCell   *lc;
+
+	foreach(lc, path->steps)
+	{
+		ArgoStep   *step = lfirst(lc);
+
+		if (step->is_wild && wild == NULL)
+			wild = step;
+	}
+	return wild != NULL && wild->filter != NULL && !has_negative_step(path);
+}
+
+static bool groups_by_elements(ArgoStmt *s);
 
 /* An aggregate HAVING writes: a target already there, else a hidden one. */
 static ArgoTarget *
@@ -1061,7 +1109,8 @@ having_target(AnalyzeState *as, ArgoStmt *s, ArgoTarget *agg)
 {
 	ListCell   *lc;
 
-	refuse_filter(as, agg->path, "in HAVING");
+	if (groups_by_elements(s))
+		refuse_filter(as, agg->path, "in HAVING where GROUP BY unwinds an array");
 	bind_path(as, agg->path);
 	foreach(lc, s->targets)
 	{
@@ -1424,15 +1473,26 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 		 * Not where GROUP BY unwinds an array (whose elements are then
 		 * the units), nor COUNT(DISTINCT …).
 		 */
-		if ((t->agg == AAGG_NONE && s->group_by != NIL && t->path->wild) ||
-			(t->agg != AAGG_NONE && (t->agg == AAGG_COUNT_DISTINCT || groups_by_elements(s))))
+		if ((t->agg == AAGG_NONE && s->group_by != NIL && t->path->wild &&
+			 !unwinds_through_filter(t->path)) ||
+			(t->agg != AAGG_NONE && groups_by_elements(s)))
 			refuse_filter(as, t->path, "in an aggregate query");
 		bind_path(as, t->path);
 	}
 	foreach(lc, s->group_by)
 	{
-		if (((ArgoPath *) lfirst(lc))->wild)
-			refuse_filter(as, lfirst(lc), "in GROUP BY");
+		ArgoPath   *g = lfirst(lc);
+
+		if (g->wild && g->filtered && !unwinds_through_filter(g))
+		{
+			if (has_filter_step(g) && !has_negative_step(g))
+				semantic_error(as, g->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+							   "GROUP BY unwinds one array: each element (each one a filter keeps) is one row.",
+							   "a GROUP BY path holds at most one [*] or filter [? …]");
+			semantic_error(as, g->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   "A path with [*] or a filter has one value per element it reaches, not one from the end.",
+						   "a GROUP BY path that unwinds an array cannot have a negative index");
+		}
 		bind_path(as, lfirst(lc));
 	}
 	foreach(lc, s->order_by)
