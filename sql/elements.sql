@@ -49,6 +49,9 @@ SELECT el($$SELECT a[-1] AS last, MIN(n) AS first FROM @C WHERE EXISTS a GROUP B
 SELECT el($$SELECT a[-2].v AS x, a[-1].v AS y, COUNT(*) AS n FROM @C GROUP BY x, y ORDER BY n$$);
 -- aggregated: each object's value there
 SELECT el($$SELECT SUM(a[-1]) AS s, COUNT(a[-1]) AS c, MIN(a[-1]) AS lo, MAX(a[-2].v) AS hi, ARRAY_AGG(a[-1]) AS all FROM @C$$);
+-- counted apart, compared in HAVING, and beside an unwound array: each unit's object's value
+SELECT el($$SELECT COUNT(DISTINCT a[-1]) AS d, COUNT(DISTINCT a[0]) AS f FROM @C HAVING SUM(a[-1]) > 1$$);
+SELECT el($$SELECT a[*] AS e, COUNT(DISTINCT a[-1]) AS d, SUM(a[-1]) AS s FROM @C WHERE n < 3 GROUP BY e ORDER BY e$$);
 
 -- writes: UNSET a[-1] pops the last (MongoDB's $pop: 1), UNSET a[0] the first
 SELECT el($$UPDATE @C UNSET a[-1] WHERE n < 4 RETURNING *$$);
@@ -86,7 +89,7 @@ SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP LAST -1');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP FIRST 1.5');
 SELECT * FROM argo_query('UPDATE el3 SET log APPEND 5 KEEP LAST $1', '"3"');
 SELECT * FROM argo_query('SELECT COUNT(*) FROM el3 GROUP BY a[? @ > 1]');
-SELECT * FROM argo_query('SELECT COUNT(DISTINCT a[-1]) FROM el3 GROUP BY a[*]');
+SELECT * FROM argo_query('SELECT COUNT(*) FROM el3 GROUP BY a[*].v[-1]');
 SELECT * FROM argo_query('SELECT a[-2].v, a[-1].v, COUNT(*) FROM el3 GROUP BY a[-2].v, a[-1].v');
 SELECT * FROM argo_query('SELECT * FROM el3 WHERE a[-0] = 1');
 SELECT * FROM argo_query('UPSERT el3 SET x = 1 WHERE a[-1] = 1');

@@ -256,6 +256,29 @@ WITH u AS (SELECT d.i, k.el
                            jsonb_build_object('n', n, 'q', q) AS x FROM g) y)
 SELECT fl_units('fl3') = w AS fl3, fl_units('fl0') = w AS fl0, fl_units('fl1') = w AS fl1,
        jsonb_array_length(w) > 3 AS some FROM want;
+-- aggregates through a filter where GROUP BY unwinds the array: each
+-- unit's element, where the filter keeps it
+CREATE FUNCTION fl_elems(c text) RETURNS jsonb LANGUAGE sql AS $$
+  SELECT coalesce(jsonb_agg(x ORDER BY x::text), '[]') FROM argo_query(format(
+    $q$SELECT items[*].sku AS s, SUM(items[? qty >= 5].qty) AS q, COUNT(DISTINCT items[? qty >= 5].tags[0]) AS t
+       FROM %s WHERE i > 20 GROUP BY s HAVING COUNT(items[? qty >= 5]) > 0$q$, c)) x
+$$;
+WITH u AS (SELECT k.el
+           FROM fl_docs d LEFT JOIN LATERAL jsonb_array_elements(
+             CASE WHEN jsonb_typeof(d.doc->'items') = 'array' THEN d.doc->'items' END) k(el) ON true
+           WHERE d.i > 20),
+     v AS (SELECT CASE WHEN jsonb_typeof(el->'sku') IN ('string', 'number', 'boolean') THEN el->'sku' END AS s,
+                  CASE WHEN jsonb_typeof(el) = 'object' AND jsonb_typeof(el->'qty') = 'number' AND (el->>'qty')::numeric >= 5
+                       THEN el END AS kept
+           FROM u),
+     g AS (SELECT s, sum((kept->>'qty')::numeric) AS q,
+                  count(DISTINCT kept->'tags'->0) FILTER (WHERE jsonb_typeof(kept->'tags'->0) IN ('string', 'number', 'boolean')) AS t
+           FROM v GROUP BY s HAVING count(kept) > 0),
+     want AS (SELECT coalesce(jsonb_agg(x ORDER BY x::text), '[]') AS w
+              FROM (SELECT CASE WHEN s IS NULL THEN '{}' ELSE jsonb_build_object('s', s) END ||
+                           jsonb_build_object('q', q, 't', t) AS x FROM g) y)
+SELECT fl_elems('fl3') = w AS fl3, fl_elems('fl0') = w AS fl0, fl_elems('fl1') = w AS fl1,
+       jsonb_array_length(w) > 3 AS some FROM want;
 SELECT x FROM argo_query($$SELECT items[? sku = 'pen' AND qty >= 15].qty AS q, COUNT(*) AS n FROM fl3
                           WHERE EXISTS items[? sku = 'pen' AND qty >= 15] GROUP BY q ORDER BY q LIMIT 3$$) x;
 SELECT x FROM argo_query($$SELECT COUNT(DISTINCT items[-1].sku) AS last_skus, COUNT(DISTINCT items[? qty >= 0].tags[0]) AS t
@@ -265,7 +288,6 @@ SELECT x FROM argo_query($$SELECT ARRAY_AGG(items[? qty >= 18].sku) AS big, FIRS
 
 -- errors: 0A000 where filters are not there yet, 42601 for @ outside one
 SELECT * FROM argo_query($$SELECT * FROM fl3 ORDER BY items[? qty > 1].qty$$);
-SELECT * FROM argo_query($$SELECT items[? qty > 1].sku, SUM(items[? qty > 1].qty) FROM fl3 GROUP BY items[? qty > 1].sku$$);
 SELECT * FROM argo_query($$SELECT COUNT(*) FROM fl3 GROUP BY items[? qty > 1].sku, items[? qty > 2].sku$$);
 SELECT * FROM argo_query($$SELECT COUNT(*) FROM fl3 GROUP BY items[? qty > 1].parts[*].n$$);
 SELECT * FROM argo_query($$SELECT COUNT(*) FROM fl3 GROUP BY items[? qty > 1].tags[-1]$$);

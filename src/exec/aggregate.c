@@ -266,6 +266,39 @@ value_aggregate(AggGen *g, ArgoTarget *t, const char *a)
 }
 
 /*
+ * The values a path through filters or negative indices reaches in a
+ * unit, as a jsonb array (NULL for none): in the unit's object, or, for
+ * a path into the array GROUP BY unwinds, in the unit's element — which
+ * the path's own filter there must keep (SUM(items[? qty > 5].qty) by
+ * items[*].sku: each element's qty where it is over 5).
+ */
+static char *
+unit_values(AggGen *g, ArgoPath *path, const char *alias)
+{
+	char	   *doc = unit_document(g, path, alias);
+	ArgoStep   *at;
+	ArgoPath	rest;
+	char	   *elem;
+	char	   *values;
+
+	if (!in_unwound(g, path))
+		return psprintf("%s(%s, $%d::pg_catalog.jsonb)", argo_function("argo_values_at"), doc,
+						sqlbuf_param(g->buf, JSONBOID, sql_path_spec(path)));
+	at = list_nth(path->steps, path->first_wild);
+	rest = *path;
+	rest.steps = list_copy_tail(path->steps, path->first_wild + 1);
+	elem = psprintf("((%s OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[]) OPERATOR(pg_catalog.->) o.e)", doc,
+					sqlbuf_param(g->buf, TEXTARRAYOID, text_steps(list_copy_head(path->steps, path->first_wild))));
+	values = psprintf("%s(%s, $%d::pg_catalog.jsonb)", argo_function("argo_values_at"), elem,
+					  sqlbuf_param(g->buf, JSONBOID, sql_path_spec(&rest)));
+	if (at->filter == NULL)
+		return values;
+	return psprintf("CASE WHEN %s(%s, $%d::pg_catalog.jsonb) IS TRUE THEN %s END",
+					argo_function("argo_filter_test"), elem,
+					sqlbuf_param(g->buf, JSONBOID, JsonbPGetDatum(sql_pred_spec(at->filter))), values);
+}
+
+/*
  * A jsonb value x.v as the value columns rows have: a number, a string
  * (in the value tables' "C" collation), a boolean; null for the rest.
  */
@@ -282,15 +315,14 @@ value_aggregate(AggGen *g, ArgoTarget *t, const char *a)
 static TargetCols
 document_target(AggGen *g, ArgoTarget *t, const char *a)
 {
-	char	   *doc = unit_document(g, t->path, psprintf("%sd", a));
+	char	   *values = unit_values(g, t->path, psprintf("%sd", a));
 
 	appendStringInfo(&g->buf->sql,
 					 " LEFT JOIN LATERAL (SELECT pg_catalog.count(*) AS c, pg_catalog.sum(valnum) AS s, pg_catalog.count(valnum) AS n,"
 					 " pg_catalog.min(valnum) AS mn, pg_catalog.min(valstr) AS ms, pg_catalog.bool_and(valbool) AS mb,"
 					 " pg_catalog.max(valnum) AS xn, pg_catalog.max(valstr) AS xs, pg_catalog.bool_or(valbool) AS xb"
-					 " FROM (SELECT %s FROM pg_catalog.jsonb_array_elements(%s(%s, $%d::pg_catalog.jsonb)) AS x(v)) y) %s ON true",
-					 TYPED_VALUES, argo_function("argo_values_at"), doc,
-					 sqlbuf_param(g->buf, JSONBOID, sql_path_spec(t->path)), a);
+					 " FROM (SELECT %s FROM pg_catalog.jsonb_array_elements(%s) AS x(v)) y) %s ON true",
+					 TYPED_VALUES, values, a);
 	if (t->agg == AAGG_COUNT)
 		return one_col(psprintf("coalesce(pg_catalog.sum(%s.c), 0)::bigint", a));
 	return unit_sums(t, a);
@@ -305,14 +337,13 @@ document_target(AggGen *g, ArgoTarget *t, const char *a)
 static TargetCols
 document_distinct(AggGen *g, ArgoTarget *t, const char *a)
 {
-	char	   *doc = unit_document(g, t->path, psprintf("%sd", a));
+	char	   *values = unit_values(g, t->path, psprintf("%sd", a));
 
 	return one_col(psprintf("(SELECT pg_catalog.count(DISTINCT ROW(y.valnum, y.valstr, y.valbool)) FROM"
-							" (SELECT %s FROM pg_catalog.unnest(pg_catalog.array_agg(%s(%s, $%d::pg_catalog.jsonb))) AS u(vs),"
+							" (SELECT %s FROM pg_catalog.unnest(pg_catalog.array_agg(%s)) AS u(vs),"
 							" pg_catalog.jsonb_array_elements(u.vs) AS x(v)) y"
 							" WHERE pg_catalog.num_nonnulls(y.valnum, y.valstr, y.valbool) OPERATOR(pg_catalog.>) 0)",
-							TYPED_VALUES, argo_function("argo_values_at"), doc,
-							sqlbuf_param(g->buf, JSONBOID, sql_path_spec(t->path))));
+							TYPED_VALUES, values));
 }
 
 /* The joins a target needs go into the statement; its result columns are returned. */

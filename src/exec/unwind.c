@@ -78,8 +78,9 @@ into_unwound(ArgoStmt *s, ArgoPath *path)
 
 /*
  * Whether one pass serves: one collection, GROUP BY unwinding an array,
- * every group path and every aggregated path into that array, and no
- * aggregate but COUNT(*), COUNT, SUM, AVG, MIN and MAX.
+ * every group path and every aggregated path into that array (none
+ * through a filter or a negative index: those are judged on documents),
+ * and no aggregate but COUNT(*), COUNT, SUM, AVG, MIN and MAX.
  */
 bool
 unwind_one_pass_applies(ArgoQuery *q)
@@ -99,7 +100,8 @@ unwind_one_pass_applies(ArgoQuery *q)
 
 		if (t->agg == AAGG_COUNT_STAR || (t->agg == AAGG_NONE && into_unwound(s, t->path)))
 			continue;
-		if (t->agg == AAGG_COUNT_DISTINCT || t->agg == AAGG_NONE || !into_unwound(s, t->path))
+		if (t->agg == AAGG_COUNT_DISTINCT || t->agg == AAGG_NONE || !into_unwound(s, t->path) ||
+			t->path->filtered)
 			return false;
 	}
 	return true;

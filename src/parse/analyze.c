@@ -588,7 +588,7 @@ refuse_filter(AnalyzeState *as, ArgoPath *path, const char *where)
 		return;
 	if (has_filter_step(path))
 		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-					   "Filters are read in WHERE, SET, UNSET, the targets, EXCEPT, aggregates, HAVING and GROUP BY; not in the aggregates of a statement that unwinds an array.",
+					   "Filters are read in WHERE, SET, UNSET, the targets, EXCEPT, aggregates, HAVING and GROUP BY.",
 					   "a path with a filter [? …] is not supported %s", where);
 	semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 				   "Negative indices are read in WHERE, SET, UNSET, the targets, aggregates, HAVING, EXCEPT, ORDER BY and GROUP BY.",
@@ -1101,16 +1101,12 @@ unwinds_through_filter(ArgoPath *path)
 	return wild != NULL && wild->filter != NULL && !has_negative_step(path);
 }
 
-static bool groups_by_elements(ArgoStmt *s);
-
 /* An aggregate HAVING writes: a target already there, else a hidden one. */
 static ArgoTarget *
 having_target(AnalyzeState *as, ArgoStmt *s, ArgoTarget *agg)
 {
 	ListCell   *lc;
 
-	if (groups_by_elements(s))
-		refuse_filter(as, agg->path, "in HAVING where GROUP BY unwinds an array");
 	bind_path(as, agg->path);
 	foreach(lc, s->targets)
 	{
@@ -1468,14 +1464,13 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 		refuse_id_in_join(as, s, t->path);
 		/*
 		 * A projection through filters is cut from whole objects, and an
-		 * aggregate's values are read from them; a group path may have a
-		 * negative index (one value per object), and a target show it.
-		 * Not where GROUP BY unwinds an array (whose elements are then
-		 * the units), nor COUNT(DISTINCT …).
+		 * aggregate's values are read from them (from the unit's element
+		 * where GROUP BY unwinds the array); a group path shown beside
+		 * aggregates has one value per unit: a negative index, or the
+		 * filter GROUP BY unwinds through.
 		 */
-		if ((t->agg == AAGG_NONE && s->group_by != NIL && t->path->wild &&
-			 !unwinds_through_filter(t->path)) ||
-			(t->agg != AAGG_NONE && groups_by_elements(s)))
+		if (t->agg == AAGG_NONE && s->group_by != NIL && t->path->wild &&
+			!unwinds_through_filter(t->path))
 			refuse_filter(as, t->path, "in an aggregate query");
 		bind_path(as, t->path);
 	}
