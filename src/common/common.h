@@ -106,6 +106,7 @@ typedef struct SqlBuf
 	const char **notes;			/* what each parameter is, for argo_explain */
 	bool		custom_plan;	/* its best plan depends on the values */
 	bool		generic_plan;	/* … never does: plan it once */
+	bool		fast_start;		/* streamed: plan for its first rows, as a cursor */
 } SqlBuf;
 
 extern SqlBuf *sqlbuf_create(void);

@@ -13,7 +13,9 @@
  *
  * The plan comes from Argo's plan cache (plancache.c) and is planned for
  * a cursor: never parallel, since a statement stopped between rounds
- * cannot keep workers.
+ * cannot keep workers; for its first rows (cursor_tuple_fraction) only
+ * where the statement asks it (fast_start), since a plan for the first
+ * tenth can read a whole key's rows out of heap order.
  */
 #include "postgres.h"
 
@@ -41,7 +43,8 @@ RowCursor *
 rowcursor_open(SqlBuf *buf, DestReceiver *dest)
 {
 	MemoryContext cxt = CurrentMemoryContext;
-	CachedPlanSource *source = linitial(SPI_plan_get_plan_sources(argo_prepare(buf, 0)));
+	CachedPlanSource *source =
+		linitial(SPI_plan_get_plan_sources(argo_prepare(buf, buf->fast_start ? CURSOR_OPT_FAST_PLAN : 0)));
 	ParamListInfo params;
 	RowCursor  *c;
 	PlannedStmt *stmt;
