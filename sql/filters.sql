@@ -281,6 +281,13 @@ SELECT fl_elems('fl3') = w AS fl3, fl_elems('fl0') = w AS fl0, fl_elems('fl1') =
        jsonb_array_length(w) > 3 AS some FROM want;
 SELECT x FROM argo_query($$SELECT items[? sku = 'pen' AND qty >= 15].qty AS q, COUNT(*) AS n FROM fl3
                           WHERE EXISTS items[? sku = 'pen' AND qty >= 15] GROUP BY q ORDER BY q LIMIT 3$$) x;
+-- a position before the filter is a position: an object's key "0" is not o[0]
+SELECT argo_create_collection('fl_pos');
+SELECT * FROM argo_query($$INSERT INTO fl_pos OBJECTS [{"o": {"0": {"items": [{"q": 5}, {"q": 6}]}}},
+  {"o": [{"items": [{"q": 7, "s": "a"}, {"q": 1}]}]}]$$);
+SELECT * FROM argo_query($$SELECT o[0].items[? q > 2].s AS s, COUNT(*) AS n, SUM(o[0].items[? q > 6].q) AS big
+                           FROM fl_pos GROUP BY s ORDER BY s$$);
+SELECT argo_drop_collection('fl_pos');
 SELECT x FROM argo_query($$SELECT COUNT(DISTINCT items[-1].sku) AS last_skus, COUNT(DISTINCT items[? qty >= 0].tags[0]) AS t
                           FROM fl3 HAVING MIN(items[-1].qty) >= 0$$) x;
 SELECT x FROM argo_query($$SELECT ARRAY_AGG(items[? qty >= 18].sku) AS big, FIRST(items[-1].qty ORDER BY i DESC) AS last

@@ -266,6 +266,21 @@ value_aggregate(AggGen *g, ArgoTarget *t, const char *a)
 }
 
 /*
+ * The value at a path's steps before its first [*] or filter, in the
+ * object doc (SQL): read by argo_values_at, which takes Argo/SQL's steps
+ * (jsonb's #> would take a position as an object's key).
+ */
+static char *
+array_at(SqlBuf *buf, ArgoPath *path, const char *doc)
+{
+	ArgoPath	prefix = *path;
+
+	prefix.steps = list_copy_head(path->steps, path->first_wild);
+	return psprintf("(%s(%s, $%d::pg_catalog.jsonb) OPERATOR(pg_catalog.->) 0)", argo_function("argo_values_at"),
+					doc, sqlbuf_param(buf, JSONBOID, sql_path_spec(&prefix)));
+}
+
+/*
  * The values a path through filters or negative indices reaches in a
  * unit, as a jsonb array (NULL for none): in the unit's object, or, for
  * a path into the array GROUP BY unwinds, in the unit's element — which
@@ -287,8 +302,7 @@ unit_values(AggGen *g, ArgoPath *path, const char *alias)
 	at = list_nth(path->steps, path->first_wild);
 	rest = *path;
 	rest.steps = list_copy_tail(path->steps, path->first_wild + 1);
-	elem = psprintf("((%s OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[]) OPERATOR(pg_catalog.->) o.e)", doc,
-					sqlbuf_param(g->buf, TEXTARRAYOID, text_steps(list_copy_head(path->steps, path->first_wild))));
+	elem = psprintf("(%s OPERATOR(pg_catalog.->) o.e)", array_at(g->buf, path, doc));
 	values = psprintf("%s(%s, $%d::pg_catalog.jsonb)", argo_function("argo_values_at"), elem,
 					  sqlbuf_param(g->buf, JSONBOID, sql_path_spec(&rest)));
 	if (at->filter == NULL)
@@ -479,9 +493,7 @@ kept_elements(SqlBuf *buf, ArgoCollection *c, ArgoPath *path)
 	doc = psprintf("%s%s($%d, b.objid)%s", docs ? "COALESCE(bd.doc, " : "",
 				   argo_function("argo_object"),
 				   sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)), docs ? ")" : "");
-	array = psprintf("(%s OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[])", doc,
-					 sqlbuf_param(buf, TEXTARRAYOID,
-								  text_steps(list_copy_head(path->steps, path->first_wild))));
+	array = array_at(buf, path, doc);
 	appendStringInfo(&buf->sql,
 					 "LATERAL (SELECT (x.n - 1)::integer AS e FROM (SELECT %s AS a) y,"
 					 " pg_catalog.jsonb_array_elements(CASE WHEN pg_catalog.jsonb_typeof(y.a) OPERATOR(pg_catalog.=) 'array'"
