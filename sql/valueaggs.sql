@@ -81,4 +81,9 @@ SELECT * FROM argo_query('SELECT ARRAY_AGG(DISTINCT tag ORDER BY at) FROM va3');
 -- the words stay keys
 SELECT x FROM argo_query('INSERT INTO va3 OBJECT {"first": 1, "last": 2, "array_agg": [3]} RETURNING ID') x;
 SELECT x FROM argo_query('SELECT first, last, array_agg FROM va3 WHERE first = 1 AND 3 = ANY array_agg') x;
+-- a position is a position: an object's key "0" is not o[0] (nothing there, so left out)
+SELECT argo_create_collection('va_pos');
+SELECT x FROM argo_query($$INSERT INTO va_pos OBJECTS [{"g": 1, "o": {"0": {"x": 5}}}, {"g": 1, "o": [{"x": 7}]}]$$) x;
+SELECT x FROM argo_query('SELECT g, ARRAY_AGG(o[0].x) AS xs, FIRST(o[0] ORDER BY g) AS f, LAST(o[0] ORDER BY g) AS l FROM va_pos GROUP BY g') x;
+SELECT argo_drop_collection('va_pos');
 SELECT argo_drop_collection('va0'), argo_drop_collection('va3'), argo_drop_collection('va1');

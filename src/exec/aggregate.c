@@ -208,24 +208,6 @@ unit_document(AggGen *g, ArgoPath *path, const char *alias)
 					docs ? ")" : "");
 }
 
-/* Steps as jsonb's #> takes them: keys, and positions as text. */
-static Datum
-text_steps(List *steps)
-{
-	Datum	   *elems = palloc(sizeof(Datum) * Max(list_length(steps), 1));
-	ListCell   *lc;
-
-	foreach(lc, steps)
-	{
-		ArgoStep   *step = lfirst(lc);
-
-		elems[foreach_current_index(lc)] = CStringGetTextDatum(step->is_index ?
-															   psprintf(INT64_FORMAT, step->index) : step->key);
-	}
-	return PointerGetDatum(construct_array(elems, list_length(steps), TEXTOID, -1, false,
-										   TYPALIGN_INT));
-}
-
 /*
  * ARRAY_AGG, FIRST, LAST (reference.md §2.5): the whole value at the path, taken from
  * each unit's object — its kept document, else rebuilt — in the group's
@@ -246,12 +228,10 @@ value_aggregate(AggGen *g, ArgoTarget *t, const char *a)
 	if (t->path->wild)
 		value = psprintf("%s(%s, $%d::pg_catalog.jsonb)", argo_function("argo_values_at"), doc,
 						 sqlbuf_param(g->buf, JSONBOID, sql_path_spec(t->path)));
-	else if (t->path->filtered)
+	/* else its one value, by Argo/SQL's steps (jsonb's #> takes a[0] of an object's key "0") */
+	else
 		value = psprintf("(%s(%s, $%d::pg_catalog.jsonb) OPERATOR(pg_catalog.->) 0)", argo_function("argo_values_at"),
 						 doc, sqlbuf_param(g->buf, JSONBOID, sql_path_spec(t->path)));
-	else
-		value = psprintf("(%s OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[])", doc,
-						 sqlbuf_param(g->buf, TEXTARRAYOID, text_steps(t->path->steps)));
 	initStringInfo(&order);
 	if (t->order != NULL)
 		appendStringInfo(&order, "%s(%s, $%d) COLLATE pg_catalog.\"C\"%s, ",
