@@ -42,6 +42,22 @@ SELECT count(*) AS lines FROM argo_explain('DELETE FROM ex1 WHERE ID() = 3');
 -- a lookup with nothing to sort runs no SQL, and explain shows none
 SELECT count(*) AS lines FROM argo_explain('SELECT * FROM ex3 WHERE k = 2');
 
+-- the plan shown is the one the statement runs with: a read that streams
+-- is a cursor's, never parallel (even where PostgreSQL would share a
+-- whole run out), every object in id order planned for its first rows
+-- (the directory and the documents merged); a sorted read runs whole
+BEGIN;
+SET LOCAL parallel_setup_cost = 0;
+SET LOCAL parallel_tuple_cost = 0;
+SET LOCAL min_parallel_table_scan_size = 0;
+SET LOCAL min_parallel_index_scan_size = 0;
+SELECT s AS statement,
+       (SELECT count(*) FROM argo_explain(s) e WHERE e LIKE '%Gather%') AS gathers,
+       (SELECT count(*) FROM argo_explain(s) e WHERE e LIKE '%Merge Left Join%') AS merges
+FROM (VALUES ('SELECT * FROM ex3'), ('SELECT s FROM ex3'), ('SELECT * FROM ex3 ORDER BY k')) ss(s);
+SHOW max_parallel_workers_per_gather;
+ROLLBACK;
+
 -- under row-level security the rows go through SQL, and explain says so
 CREATE ROLE argo_ex_reader;
 GRANT USAGE ON SCHEMA argo_data TO argo_ex_reader;

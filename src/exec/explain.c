@@ -9,6 +9,7 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -230,6 +231,34 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 	return NULL;
 }
 
+/*
+ * PostgreSQL's plan for buf as it will be planned: a statement that
+ * streams runs as a cursor (common/rowcursor.c), never parallel, and for
+ * its first rows where it asks (fast_start), as DECLARE … CURSOR plans.
+ */
+static int
+explain_as_run(SqlBuf *buf, bool streams, bool verbose)
+{
+	int			nest = -1;
+	int			rc;
+
+	if (streams && !buf->fast_start)
+	{
+		nest = NewGUCNestLevel();
+		(void) set_config_option("max_parallel_workers_per_gather", "0", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+	}
+	rc = SPI_execute_with_args(psprintf("EXPLAIN %s%s%s", verbose ? "(VERBOSE) " : "",
+										streams && buf->fast_start ?
+										"DECLARE argo_explain NO SCROLL CURSOR FOR " : "",
+										buf->sql.data),
+							   buf->nparams, buf->types, buf->values,
+							   buf->nulls, false, 0);
+	if (nest >= 0)
+		AtEOXact_GUC(true, nest);
+	return rc;
+}
+
 /* The SQL a statement runs, its parameters, and PostgreSQL's plan for it. */
 List *
 argo_explain_query(const char *query, Jsonb **params, int nparams)
@@ -240,6 +269,8 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 	List	   *out = NIL;
 	MemoryContext cxt = CurrentMemoryContext;
 	ListCell   *lc;
+	bool		streams;
+	bool		verbose;
 	int			rc;
 
 	argo_spi_connect();
@@ -248,6 +279,9 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 		out = add_line(out, cxt, psprintf("-- your $%d = %s", i + 1,
 										  JsonbToCString(NULL, &params[i]->root, VARSIZE(params[i]))));
 	buf = explain_strategy(p, &out, cxt);
+	/* as FROM argo_query(…) runs it, which the lines above describe */
+	streams = select_streams(p);
+	verbose = joins_distributed(p->q);
 	argo_plan_close(p);
 	if (buf == NULL)
 	{
@@ -258,11 +292,7 @@ argo_explain_query(const char *query, Jsonb **params, int nparams)
 		out = add_line(out, cxt, lfirst(lc));
 	out = describe_params(out, cxt, buf);
 	/* VERBOSE for shards: each foreign scan then shows the SQL its server runs */
-	rc = SPI_execute_with_args(psprintf("EXPLAIN %s%s",
-										joins_distributed(p->q) ? "(VERBOSE) " : "",
-										buf->sql.data),
-							   buf->nparams, buf->types, buf->values,
-							   buf->nulls, false, 0);
+	rc = explain_as_run(buf, streams, verbose);
 	if (rc != SPI_OK_UTILITY && rc != SPI_OK_SELECT)
 		elog(ERROR, "EXPLAIN failed: %s", SPI_result_code_string(rc));
 	for (uint64 i = 0; i < SPI_processed; i++)
