@@ -189,6 +189,21 @@ count_distinct(AggGen *g, ArgoTarget *t, const char *a)
 }
 
 /*
+ * SQL for the values steps reach in the jsonb doc, as argo_values_at
+ * walks Argo/SQL's steps (jsonb's #> would take a[0] of an object's key
+ * "0"): a jsonb array, NULL for none; or, with one, its single value.
+ */
+static char *
+values_at(SqlBuf *buf, const char *doc, List *steps, bool one)
+{
+	ArgoPath	path = {.steps = steps};
+
+	return psprintf("%s%s(%s, $%d::pg_catalog.jsonb)%s", one ? "(" : "", argo_function("argo_values_at"),
+					doc, sqlbuf_param(buf, JSONBOID, sql_path_spec(&path)),
+					one ? " OPERATOR(pg_catalog.->) 0)" : "");
+}
+
+/*
  * The object a path reads in each unit, as an expression: its kept
  * document (joined in as alias) where the read may take it, else rebuilt.
  */
@@ -224,14 +239,8 @@ value_aggregate(AggGen *g, ArgoTarget *t, const char *a)
 	StringInfoData order;
 
 	doc = unit_document(g, t->path, a);
-	/* a [*] path: the values it reaches, an array an object (flattened in give_group) */
-	if (t->path->wild)
-		value = psprintf("%s(%s, $%d::pg_catalog.jsonb)", argo_function("argo_values_at"), doc,
-						 sqlbuf_param(g->buf, JSONBOID, sql_path_spec(t->path)));
-	/* else its one value, by Argo/SQL's steps (jsonb's #> takes a[0] of an object's key "0") */
-	else
-		value = psprintf("(%s(%s, $%d::pg_catalog.jsonb) OPERATOR(pg_catalog.->) 0)", argo_function("argo_values_at"),
-						 doc, sqlbuf_param(g->buf, JSONBOID, sql_path_spec(t->path)));
+	/* a [*] path: the values it reaches, an array an object (flattened in give_group); else its one value */
+	value = values_at(g->buf, doc, t->path->steps, !t->path->wild);
 	initStringInfo(&order);
 	if (t->order != NULL)
 		appendStringInfo(&order, "%s(%s, $%d) COLLATE pg_catalog.\"C\"%s, ",
@@ -245,19 +254,11 @@ value_aggregate(AggGen *g, ArgoTarget *t, const char *a)
 	return one_col(psprintf("(pg_catalog.array_agg(%s ORDER BY %s))[1]", value, order.data));
 }
 
-/*
- * The value at a path's steps before its first [*] or filter, in the
- * object doc (SQL): read by argo_values_at, which takes Argo/SQL's steps
- * (jsonb's #> would take a position as an object's key).
- */
+/* The value at a path's steps before its first [*] or filter, in the object doc. */
 static char *
 array_at(SqlBuf *buf, ArgoPath *path, const char *doc)
 {
-	ArgoPath	prefix = *path;
-
-	prefix.steps = list_copy_head(path->steps, path->first_wild);
-	return psprintf("(%s(%s, $%d::pg_catalog.jsonb) OPERATOR(pg_catalog.->) 0)", argo_function("argo_values_at"),
-					doc, sqlbuf_param(buf, JSONBOID, sql_path_spec(&prefix)));
+	return values_at(buf, doc, list_copy_head(path->steps, path->first_wild), true);
 }
 
 /*
@@ -272,19 +273,14 @@ unit_values(AggGen *g, ArgoPath *path, const char *alias)
 {
 	char	   *doc = unit_document(g, path, alias);
 	ArgoStep   *at;
-	ArgoPath	rest;
 	char	   *elem;
 	char	   *values;
 
 	if (!in_unwound(g, path))
-		return psprintf("%s(%s, $%d::pg_catalog.jsonb)", argo_function("argo_values_at"), doc,
-						sqlbuf_param(g->buf, JSONBOID, sql_path_spec(path)));
+		return values_at(g->buf, doc, path->steps, false);
 	at = list_nth(path->steps, path->first_wild);
-	rest = *path;
-	rest.steps = list_copy_tail(path->steps, path->first_wild + 1);
 	elem = psprintf("(%s OPERATOR(pg_catalog.->) o.e)", array_at(g->buf, path, doc));
-	values = psprintf("%s(%s, $%d::pg_catalog.jsonb)", argo_function("argo_values_at"), elem,
-					  sqlbuf_param(g->buf, JSONBOID, sql_path_spec(&rest)));
+	values = values_at(g->buf, elem, list_copy_tail(path->steps, path->first_wild + 1), false);
 	if (at->filter == NULL)
 		return values;
 	return psprintf("CASE WHEN %s(%s, $%d::pg_catalog.jsonb) IS TRUE THEN %s END",
@@ -414,9 +410,8 @@ document_group(AggGen *g, ArgoPath *path, const char *alias)
 	char	   *doc = unit_document(g, path, psprintf("%sd", alias));
 	ValueCols	v;
 
-	appendStringInfo(&g->buf->sql, " LEFT JOIN LATERAL (SELECT %s FROM (SELECT %s(%s, $%d::pg_catalog.jsonb) OPERATOR(pg_catalog.->) 0 AS v) x) %s ON true",
-					 TYPED_VALUES, argo_function("argo_values_at"), doc,
-					 sqlbuf_param(g->buf, JSONBOID, sql_path_spec(path)), alias);
+	appendStringInfo(&g->buf->sql, " LEFT JOIN LATERAL (SELECT %s FROM (SELECT %s AS v) x) %s ON true",
+					 TYPED_VALUES, values_at(g->buf, doc, path->steps, true), alias);
 	v.num = psprintf("%s.valnum", alias);
 	v.str = psprintf("%s.valstr", alias);
 	v.boolean = psprintf("%s.valbool", alias);

@@ -1088,17 +1088,16 @@ check_unwinding(AnalyzeState *as, ArgoStmt *s)
 static bool
 unwinds_through_filter(ArgoPath *path)
 {
-	ArgoStep   *wild = NULL;
 	ListCell   *lc;
 
 	foreach(lc, path->steps)
 	{
 		ArgoStep   *step = lfirst(lc);
 
-		if (step->is_wild && wild == NULL)
-			wild = step;
+		if (step->is_wild)
+			return step->filter != NULL && !has_negative_step(path);
 	}
-	return wild != NULL && wild->filter != NULL && !has_negative_step(path);
+	return false;
 }
 
 /* An aggregate HAVING writes: a target already there, else a hidden one. */
