@@ -183,6 +183,20 @@ EXPLAIN (COSTS OFF) SELECT count(*), sum(hashtext(r::text)) FROM argo_query('SEL
 SELECT count(*), count(DISTINCT r), sum((r->>'a')::int) FROM argo_query('SELECT * FROM st') r;
 SELECT (SELECT sum(hashtext(r::text)) FROM argo_query('SELECT * FROM st') r) =
        (SELECT sum(hashtext(r::text)) FROM argo_query('SELECT * FROM st WHERE a > 0') r) AS same_objects;
+-- a projection of every object that its kept documents give (two keys or
+-- more, common) is shared too, each process cutting its documents down:
+-- what one process gave (before the documents were kept)
+EXPLAIN (COSTS OFF) SELECT count(*), sum(hashtext(r::text)) FROM argo_query('SELECT a, g FROM st') r;
+SELECT count(*), count(DISTINCT r),
+       sum(hashtext(r::text)) = (SELECT sum(hashtext(r::text)) FROM streamed WHERE q = 'proj') AS same_as_one
+  FROM argo_query('SELECT a, g FROM st') r;
+-- … not one read from its keys' rows (keys no object has): no workers
+-- would have anything to do
+EXPLAIN (COSTS OFF) SELECT count(*) FROM argo_query('SELECT x1, x2 FROM st') r;
+SELECT count(*) FROM argo_query('SELECT x1, x2 FROM st') r;
+-- … and a statement analysis refuses is planned serial, its error the run's
+EXPLAIN (COSTS OFF) SELECT count(*) FROM argo_query('SELECT a, b FROM nosuch') r;
+SELECT count(*) FROM argo_query('SELECT a, b FROM nosuch') r;
 -- the statement as a bound parameter (what a driver sends): a plan made
 -- for its value is shared
 PREPARE every(text) AS SELECT count(*), sum(hashtext(r::text)) FROM argo_query($1, VARIADIC '{}'::jsonb[]) r;
@@ -196,6 +210,8 @@ EXPLAIN (COSTS OFF) EXECUTE every('SELECT * FROM st WHERE a > 5');
 SET plan_cache_mode = force_generic_plan;
 EXPLAIN (COSTS OFF) EXECUTE every('SELECT * FROM st');
 EXECUTE every('SELECT * FROM st');
+EXPLAIN (COSTS OFF) EXECUTE every('SELECT a, g FROM st');
+EXPLAIN (COSTS OFF) EXECUTE every('SELECT x1, x2 FROM st');
 EXPLAIN (COSTS OFF) EXECUTE every('SELECT * FROM st WHERE a > 5');
 EXECUTE every('SELECT * FROM st WHERE a > 2995');
 EXECUTE every('UPDATE st SET w = 1 WHERE a = 1 RETURNING ID');
@@ -218,7 +234,8 @@ DEALLOCATE firstn;
 CREATE FUNCTION pg_temp.count_of(q text) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE n bigint;
 BEGIN SELECT count(*) INTO n FROM argo_query(q); RETURN n; END $$;
-SELECT pg_temp.count_of('SELECT * FROM st'), pg_temp.count_of('SELECT * FROM st WHERE a > 2990');
+SELECT pg_temp.count_of('SELECT * FROM st'), pg_temp.count_of('SELECT * FROM st WHERE a > 2990'),
+  pg_temp.count_of('SELECT a, g FROM st') AS projected;
 RESET plan_cache_mode;
 DEALLOCATE every;
 -- another statement, or a write in the same query, keeps the query serial

@@ -15,6 +15,9 @@
 #include "postgres.h"
 
 #include "access/table.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "executor/spi.h"
 #include "utils/guc.h"
 #include "utils/jsonb.h"
 #include "utils/rel.h"
@@ -57,6 +60,15 @@ allobjects_applies(ArgoStmt *s)
 {
 	return s->star && !s->where && !s->limit && !s->offset && !s->id_name &&
 		list_length(s->from) == 1;
+}
+
+/* A projection of every object of one collection, unsorted, as parsed. */
+bool
+allobjects_projects_every_object(ArgoStmt *s)
+{
+	return !s->star && s->targets != NIL && !s->id_name && !s->where && !s->order_by &&
+		!s->limit && !s->offset && !s->select_ids && list_length(s->from) == 1 &&
+		!argo_is_aggregate(s);
 }
 
 /*
@@ -108,14 +120,69 @@ allobjects_doc_paths(ArgoQuery *q, int *n)
 	ArgoStmt   *s = q->stmt;
 	DocPath    *paths;
 
-	if (s->star || s->id_name || s->where || s->order_by || s->limit || s->offset ||
-		s->select_ids || list_length(s->from) != 1 || argo_is_aggregate(s) ||
-		!ActiveSnapshotSet() || !sqlgen_reads_docs(linitial(q->colls)))
+	if (!allobjects_projects_every_object(s) || !ActiveSnapshotSet() ||
+		!sqlgen_reads_docs(linitial(q->colls)))
 		return NULL;
 	paths = select_doc_paths(s, n);
-	if (paths == NULL || !allobjects_readable(q) || !keys_common(q))
+	if (paths == NULL || !allobjects_readable(q) || (!q->shared && !keys_common(q)))
 		return NULL;
 	return paths;
+}
+
+/*
+ * Whether the projection s (of the statement text, parsed) is read from
+ * the kept documents, asked while a query calling it is planned: only
+ * then are the processes of a parallel plan given something to share.
+ * It is analysed and its keys counted as when it runs — on the path
+ * argo_query pins, pg_catalog alone, not the caller's — in a
+ * subtransaction that takes back what analysis took (locks, SPI, the
+ * path); an error only says no — the statement raises it when it runs —
+ * but a cancel is raised now.
+ */
+bool
+allobjects_projection_shared(ArgoStmt *s, const char *query)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	OverrideSearchPath path = {NIL, true, false};
+	volatile bool shared = false;
+
+	/* a parallel worker cannot start a subtransaction, nor would it share */
+	if (IsInParallelMode())
+		return false;
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		int			n;
+
+		PushOverrideSearchPath(&path);
+		argo_spi_connect();
+		MemoryContextSwitchTo(cxt);
+		shared = allobjects_doc_paths(argo_analyze(s, query, NULL, 0), &n) != NULL;
+		SPI_finish();
+		PopOverrideSearchPath();
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (e->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			ReThrowError(e);
+		FreeErrorData(e);
+		shared = false;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	return shared;
 }
 
 /*

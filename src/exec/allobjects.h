@@ -13,6 +13,8 @@
 
 /* allobjects.c */
 extern bool allobjects_applies(ArgoStmt *s);
+extern bool allobjects_projects_every_object(ArgoStmt *s);
+extern bool allobjects_projection_shared(ArgoStmt *s, const char *query);
 extern bool allobjects_readable(ArgoQuery *q);
 extern DocPath *allobjects_doc_paths(ArgoQuery *q, int *n);
 extern bool allobjects_run(ArgoPlan *p, result_emit emit, void *arg);

@@ -19,7 +19,9 @@
  * there are none, the directory's rows) a chunk of pages at a time (a
  * TID range scan), taking the next chunk no process has taken, and
  * rebuilds the objects of the directory's rows; the objects without a
- * kept document are then rebuilt by the first process done.
+ * kept document are then rebuilt by the first process done.  So is a
+ * projection of every object read from the kept documents, each cut
+ * down as it is taken.
  * Every process reads the same snapshot.  Any other statement runs, as
  * above, in the one process that claims it first.
  */
@@ -146,15 +148,40 @@ argo_share_init(ArgoShare *share)
 }
 
 /*
- * Whether a statement, as parsed, is one that processes can share: every
- * object, unsorted, of one collection (allobjects.c), nothing that needs
- * all of the results in one place (DISTINCT, LIMIT).
+ * Whether a statement, as parsed, may be one that processes can share:
+ * every object, unsorted, of one collection, or a projection of every
+ * object (allobjects.c), nothing that needs all of the results in one
+ * place (DISTINCT, LIMIT).  Whether a projection is shared is decided
+ * when it is planned (argo_shareable_query).
  */
 bool
 argo_shareable_statement(ArgoStmt *s)
 {
-	return s->kind == ASTMT_SELECT && allobjects_applies(s) && s->order_by == NIL &&
-		!s->distinct && s->group_by == NIL && !s->select_ids && !s->renames;
+	return s->kind == ASTMT_SELECT &&
+		(allobjects_applies(s) || allobjects_projects_every_object(s)) &&
+		s->order_by == NIL && !s->distinct && s->group_by == NIL && !s->select_ids &&
+		!s->renames;
+}
+
+/*
+ * Whether the statement text is a read that processes share: every
+ * object, or a projection of every object that its kept documents give
+ * (only that reads the same pages as every object does; a projection read
+ * from its keys' rows runs whole in one process, and a parallel plan
+ * would start workers for nothing).  Not deep, a projection is taken at
+ * its word, as parsed.
+ */
+bool
+argo_shareable_query(const char *query, bool deep)
+{
+	ArgoStmt   *s;
+
+	if (argo_starts_as_write(query))
+		return false;
+	s = argo_parse(query);
+	if (!argo_shareable_statement(s))
+		return false;
+	return s->star || !deep || allobjects_projection_shared(s, query);
 }
 
 /*
@@ -203,8 +230,9 @@ share_statement(ArgoCursor *c, result_emit emit, void *arg)
 	ArgoQuery  *q = c->plan->q;
 	Relation	dir;
 
-	if (c->plan->strategy != ARGO_PLAN_ALL_OBJECTS || !argo_shareable_statement(q->stmt) ||
-		!allobjects_readable(q))
+	if ((c->plan->strategy != ARGO_PLAN_ALL_OBJECTS &&
+		 c->plan->strategy != ARGO_PLAN_PROJECTION_DOCS) ||
+		!argo_shareable_statement(q->stmt) || !allobjects_readable(q))
 		return false;
 	/* every process decides alike: the role and the tables are the same */
 	c->docs = sqlgen_reads_docs(linitial(q->colls));
@@ -214,6 +242,8 @@ share_statement(ArgoCursor *c, result_emit emit, void *arg)
 	table_close(dir, NoLock);
 	c->target.emit = emit;
 	c->target.arg = arg;
+	c->target.paths = c->plan->doc_paths;
+	c->target.npaths = c->plan->ndoc_paths;
 	c->round_rows = FIRST_ROUND;
 	c->chunked = true;
 	c->chunkcxt = AllocSetContextCreate(c->cxt, "argo cursor chunk", ALLOCSET_DEFAULT_SIZES);
@@ -232,6 +262,7 @@ argo_cursor_open(const char *query, Jsonb **params, int nparams, ArgoShare *shar
 {
 	ArgoCursor *c = palloc0(sizeof(ArgoCursor));
 	ArgoStmt   *stmt;
+	ArgoQuery  *q;
 	result_emit emit;
 	void	   *arg;
 	MemoryContext old;
@@ -249,7 +280,9 @@ argo_cursor_open(const char *query, Jsonb **params, int nparams, ArgoShare *shar
 	 * but the driver's preparation, which rowcursor_open undoes.
 	 */
 	MemoryContextSwitchTo(c->cxt);
-	c->plan = argo_plan(argo_analyze(stmt, query, params, nparams));
+	q = argo_analyze(stmt, query, params, nparams);
+	q->shared = share != NULL;
+	c->plan = argo_plan(q);
 	emit = select_streams(c->plan) ? enqueue : store;
 	arg = c;
 	/* DISTINCT filters the results; LIMIT and OFFSET count what it gives */

@@ -25,6 +25,7 @@ typedef struct ArgoShare
 /* cursor.c */
 extern void argo_share_init(ArgoShare *share);
 extern bool argo_shareable_statement(ArgoStmt *s);
+extern bool argo_shareable_query(const char *query, bool deep);
 extern ArgoCursor *argo_cursor_open(const char *query, Jsonb **params, int nparams,
 									ArgoShare *share);
 extern Jsonb *argo_cursor_next(ArgoCursor *c);

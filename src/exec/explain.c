@@ -162,7 +162,7 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 			*out = add_line(*out, cxt, "-- argo_object() rebuilds each directory row's object where its map says its rows are (else reading the objid indexes forward beside the directory); PostgreSQL may share the directory out among parallel workers");
 			return sqlgen_all_objects(q);
 		case ARGO_PLAN_PROJECTION_DOCS:
-			*out = add_line(*out, cxt, "-- two projected keys or more, in a quarter of the objects or more (their index entries counted up to that): each object's kept document, cut down to the projection's paths in C (argo_object() rebuilds an object that has none)");
+			*out = add_line(*out, cxt, "-- two projected keys or more, in a quarter of the objects or more (their index entries counted up to that): each object's kept document, cut down to the projection's paths in C (argo_object() rebuilds an object that has none); in a query PostgreSQL plans in parallel, its processes share the documents' pages out, as for every object");
 			return sqlgen_all_objects(q);
 		case ARGO_PLAN_PROJECTION:
 			*out = add_line(*out, cxt, "-- each table's rows of the projected keys read in heap order and merged by object id; where a table is found out of object order, the SQL below sorts them instead");

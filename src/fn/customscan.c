@@ -19,7 +19,8 @@
  * loading the library then installs the hook.  It also tells the hooks
  * argo_query's OID.
  *
- * Every object of a collection, unsorted, can also be read by a parallel
+ * Every object of a collection, unsorted (or a projection of every object
+ * that its kept documents give), can also be read by a parallel
  * query: a partial ArgoScan path, under PostgreSQL's own Gather (and its
  * partial aggregates), each process reading chunks of the directory
  * (exec/cursor.c), offered where the planner hook (planner.c) made the
@@ -175,7 +176,7 @@ streamable_call(RelOptInfo *rel, Index rti, RangeTblEntry *rte)
 		!uses_only_the_column(rel, rti))
 		return NULL;
 	/* argo_query_read called by name is its function, which checks what it runs */
-	if (fe->funcid == read_oid && !argo_shareable_text(linitial(fe->args), NULL))
+	if (fe->funcid == read_oid && !argo_shareable_text(linitial(fe->args), NULL, false))
 		return NULL;
 	return fe;
 }
@@ -626,7 +627,7 @@ argo_plan_for_value(Plan *plan, ParamListInfo params, Query **query, int *option
 		list_length(cs->custom_private) < 3 || lthird(cs->custom_private) == NULL)
 		return false;
 	arg = linitial(cs->custom_exprs);
-	if (!argo_shareable_text(arg, params) || !argo_statement_text(arg, params, &stmt_text) ||
+	if (!argo_shareable_text(arg, params, true) || !argo_statement_text(arg, params, &stmt_text) ||
 		read_workers(stmt_text) <= 0)
 		return false;
 	*query = lthird(cs->custom_private);

@@ -31,7 +31,7 @@ extern bool argo_plan_for_value(struct Plan *plan, ParamListInfo params,
 extern bool argo_stream_results;
 extern void argo_planner_init(void);
 extern bool argo_statement_text(Node *arg, ParamListInfo params, Datum *value);
-extern bool argo_shareable_text(Node *arg, ParamListInfo params);
+extern bool argo_shareable_text(Node *arg, ParamListInfo params, bool deep);
 extern Oid	argo_planner_query_oid(void);
 extern Oid	argo_planner_read_oid(void);
 extern void argo_planner_learn_query_oid(Oid oid);

@@ -3,7 +3,8 @@
  * collection in parallel.  argo_query may write, so it is PARALLEL
  * UNSAFE and a query calling it is never planned in parallel; where each
  * argo_query call of a query is a FROM item whose statement (a constant
- * text, parsed when planning) is such a read, the calls become
+ * text, parsed when planning; a projection also analysed, to know that
+ * it reads the kept documents) is such a read, the calls become
  * argo_query_read, the same function, read-only and PARALLEL RESTRICTED,
  * and customscan.c offers their partial paths.  A generic plan, whose statement
  * is a parameter without a value, keeps its query in its ArgoScan, to be
@@ -93,13 +94,15 @@ argo_statement_text(Node *arg, ParamListInfo params, Datum *value)
 
 /*
  * Whether a statement text known when planning is a read that processes
- * can share.
+ * can share; deep: a projection is analysed to know (argo_shareable_query),
+ * else the parsed statement is taken at its word (argo_query_read, which
+ * the planner hook put in having asked deep).
  * Parsing it while planning must not fail the plan (a statement that is
  * never run, under LIMIT 0, raises nothing today): a syntax error says
  * only "no"; any other error is raised.
  */
 bool
-argo_shareable_text(Node *arg, ParamListInfo params)
+argo_shareable_text(Node *arg, ParamListInfo params, bool deep)
 {
 	Datum		stmt_text;
 	MemoryContext cxt,
@@ -114,7 +117,7 @@ argo_shareable_text(Node *arg, ParamListInfo params)
 	query = TextDatumGetCString(stmt_text);
 	PG_TRY();
 	{
-		ok = !argo_starts_as_write(query) && argo_shareable_statement(argo_parse(query));
+		ok = argo_shareable_query(query, deep);
 	}
 	PG_CATCH();
 	{
@@ -165,7 +168,7 @@ find_calls(Node *node, Calls *k)
 			if (!IsA(fe, FuncExpr) || fe->funcid != argo_query_oid ||
 				list_length(fe->args) > 2 || fe->args == NIL)
 				continue;
-			if (argo_shareable_text(linitial(fe->args), k->params))
+			if (argo_shareable_text(linitial(fe->args), k->params, true))
 				k->shareable = lappend(k->shareable, fe);
 			else if (IsA(linitial(fe->args), Param) &&
 					 ((Param *) linitial(fe->args))->paramkind == PARAM_EXTERN &&

@@ -16,6 +16,12 @@ typedef struct ArgoQuery
 	const char *text;
 	Jsonb	  **params;			/* as given: a shard is sent text and these */
 	int			nparams;
+	/*
+	 * Run by the processes of a parallel query, which the planner chose
+	 * having found the projection's keys common (allobjects.c): every
+	 * process takes the documents without counting them again.
+	 */
+	bool		shared;
 } ArgoQuery;
 
 extern Jsonb *literal_to_jsonb(ArgoLiteral *lit);
