@@ -353,6 +353,55 @@ add_entry(IdList *out, IndexScanDesc scan)
 }
 
 /*
+ * Rows a lookup reads one by one, as an index scan does, before it reads
+ * them in batches whose pages are asked of the kernel first: a point
+ * lookup never gets there, and keeps what reading each row right after
+ * its entry gives (an entry of a dead row marked so in the index).
+ */
+#define SINGLE_ROWS 4
+#define ROW_BATCH 32
+
+/* The value row at tid, if visible and passing t, added to out. */
+static void
+fetched_row(TypeLookup *tl, TupleTableSlot *slot, bool found, const ValueTest *t, IdList *out)
+{
+	if (!found || (t->type == ALIT_STRING && !string_passes(slot, tl->valatt, t)))
+		return;
+	add_row(out, tl->rel, slot, tl);
+}
+
+/*
+ * The rows of a batch of index entries: each page asked for first, so
+ * that on first touch the reads overlap instead of waiting in turn (a
+ * bitmap heap scan prefetches likewise), then each row read.
+ */
+static void
+fetch_batch(TypeLookup *tl, IndexScanDesc scan, Snapshot snap, TupleTableSlot *slot,
+			const ItemPointerData *tids, int n, const ValueTest *t, IdList *out)
+{
+	BlockNumber last = InvalidBlockNumber;
+
+	for (int i = 0; i < n; i++)
+		if (ItemPointerGetBlockNumber(&tids[i]) != last)
+		{
+			last = ItemPointerGetBlockNumber(&tids[i]);
+			(void) PrefetchBuffer(tl->rel, MAIN_FORKNUM, last);
+		}
+	for (int i = 0; i < n && !out->over; i++)
+	{
+		ItemPointerData tid = tids[i];
+		bool		call_again = false,
+					all_dead = false;
+
+		CHECK_FOR_INTERRUPTS();
+		fetched_row(tl, slot,
+					table_index_fetch_tuple(scan->xs_heapfetch, &tid, snap, slot,
+											&call_again, &all_dead),
+					t, out);
+	}
+}
+
+/*
  * Ids of the rows of keyid whose value passes t, with their doctid;
  * stops when out is over its cap.  A covering index answers alone for
  * rows on pages the visibility map says all visible, as PostgreSQL's
@@ -369,6 +418,9 @@ scan_values(TypeLookup *tl, Snapshot snap, int32 keyid, const ValueTest *t, IdLi
 	TupleTableSlot *slot = table_slot_create(tl->rel, NULL);
 	Buffer		vmbuf = InvalidBuffer;
 	ItemPointer tid;
+	ItemPointerData batch[ROW_BATCH];
+	int			nbatch = 0,
+				rows = 0;
 
 	scan = index_beginscan(tl->rel, tl->irel, snap, nkeys, 0);
 	scan->xs_want_itup = index_only;
@@ -382,12 +434,19 @@ scan_values(TypeLookup *tl, Snapshot snap, int32 keyid, const ValueTest *t, IdLi
 			add_entry(out, scan);
 			continue;
 		}
-		if (!index_fetch_heap(scan, slot))
+		if (++rows <= SINGLE_ROWS)
+		{
+			fetched_row(tl, slot, index_fetch_heap(scan, slot), t, out);
 			continue;
-		if (t->type == ALIT_STRING && !string_passes(slot, tl->valatt, t))
-			continue;
-		add_row(out, tl->rel, slot, tl);
+		}
+		batch[nbatch++] = *tid;
+		if (nbatch == ROW_BATCH)
+		{
+			fetch_batch(tl, scan, snap, slot, batch, nbatch, t, out);
+			nbatch = 0;
+		}
 	}
+	fetch_batch(tl, scan, snap, slot, batch, nbatch, t, out);
 	if (BufferIsValid(vmbuf))
 		ReleaseBuffer(vmbuf);
 	index_endscan(scan);

@@ -200,6 +200,13 @@ argo_stream_described(SqlBuf *buf, row_fn take, void *arg, TupleDesc *desc)
 	run_into(buf, &recv);
 }
 
+/*
+ * Kept documents asked of the kernel ahead of the one read, in id order
+ * (objfetch_prefetch_doc): on first touch each is a read from disk, and
+ * one at a time they wait for each other.
+ */
+#define DOC_PREFETCH 64
+
 typedef struct FetchTarget
 {
 	ObjFetch   *fetch;
@@ -208,6 +215,8 @@ typedef struct FetchTarget
 	const int64 *doc_ids;
 	DocHint    *doc_hints;
 	int			ndocs;
+	int			fetched;		/* objects fetched */
+	int			prefetched;		/* doc_hints[0, prefetched) asked for */
 } FetchTarget;
 
 /* Where argo_fetch_row sends an object id: f's rows for it, into rb. */
@@ -219,6 +228,7 @@ argo_fetch_target(ObjFetch *f, Rebuilder *rb)
 	t->fetch = f;
 	t->rb = rb;
 	t->ndocs = 0;
+	t->fetched = t->prefetched = 0;
 	return t;
 }
 
@@ -231,6 +241,26 @@ argo_fetch_target_docs(void *target, const int64 *ids, DocHint *hints, int n)
 	t->doc_ids = ids;
 	t->doc_hints = hints;
 	t->ndocs = hints != NULL ? n : 0;
+	t->fetched = 0;
+	t->prefetched = 0;
+}
+
+/*
+ * Ask for the documents up to DOC_PREFETCH ahead of the objects fetched
+ * (exactly ahead when they are fetched in id order, as a read without
+ * ORDER BY is); never the one about to be read, so a point read asks
+ * for nothing.
+ */
+static void
+prefetch_docs(FetchTarget *t)
+{
+	while (t->prefetched < t->ndocs && t->prefetched <= t->fetched + DOC_PREFETCH)
+	{
+		if (t->prefetched > t->fetched)
+			objfetch_prefetch_doc(t->fetch, t->rb, &t->doc_hints[t->prefetched]);
+		t->prefetched++;
+	}
+	t->fetched++;
 }
 
 /* Where objid's kept document may lie, as the target was told; NULL if not. */
@@ -260,7 +290,10 @@ argo_fetch_row(void *target, Datum *values, bool *nulls)
 	int64		objid = DatumGetInt64(values[0]);
 
 	if (t->ndocs > 0)
+	{
+		prefetch_docs(t);
 		objfetch_hint_doc(t->fetch, doc_hint(t, objid));
+	}
 	objfetch_object(t->fetch, objid, t->rb);
 }
 

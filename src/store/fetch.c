@@ -117,6 +117,7 @@ struct ObjFetch
 	bytea	   *map;			/* its map, in objcxt; NULL: none */
 	bool		has_docs;		/* the kept documents are read (docscan) */
 	TableScan	docscan;
+	BlockNumber prefetched_block;	/* of the document asked for last */
 	AttrNumber	docatt;			/* c_doc's doc column */
 	bool		docs;			/* whether to take them: whole objects, no log */
 	Jsonb	   *doc;			/* the object's, in objcxt; NULL: none */
@@ -253,6 +254,7 @@ objfetch_open(ArgoCollection *c, List *keys, bool projection, bool stream)
 
 	f->cxt = CurrentMemoryContext;
 	f->docs = true;
+	f->prefetched_block = InvalidBlockNumber;
 	f->dict = keydict_of(c);
 	f->stream = stream;
 	foreach(lc, keys)
@@ -702,6 +704,14 @@ doc_at_hint(ObjFetch *f, int64 objid)
 	return f->doc != NULL;
 }
 
+/* Whether objects fetched into rb are taken from their kept documents. */
+static bool
+takes_doc(ObjFetch *f, Rebuilder *rb)
+{
+	return f->has_docs && f->docs && f->log == NULL && rb != NULL &&
+		(f->keys == NULL || f->doc_paths != NULL) && rebuilder_takes_docs(rb);
+}
+
 /*
  * The object's kept document, where a whole object (or a projection cut
  * from one) is wanted and the collection keeps one for it: NULL else.
@@ -712,9 +722,7 @@ static Jsonb *
 read_doc(ObjFetch *f, int64 objid, Rebuilder *rb)
 {
 	f->doc = NULL;
-	if (f->has_docs && f->docs && f->log == NULL && rb != NULL &&
-		(f->keys == NULL || f->doc_paths != NULL) && rebuilder_takes_docs(rb) &&
-		!doc_at_hint(f, objid))
+	if (takes_doc(f, rb) && !doc_at_hint(f, objid))
 	{
 		ItemPointerSetInvalid(&f->doc_root);
 		read_table(f, &f->docscan, objid, NULL);
@@ -853,6 +861,26 @@ void
 objfetch_hint_doc(ObjFetch *f, DocHint *hint)
 {
 	f->doc_hint = hint;
+}
+
+/*
+ * Ask the kernel for the page where the hint says a kept document lies,
+ * that a later read finds it in memory: a read of many objects' documents
+ * waits for one page at a time otherwise.  A page of a block the table
+ * no longer has is not asked for (the hint is stale).
+ */
+void
+objfetch_prefetch_doc(ObjFetch *f, Rebuilder *rb, const DocHint *hint)
+{
+	BlockNumber block;
+
+	if (!ItemPointerIsValid(&hint->doc) || !takes_doc(f, rb))
+		return;
+	block = ItemPointerGetBlockNumber(&hint->doc);
+	if (block == f->prefetched_block || !argo_block_exists(f->docscan.rel, block))
+		return;
+	f->prefetched_block = block;
+	(void) PrefetchBuffer(f->docscan.rel, MAIN_FORKNUM, block);
 }
 
 /* Whether each object's directory row is read (and a missing one said). */
