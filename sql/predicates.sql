@@ -227,4 +227,17 @@ SELECT count(*) FROM argo_query('DELETE FROM many3 WHERE i <= 100');
 SELECT count(*) FROM argo_query('SELECT i FROM many3 WHERE s = $1', to_jsonb(repeat('p', 256) || '0'));
 ROLLBACK;
 SELECT count(*) FROM argo_query('SELECT i FROM many3 WHERE s = $1', to_jsonb(repeat('p', 256) || '0'));
+-- argo.prefetch_pages = 0 asks for no page ahead: the same rows; the
+-- caller's effective_io_concurrency is its own again after a statement
+-- (Argo's SQL runs with argo.prefetch_pages in its place)
+SET argo.prefetch_pages = 0;
+SELECT count(*) FROM argo_query('SELECT i FROM many3 WHERE s = $1', to_jsonb(repeat('p', 256) || '0'));
+RESET argo.prefetch_pages;
+SET effective_io_concurrency = 3;
+SELECT count(*) FROM argo_query('SELECT i FROM many3 WHERE s >= $1', to_jsonb(repeat('p', 256) || '0'));
+SHOW effective_io_concurrency;
+RESET effective_io_concurrency;
+SET argo.prefetch_pages = 1001;
+SET argo.prefetch_pages = -1;
+SHOW argo.prefetch_pages;
 SELECT argo_drop_collection('many3');

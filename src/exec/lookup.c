@@ -371,9 +371,10 @@ fetched_row(TypeLookup *tl, TupleTableSlot *slot, bool found, const ValueTest *t
 }
 
 /*
- * The rows of a batch of index entries: each page asked for first, so
- * that on first touch the reads overlap instead of waiting in turn (a
- * bitmap heap scan prefetches likewise), then each row read.
+ * The rows of a batch of index entries: each page asked for first (unless
+ * argo.prefetch_pages is 0), so that on first touch the reads overlap
+ * instead of waiting in turn (a bitmap heap scan prefetches likewise),
+ * then each row read.
  */
 static void
 fetch_batch(TypeLookup *tl, IndexScanDesc scan, Snapshot snap, TupleTableSlot *slot,
@@ -381,7 +382,7 @@ fetch_batch(TypeLookup *tl, IndexScanDesc scan, Snapshot snap, TupleTableSlot *s
 {
 	BlockNumber last = InvalidBlockNumber;
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n && argo_prefetch_pages > 0; i++)
 		if (ItemPointerGetBlockNumber(&tids[i]) != last)
 		{
 			last = ItemPointerGetBlockNumber(&tids[i]);

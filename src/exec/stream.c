@@ -24,6 +24,7 @@
 
 #include "common/common.h"
 #include "doc/doc.h"
+#include "store/access.h"
 #include "store/docs.h"
 #include "store/fetch.h"
 #include "store/keydict.h"
@@ -200,13 +201,6 @@ argo_stream_described(SqlBuf *buf, row_fn take, void *arg, TupleDesc *desc)
 	run_into(buf, &recv);
 }
 
-/*
- * Kept documents asked of the kernel ahead of the one read, in id order
- * (objfetch_prefetch_doc): on first touch each is a read from disk, and
- * one at a time they wait for each other.
- */
-#define DOC_PREFETCH 64
-
 typedef struct FetchTarget
 {
 	ObjFetch   *fetch;
@@ -246,15 +240,16 @@ argo_fetch_target_docs(void *target, const int64 *ids, DocHint *hints, int n)
 }
 
 /*
- * Ask for the documents up to DOC_PREFETCH ahead of the objects fetched
- * (exactly ahead when they are fetched in id order, as a read without
- * ORDER BY is); never the one about to be read, so a point read asks
- * for nothing.
+ * Ask the kernel for the documents up to argo.prefetch_pages ahead of the
+ * objects fetched (objfetch_prefetch_doc; exactly ahead when they are
+ * fetched in id order, as a read without ORDER BY is): on first touch
+ * each is a read from disk, and one at a time they wait for each other.
+ * Never the one about to be read, so a point read asks for nothing.
  */
 static void
 prefetch_docs(FetchTarget *t)
 {
-	while (t->prefetched < t->ndocs && t->prefetched <= t->fetched + DOC_PREFETCH)
+	while (t->prefetched < t->ndocs && t->prefetched <= t->fetched + argo_prefetch_pages)
 	{
 		if (t->prefetched > t->fetched)
 			objfetch_prefetch_doc(t->fetch, t->rb, &t->doc_hints[t->prefetched]);

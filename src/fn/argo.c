@@ -129,7 +129,7 @@ run_statement(FunctionCallInfo fcinfo, Oid type, void (*fn) (void *))
 	c.params = get_params(fcinfo, 1, &c.nparams);
 	out = srf_begin(fcinfo, type);
 	c.out = &out;
-	argo_with_bounded_errors(fn, &c, argo_explain_failure);
+	argo_run_statement(fn, &c);
 	return (Datum) 0;
 }
 

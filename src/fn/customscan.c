@@ -431,7 +431,7 @@ bounded_work(void *arg)
 {
 	BoundedWork *b = arg;
 
-	argo_with_bounded_errors(b->fn, b->w, argo_explain_failure);
+	argo_run_statement(b->fn, b->w);
 }
 
 static void

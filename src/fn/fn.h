@@ -51,6 +51,7 @@ typedef struct ArgoSettings
 } ArgoSettings;
 extern ArgoSettings *argo_settings_of(Oid funcid);
 extern void argo_with_settings(ArgoSettings *s, void (*fn) (void *), void *arg);
+extern void argo_run_statement(void (*fn) (void *), void *arg);
 
 /* hint.c: the hint for a parameter that is not jsonb */
 extern void argo_hint_init(void);

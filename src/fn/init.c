@@ -9,8 +9,10 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "storage/bufmgr.h"
 #include "utils/guc.h"
 
+#include "store/access.h"
 #include "store/docs.h"
 #include "fn/fn.h"
 
@@ -27,6 +29,11 @@ define_settings(void)
 							 "Collections made from now on keep each object's jsonb beside its rows.",
 							 "Whole-object reads take it instead of rebuilding the object; argo_keep_documents changes a collection made already.",
 							 &argo_keep_documents_default, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("argo.prefetch_pages",
+							"Pages Argo asks for ahead of the one it reads.",
+							"Kept documents and value rows a lookup reads, and the effective_io_concurrency of the SQL Argo runs; 0: none.",
+							&argo_prefetch_pages, 64, 0, MAX_IO_CONCURRENCY, PGC_USERSET, 0,
+							NULL, NULL, NULL);
 }
 
 void

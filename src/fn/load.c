@@ -30,6 +30,7 @@
 #include "store/shard.h"
 #include "sql/sql.h"
 #include "exec/execute.h"
+#include "fn/fn.h"
 #include "fn/jsonarray.h"
 
 PG_FUNCTION_INFO_V1(argo_load);
@@ -274,7 +275,7 @@ run_load(FunctionCallInfo fcinfo, const char *what, void (*load) (void *))
 	LoadCall	lc = {argo_text_arg(fcinfo, 0, "collection name"),
 	argo_text_arg(fcinfo, 1, what), 0};
 
-	argo_with_bounded_errors(load, &lc, argo_explain_failure);
+	argo_run_statement(load, &lc);
 	PG_RETURN_INT64(lc.total);
 }
 

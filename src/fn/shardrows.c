@@ -193,7 +193,7 @@ part_call_run(FunctionCallInfo fcinfo, PartCall *c)
 {
 	InitMaterializedSRF(fcinfo, 0);
 	c->out = (ReturnSetInfo *) fcinfo->resultinfo;
-	argo_with_bounded_errors(run_part, c, argo_explain_failure);
+	argo_run_statement(run_part, c);
 	return (Datum) 0;
 }
 

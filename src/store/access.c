@@ -34,6 +34,8 @@
 #include "store/access.h"
 #include "store/collection.h"
 
+int			argo_prefetch_pages = 64;
+
 static const char *const suffixes[ARGO_NTABLES] = {"str", "num", "bool", "data", "keys", "obj", "doc"};
 
 static int

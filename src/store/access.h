@@ -11,6 +11,13 @@
 #include "utils/rel.h"
 
 /* access.c */
+/*
+ * argo.prefetch_pages: how far ahead of the page it reads Argo asks for
+ * the next ones — kept documents and value rows read from C, and, as
+ * effective_io_concurrency, its own SQL's bitmap scans; 0: never.
+ */
+extern int	argo_prefetch_pages;
+
 extern bool argo_insertable_to_shards(Relation rel, int natts);
 extern bool argo_shards_take_objects(ArgoCollection *c);
 extern bool argo_shards_take_writes(ArgoCollection *c, AclMode mode);
