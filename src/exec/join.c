@@ -728,12 +728,18 @@ probe_buffer(DirectJoin *dj, TupleBuffer *b)
 static void
 probe_pairs(DirectJoin *dj, JoinPairs *jp)
 {
+	int			asked = 0;
+
 	for (int64 i = 0; i < jp->n; i++)
 	{
 		int64		objids[2] = {jp->ids[0][i], jp->ids[1][i]};
 		DocHint		hints[2] = {jp->hints[0][i], jp->hints[1][i]};
 
 		CHECK_FOR_INTERRUPTS();
+		/* the right parts' documents asked for ahead (the left ones were read to pair them) */
+		if (i < PG_INT32_MAX)
+			objfetch_prefetch_docs(dj->fetch[1], dj->rb[1], jp->hints[1],
+								   (int) Min(jp->n, PG_INT32_MAX), (int) i, &asked);
 		probe_tuple(dj, objids, hints);
 	}
 }

@@ -211,6 +211,7 @@ lookup_join_pairs(ArgoQuery *q, ObjFetch *left, JoinPairs *jp)
 	LeftObject	lo;
 	Rebuilder  *rb;
 	bool		ok = true;
+	int			asked = 0;
 
 	memset(jp, 0, sizeof(JoinPairs));
 	jp->cxt = CurrentMemoryContext;
@@ -228,6 +229,7 @@ lookup_join_pairs(ArgoQuery *q, ObjFetch *left, JoinPairs *jp)
 		CHECK_FOR_INTERRUPTS();
 		old = MemoryContextSwitchTo(lo.cxt);
 		lo.obj = NULL;
+		objfetch_prefetch_docs(left, rb, lhints, nleft, i, &asked);
 		objfetch_hint_doc(left, &lhints[i]);
 		objfetch_object(left, lids[i], rb);
 		rebuilder_finish(rb);

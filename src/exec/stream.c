@@ -24,7 +24,6 @@
 
 #include "common/common.h"
 #include "doc/doc.h"
-#include "store/access.h"
 #include "store/docs.h"
 #include "store/fetch.h"
 #include "store/keydict.h"
@@ -239,24 +238,6 @@ argo_fetch_target_docs(void *target, const int64 *ids, DocHint *hints, int n)
 	t->prefetched = 0;
 }
 
-/*
- * Ask the kernel for the documents up to argo.prefetch_pages ahead of the
- * objects fetched (objfetch_prefetch_doc; exactly ahead when they are
- * fetched in id order, as a read without ORDER BY is): on first touch
- * each is a read from disk, and one at a time they wait for each other.
- * Never the one about to be read, so a point read asks for nothing.
- */
-static void
-prefetch_docs(FetchTarget *t)
-{
-	while (t->prefetched < t->ndocs && t->prefetched <= t->fetched + argo_prefetch_pages)
-	{
-		if (t->prefetched > t->fetched)
-			objfetch_prefetch_doc(t->fetch, t->rb, &t->doc_hints[t->prefetched]);
-		t->prefetched++;
-	}
-	t->fetched++;
-}
 
 /* Where objid's kept document may lie, as the target was told; NULL if not. */
 static DocHint *
@@ -286,7 +267,9 @@ argo_fetch_row(void *target, Datum *values, bool *nulls)
 
 	if (t->ndocs > 0)
 	{
-		prefetch_docs(t);
+		/* exactly ahead when fetched in id order, as a read without ORDER BY is */
+		objfetch_prefetch_docs(t->fetch, t->rb, t->doc_hints, t->ndocs, t->fetched++,
+							   &t->prefetched);
 		objfetch_hint_doc(t->fetch, doc_hint(t, objid));
 	}
 	objfetch_object(t->fetch, objid, t->rb);

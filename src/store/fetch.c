@@ -869,8 +869,8 @@ objfetch_hint_doc(ObjFetch *f, DocHint *hint)
  * waits for one page at a time otherwise.  A page of a block the table
  * no longer has is not asked for (the hint is stale).
  */
-void
-objfetch_prefetch_doc(ObjFetch *f, Rebuilder *rb, const DocHint *hint)
+static void
+prefetch_doc(ObjFetch *f, Rebuilder *rb, const DocHint *hint)
 {
 	BlockNumber block;
 
@@ -881,6 +881,21 @@ objfetch_prefetch_doc(ObjFetch *f, Rebuilder *rb, const DocHint *hint)
 		return;
 	f->prefetched_block = block;
 	(void) PrefetchBuffer(f->docscan.rel, MAIN_FORKNUM, block);
+}
+
+/*
+ * Before the object of hints[at] is read: the documents of the ones after
+ * it asked for, up to argo.prefetch_pages ahead (*asked: how many of
+ * hints have been dealt with).  Never the one about to be read, so a
+ * point read asks for nothing.
+ */
+void
+objfetch_prefetch_docs(ObjFetch *f, Rebuilder *rb, const DocHint *hints, int n, int at,
+					   int *asked)
+{
+	for (; *asked < n && *asked <= at + argo_prefetch_pages; (*asked)++)
+		if (*asked > at)
+			prefetch_doc(f, rb, &hints[*asked]);
 }
 
 /* Whether each object's directory row is read (and a missing one said). */

@@ -45,7 +45,8 @@ extern void objfetch_ignore_docs(ObjFetch *f);
 extern void objfetch_project_docs(ObjFetch *f, const struct DocPath *paths, int npaths);
 extern bool objfetch_reads_directory(ObjFetch *f);
 extern void objfetch_hint_doc(ObjFetch *f, DocHint *hint);
-extern void objfetch_prefetch_doc(ObjFetch *f, Rebuilder *rb, const DocHint *hint);
+extern void objfetch_prefetch_docs(ObjFetch *f, Rebuilder *rb, const DocHint *hints,
+								   int n, int at, int *asked);
 extern Snapshot objfetch_snapshot(ObjFetch *f);
 extern void objfetch_log_rows(ObjFetch *f, RowLog *log);
 
