@@ -129,6 +129,30 @@ allobjects_doc_paths(ArgoQuery *q, int *n)
 	return paths;
 }
 
+/* A projection asked about while it is planned (allobjects_projection_shared). */
+typedef struct SharedAsk
+{
+	ArgoStmt   *stmt;
+	const char *query;
+	bool		shared;
+} SharedAsk;
+
+static void
+ask_shared(void *arg)
+{
+	SharedAsk  *a = arg;
+	MemoryContext cxt = CurrentMemoryContext;
+	OverrideSearchPath path = {NIL, true, false};
+	int			n;
+
+	PushOverrideSearchPath(&path);
+	argo_spi_connect();
+	MemoryContextSwitchTo(cxt);
+	a->shared = allobjects_doc_paths(argo_analyze(a->stmt, a->query, NULL, 0), &n) != NULL;
+	SPI_finish();
+	PopOverrideSearchPath();
+}
+
 /*
  * Whether the projection s (of the statement text, parsed) is read from
  * the kept documents, asked while a query calling it is planned: only
@@ -142,47 +166,19 @@ allobjects_doc_paths(ArgoQuery *q, int *n)
 bool
 allobjects_projection_shared(ArgoStmt *s, const char *query)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	OverrideSearchPath path = {NIL, true, false};
-	volatile bool shared = false;
+	SharedAsk	a = {s, query, false};
+	ErrorData  *e;
 
 	/* a parallel worker cannot start a subtransaction, nor would it share */
 	if (IsInParallelMode())
 		return false;
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		int			n;
-
-		PushOverrideSearchPath(&path);
-		argo_spi_connect();
-		MemoryContextSwitchTo(cxt);
-		shared = allobjects_doc_paths(argo_analyze(s, query, NULL, 0), &n) != NULL;
-		SPI_finish();
-		PopOverrideSearchPath();
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		ErrorData  *e;
-
-		MemoryContextSwitchTo(cxt);
-		e = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-		if (e->sqlerrcode == ERRCODE_QUERY_CANCELED)
-			ReThrowError(e);
-		FreeErrorData(e);
-		shared = false;
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(cxt);
-	CurrentResourceOwner = owner;
-	return shared;
+	e = argo_in_subtransaction(ask_shared, &a);
+	if (e == NULL)
+		return a.shared;
+	if (e->sqlerrcode == ERRCODE_QUERY_CANCELED)
+		ReThrowError(e);
+	FreeErrorData(e);
+	return false;
 }
 
 /*

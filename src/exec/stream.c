@@ -238,7 +238,6 @@ argo_fetch_target_docs(void *target, const int64 *ids, DocHint *hints, int n)
 	t->prefetched = 0;
 }
 
-
 /* Where objid's kept document may lie, as the target was told; NULL if not. */
 static DocHint *
 doc_hint(FetchTarget *t, int64 objid)

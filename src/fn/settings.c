@@ -24,13 +24,13 @@
 #include "catalog/pg_proc.h"
 #include "jit/jit.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
-#include "storage/bufmgr.h"
 
 #include "store/access.h"
 #include "exec/execute.h"
@@ -182,7 +182,7 @@ argo_with_settings(ArgoSettings *s, void (*fn) (void *), void *arg)
  * its SQL's bitmap scans asking for argo.prefetch_pages pages ahead
  * (PostgreSQL's default of one leaves a selective read on first touch
  * waiting for each page in turn: NoBench's Q3 at 1M, kernel cache
- * dropped, 891-1,096 ms against 286-514 with 64), put back after.
+ * dropped, 1.0-1.5 s against 0.27-0.33 s with 64), put back after.
  */
 void
 argo_run_statement(void (*fn) (void *), void *arg)
