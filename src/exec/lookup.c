@@ -34,6 +34,7 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "common/common.h"
 #include "store/access.h"
@@ -435,7 +436,8 @@ scan_values(TypeLookup *tl, Snapshot snap, int32 keyid, const ValueTest *t, IdLi
 			add_entry(out, scan);
 			continue;
 		}
-		if (++rows <= SINGLE_ROWS)
+		/* a snapshot that is not MVCC may see more than one row of a chain: no batch */
+		if (++rows <= SINGLE_ROWS || !IsMVCCSnapshot(snap))
 		{
 			fetched_row(tl, slot, index_fetch_heap(scan, slot), t, out);
 			continue;
