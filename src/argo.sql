@@ -194,6 +194,15 @@ SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION argo_expire_now(text) IS
 'Delete the collection''s expired objects now, through Argo''s DELETE; how many';
 
+CREATE FUNCTION argo_expire_now(collection text, max_objects bigint)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'argo_expire_now'
+LANGUAGE C VOLATILE STRICT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION argo_expire_now(text, bigint) IS
+'Delete at most max_objects of the collection''s expired objects now, through Argo''s DELETE; how many (the background worker''s batch)';
+
 CREATE FUNCTION argo_expiry_time(value text)
 RETURNS timestamptz
 AS 'MODULE_PATHNAME', 'argo_expiry_time'

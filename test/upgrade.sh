@@ -14,6 +14,7 @@ RELEASES=(
 	"0.4 4470041214582f05d032089436ecd2fa93761237"
 	"0.5 f839fc2158cd0ef292921c32dd142372f3db1706"
 	"0.6 d4aec58fff5ff72591dde7ae84de6079028b69b9"
+	"0.7 417defbd0ef89d2e6ece689469bd4c0a6c3e6636"
 )
 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 SUDO=${SUDO:-}

@@ -14,6 +14,7 @@
 #include "utils/builtins.h"
 #include "utils/datetime.h"
 #include "utils/jsonb.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 #include "common/common.h"
@@ -133,9 +134,14 @@ argo_expire(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* Up to EXPIRE_BATCH ids of c's expired objects: their path's timestamp before now() - after. */
+/*
+ * Up to limit ids of c's expired objects: their path's timestamp before
+ * now() - after.  Not read-only: SPI then takes a new snapshot, which
+ * sees the batches this call already deleted (a read-only statement sees
+ * the objects as the call began, and would find the same ones again).
+ */
 static Jsonb *
-expired_ids(ArgoCollection *c, int32 keyid, const char *after, int *n)
+expired_ids(ArgoCollection *c, int32 keyid, const char *after, int limit, int *n)
 {
 	SqlBuf	   *buf = sqlbuf_create();
 	int			k = sqlbuf_param(buf, INT4OID, Int32GetDatum(keyid));
@@ -154,8 +160,8 @@ expired_ids(ArgoCollection *c, int32 keyid, const char *after, int *n)
 					 " UNION SELECT objid FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d"
 					 " AND valnum OPERATOR(pg_catalog.<) pg_catalog.date_part('epoch', pg_catalog.now() OPERATOR(pg_catalog.-) $%d)"
 					 " LIMIT %d) e",
-					 str, k, argo_function("argo_expiry_time"), a, num, k, a, EXPIRE_BATCH);
-	rc = argo_run(buf, true);
+					 str, k, argo_function("argo_expiry_time"), a, num, k, a, limit);
+	rc = argo_run(buf, false);
 	if (rc != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not find the expired objects");
 	ids = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
@@ -178,40 +184,74 @@ add_deleted(void *arg, int64 objid, Jsonb *result)
 		*(int64 *) arg += DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(v->val.numeric)));
 }
 
-/* argo_expire_now(collection text) RETURNS bigint: the objects expired and deleted */
-Datum
-argo_expire_now(PG_FUNCTION_ARGS)
+/*
+ * Delete up to max (all where max < 0) of c's expired objects, a batch at
+ * a time; each batch's memory goes with it, so any number of objects
+ * expire in bounded memory.
+ */
+static int64
+expire_collection(ArgoCollection *c, int64 max)
 {
-	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
-	ArgoCollection *c;
 	char	   *text;
 	char	   *after;
 	ArgoPath   *path;
 	int32		keyid;
 	int64		total = 0;
-	int			n;
+	MemoryContext batch;
+	MemoryContext old;
 
-	argo_spi_connect();
-	c = collection_lookup(name, false, RowExclusiveLock);
 	if (!collection_expiry(c, &text, &after))
-	{
-		SPI_finish();
-		PG_RETURN_INT64(0);
-	}
+		return 0;
 	path = argo_parse_path(text);
 	argo_bind_lone_path(path);
 	keyid = keydict_find(keydict_of(c), path->keystr);
-	while (keyid > 0)
+	batch = AllocSetContextCreate(CurrentMemoryContext, "argo expiry batch", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(batch);
+	while (keyid > 0 && (max < 0 || total < max))
 	{
-		Jsonb	   *ids = expired_ids(c, keyid, after, &n);
+		int			limit = max < 0 ? EXPIRE_BATCH : (int) Min(max - total, EXPIRE_BATCH);
+		int			n;
+		Jsonb	   *ids;
 
 		CHECK_FOR_INTERRUPTS();
+		ids = expired_ids(c, keyid, after, limit, &n);
+		SPI_freetuptable(SPI_tuptable);
 		if (n == 0)
 			break;
 		argo_execute(psprintf("DELETE FROM %s WHERE ID() IN $1", c->name), &ids, 1, add_deleted, &total);
-		if (n < EXPIRE_BATCH)
+		MemoryContextReset(batch);
+		if (n < limit)
 			break;
 	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(batch);
+	return total;
+}
+
+/*
+ * argo_expire_now(collection text [, max_objects bigint]) RETURNS bigint:
+ * the objects expired and deleted, at most max_objects (the worker's
+ * batch, a transaction each) where it is given.
+ */
+Datum
+argo_expire_now(PG_FUNCTION_ARGS)
+{
+	char	   *name = argo_text_arg(fcinfo, 0, "collection name");
+	int64		max = -1;
+	ArgoCollection *c;
+	int64		total;
+
+	if (PG_NARGS() > 1)
+	{
+		max = PG_GETARG_INT64(1);
+		if (max < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_objects must not be negative")));
+	}
+	argo_spi_connect();
+	c = collection_lookup(name, false, RowExclusiveLock);
+	total = expire_collection(c, max);
 	SPI_finish();
 	PG_RETURN_INT64(total);
 }

@@ -193,27 +193,37 @@ expiring(MemoryContext cxt)
 	return out;
 }
 
-/* argo_expire_now(name) as the collection's owner, in a transaction of its own. */
-static void
-expire_one(Expiring *e)
+/* Objects a transaction of the worker deletes: each batch commits. */
+#define EXPIRE_WORKER_BATCH 1000
+
+/*
+ * One batch of argo_expire_now(name, batch) as the collection's owner, in
+ * a transaction of its own: how many it deleted, -1 on an error (logged).
+ */
+static int64
+expire_batch(Expiring *e)
 {
 	MemoryContext cxt = CurrentMemoryContext;
+	volatile int64 n = -1;
 
 	StartTransactionCommand();
 	PG_TRY();
 	{
 		Oid			user;
 		int			sec;
-		Oid			types[1] = {TEXTOID};
-		Datum		values[1] = {CStringGetTextDatum(e->name)};
+		Oid			types[2] = {TEXTOID, INT8OID};
+		Datum		values[2] = {CStringGetTextDatum(e->name), Int64GetDatum(EXPIRE_WORKER_BATCH)};
+		bool		isnull;
 
 		GetUserIdAndSecContext(&user, &sec);
 		SetUserIdAndSecContext(e->owner, sec | SECURITY_LOCAL_USERID_CHANGE);
 		PushActiveSnapshot(GetTransactionSnapshot());
 		argo_spi_connect();
-		if (SPI_execute_with_args(psprintf("SELECT %s($1)", argo_function("argo_expire_now")),
-								  1, types, values, NULL, false, 0) != SPI_OK_SELECT)
+		if (SPI_execute_with_args(psprintf("SELECT %s($1, $2)", argo_function("argo_expire_now")),
+								  2, types, values, NULL, false, 0) != SPI_OK_SELECT ||
+			SPI_processed != 1)
 			elog(ERROR, "could not expire the objects of \"%s\"", e->name);
+		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 		SPI_finish();
 		PopActiveSnapshot();
 		SetUserIdAndSecContext(user, sec);
@@ -226,8 +236,25 @@ expire_one(Expiring *e)
 		EmitErrorReport();
 		FlushErrorState();
 		AbortCurrentTransaction();
+		n = -1;
 	}
 	PG_END_TRY();
+	return n;
+}
+
+/*
+ * A collection's expired objects, a committed batch at a time: a busy
+ * day's thousands never wait in one transaction holding every lock.
+ */
+static void
+expire_one(Expiring *e)
+{
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (expire_batch(e) < EXPIRE_WORKER_BATCH)
+			break;
+	}
 }
 
 void

@@ -39,6 +39,22 @@ PG_FUNCTION_INFO_V1(argo_count);
 
 #define LOAD_BATCH 1000
 
+/* Where in the file a load is, for its errors' context. */
+typedef struct FilePos
+{
+	const char *path;
+	int64		line;			/* from 1 */
+	ArrayReader *array;			/* a JSON array's reader, or NULL for JSON lines */
+} FilePos;
+
+/* Where a pending document of a file was: its line, or its element. */
+typedef struct DocPlace
+{
+	int64		line;
+	int64		element;
+	int64		element_line;
+} DocPlace;
+
 /* Documents waiting for their object ids. */
 typedef struct Loader
 {
@@ -48,6 +64,8 @@ typedef struct Loader
 	MemoryContext parse_cxt;	/* one document's parse, freed once it is copied */
 	Jsonb	   *docs[LOAD_BATCH];
 	int			ndocs;
+	FilePos    *pos;			/* a file's, told each document's place on flush */
+	DocPlace	places[LOAD_BATCH];
 	int64		total;
 	int64		bytes;			/* of the documents' text, for progress */
 	List	   *dropped_indexes;	/* to build again at the end */
@@ -115,11 +133,34 @@ flush_errcontext(void *arg)
 }
 
 static void
+place_remember(const FilePos *pos, DocPlace *place)
+{
+	place->line = pos->line;
+	if (pos->array != NULL)
+	{
+		place->element = pos->array->element;
+		place->element_line = pos->array->element_line;
+	}
+}
+
+static void
+place_restore(FilePos *pos, const DocPlace *place)
+{
+	pos->line = place->line;
+	if (pos->array != NULL)
+	{
+		pos->array->element = place->element;
+		pos->array->element_line = place->element_line;
+	}
+}
+
+static void
 loader_flush(Loader *l)
 {
 	int64	   *ids;
 	MemoryContext old;
 	int64		position = 0;
+	DocPlace	here = {0, 0, 0};
 	ErrorContextCallback cb = {error_context_stack, flush_errcontext, &position};
 
 	if (l->ndocs == 0)
@@ -128,11 +169,18 @@ loader_flush(Loader *l)
 	old = MemoryContextSwitchTo(l->cxt);
 	ids = argo_next_objids(l->coll, l->ndocs);
 	error_context_stack = &cb;
+	if (l->pos != NULL)
+		place_remember(l->pos, &here);
 	for (int i = 0; i < l->ndocs; i++)
 	{
 		position = l->total + i + 1;
+		/* an error names the document's own line, not the batch's last */
+		if (l->pos != NULL)
+			place_restore(l->pos, &l->places[i]);
 		rowbatch_add_object(l->rows, ids[i], l->docs[i]);
 	}
+	if (l->pos != NULL)
+		place_restore(l->pos, &here);
 	error_context_stack = cb.previous;
 	MemoryContextSwitchTo(old);
 	l->total += l->ndocs;
@@ -156,6 +204,8 @@ loader_add(Loader *l, Jsonb *doc, int64 bytes)
 	l->bytes += bytes;
 	memcpy(copy, doc, VARSIZE(doc));
 	MemoryContextReset(l->parse_cxt);
+	if (l->pos != NULL)
+		place_remember(l->pos, &l->places[l->ndocs]);
 	l->docs[l->ndocs++] = copy;
 	if (l->ndocs == LOAD_BATCH)
 		loader_flush(l);
@@ -294,14 +344,6 @@ file_size(FILE *file)
 	return fstat(fileno(file), &st) == 0 ? (int64) st.st_size : 0;
 }
 
-/* Where in the file a load is, for its errors' context. */
-typedef struct FilePos
-{
-	const char *path;
-	int64		line;			/* from 1 */
-	ArrayReader *array;			/* a JSON array's reader, or NULL for JSON lines */
-} FilePos;
-
 static void
 file_error_context(void *arg)
 {
@@ -387,6 +429,7 @@ load_from_file(void *arg)
 				(errcode_for_file_access(),
 				 errmsg("could not open file \"%s\" for reading: %m", path)));
 	loader_init(&l, lc->coll, PROGRESS_COPY_TYPE_FILE, file_size(file));
+	l.pos = &pos;
 	errctx.callback = file_error_context;
 	errctx.arg = &pos;
 	errctx.previous = error_context_stack;
@@ -403,6 +446,8 @@ load_from_file(void *arg)
 		l.bytes += reader.bytes;
 		load_lines(&l, file, &pos);
 	}
+	/* the last documents' errors name their lines too */
+	loader_flush(&l);
 	error_context_stack = errctx.previous;
 	if (ferror(file))
 		ereport(ERROR,
