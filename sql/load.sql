@@ -74,6 +74,24 @@ COPY (VALUES ('[{"a": 1}, [1]]')) TO :'arr' WITH (FORMAT csv, DELIMITER e'\x01',
 SELECT argo_load_file('fromarray', :'arr');
 SELECT argo_count('fromarray');
 
+-- a document refused when its batch is written is named by its own line
+-- (or element), not the batch's last
+\set lined '/tmp/argo_regress_lined.jsonl'
+SELECT argo_create_collection('lined');
+SELECT argo_validate('lined', '{"required": ["n"]}');
+COPY (SELECT CASE WHEN i = 11 THEN '{"m": 11}' ELSE '{"n": ' || i || '}' END FROM generate_series(1, 1500) i)
+  TO :'lined' WITH (FORMAT csv, DELIMITER e'\x01', QUOTE e'\x02');
+SELECT argo_load_file('lined', :'lined');
+COPY (SELECT CASE WHEN i = 1490 THEN '{"m": 1490}' ELSE '{"n": ' || i || '}' END FROM generate_series(1, 1500) i)
+  TO :'lined' WITH (FORMAT csv, DELIMITER e'\x01', QUOTE e'\x02');
+SELECT argo_load_file('lined', :'lined');
+COPY (SELECT '[' UNION ALL SELECT * FROM (SELECT CASE WHEN i = 7 THEN '{"m": 7},' ELSE '{"n": ' || i || '},' END
+        FROM generate_series(1, 1200) i ORDER BY i) e UNION ALL SELECT '{"n": 0}]')
+  TO :'lined' WITH (FORMAT csv, DELIMITER e'\x01', QUOTE e'\x02');
+SELECT argo_load_file('lined', :'lined');
+SELECT argo_count('lined');
+SELECT argo_drop_collection('lined');
+
 -- loading files needs the privileges of pg_read_server_files, as COPY does
 CREATE ROLE argo_loader;
 GRANT ALL ON ALL TABLES IN SCHEMA argo_data TO argo_loader;

@@ -26,6 +26,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -563,6 +564,29 @@ upserted(Updater *u, int64 id, Jsonb *doc, result_emit emit, void *arg)
 	remember_changed(u, &id, 1);
 }
 
+/*
+ * An UPSERT into a collection that did not exist when it was analysed may
+ * have waited for one that made it (and its object): having the lock, it
+ * looks again, and if the collection is there now runs as if it had been
+ * there all along, analysed anew against it.  Whether it did.
+ */
+static bool
+upsert_found_collection(ArgoQuery *q, result_emit emit, void *arg)
+{
+	ArgoPlan   *p;
+
+	/* what the lock's holder made is then in the caches (as lmgr.c does) */
+	AcceptInvalidationMessages();
+	if (collection_lookup(((ArgoSource *) linitial(q->stmt->from))->coll, true, RowExclusiveLock) == NULL)
+		return false;
+	p = argo_plan(argo_analyze(argo_parse(q->text), q->text, q->params, q->nparams));
+	if (linitial(p->q->colls) == NULL)
+		elog(ERROR, "collection vanished under an UPSERT's lock");
+	run_update(p, emit, arg);
+	argo_plan_close(p);
+	return true;
+}
+
 /* UPDATE (UPSERT): see emit_result */
 void
 run_update(ArgoPlan *p, result_emit emit, void *arg)
@@ -588,6 +612,8 @@ run_update(ArgoPlan *p, result_emit emit, void *arg)
 		else
 			check_may_update(u.coll);
 		lock_upsert(((ArgoSource *) linitial(q->stmt->from))->coll, terms);
+		if (u.coll == NULL && upsert_found_collection(q, emit, arg))
+			return;
 		if (u.coll == NULL)
 		{
 			id = upsert_insert(q, terms, &doc);
