@@ -54,6 +54,7 @@ typedef struct IdList
 	int			max;
 	int			cap;			/* more ids than this: give up (0: no cap) */
 	bool		over;			/* gave up */
+	bool		docs;			/* the caller reads the kept documents */
 } IdList;
 
 /*
@@ -305,7 +306,7 @@ typedef struct TypeLookup
 	bool		opened;
 	Relation	rel;
 	Relation	irel;			/* NULL: SQL must answer */
-	bool		cover;			/* irel has INCLUDE (objid, doctid) */
+	bool		cover;			/* irel has INCLUDE (objid …) */
 	AttrNumber	objatt;
 	AttrNumber	valatt;
 	AttrNumber	docatt;			/* doctid, or 0 (a table made before 0.7) */
@@ -331,26 +332,19 @@ add_row(IdList *out, Relation rel, TupleTableSlot *slot, const TypeLookup *tl)
 }
 
 /*
- * The id and doctid the covering index entry holds, added to out.  The
- * hint names no row: a stale doctid cannot be set again in the index,
- * and setting it in the heap row would cost the page this read saved.
+ * The id the covering index entry holds, added to out; its document is
+ * found by c_doc's key (no index holds doctid: indexes.c).
  */
 static void
 add_entry(IdList *out, IndexScanDesc scan)
 {
-	int			first = scan->indexRelation->rd_index->indnkeyatts + 1;
 	bool		isnull;
-	bool		nodoc;
-	int64		objid = DatumGetInt64(index_getattr(scan->xs_itup, first,
+	int64		objid = DatumGetInt64(index_getattr(scan->xs_itup,
+													 scan->indexRelation->rd_index->indnkeyatts + 1,
 													 scan->xs_itupdesc, &isnull));
-	Datum		doc = index_getattr(scan->xs_itup, first + 1, scan->xs_itupdesc, &nodoc);
-	DocHint		h = dochint_none();
 
-	if (isnull)
-		return;
-	if (!nodoc)
-		h.doc = *(ItemPointer) DatumGetPointer(doc);
-	add_id_at(out, objid, &h);
+	if (!isnull)
+		add_id(out, objid);
 }
 
 /*
@@ -408,14 +402,21 @@ fetch_batch(TypeLookup *tl, IndexScanDesc scan, Snapshot snap, TupleTableSlot *s
  * stops when out is over its cap.  A covering index answers alone for
  * rows on pages the visibility map says all visible, as PostgreSQL's
  * index-only scans do (a predicate lock on the page stands for the
- * tuple's); strings are compared whole, so their rows are always read.
+ * tuple's), where only ids are wanted; strings are compared whole, so
+ * their rows are always read.
  */
 static void
 scan_values(TypeLookup *tl, Snapshot snap, int32 keyid, const ValueTest *t, IdList *out)
 {
 	ScanKeyData keys[3];
 	int			nkeys = value_keys(keys, tl->irel, keyid, t);
-	bool		index_only = tl->cover && t->type != ALIT_STRING;
+	/*
+	 * The entry gives the id alone: where documents are read, the row's
+	 * doctid saves more (a descent of c_doc's key, 1.9 us an object
+	 * against 0.7 for the row: a range of 5,000, 16 against 10 ms).
+	 */
+	bool		index_only = tl->cover && t->type != ALIT_STRING &&
+		!(out->docs && tl->docatt > 0);
 	IndexScanDesc scan;
 	TupleTableSlot *slot = table_slot_create(tl->rel, NULL);
 	Buffer		vmbuf = InvalidBuffer;
@@ -568,7 +569,7 @@ lookup_key_may_have(ArgoCollection *c, const char *keystr, int t, Snapshot snap)
 	static const ArgoLitType lit_types[] = {ALIT_STRING, ALIT_NUMBER, ALIT_BOOL};
 	int32		keyid = keydict_find(keydict_of(c), keystr);
 	ValueTest	any = {lit_types[t], NULL, NULL, NULL, false, false};
-	IdList		found = {NULL, NULL, 0, 0, 1, false};
+	IdList		found = {NULL, NULL, 0, 0, 1, false, false};
 	TypeLookup	types[3];
 	TypeLookup *tl;
 
@@ -691,7 +692,7 @@ int64 *
 lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int cap, int *n,
 				DocHint **hints)
 {
-	IdList		l = {NULL, NULL, 0, 0, cap, false};
+	IdList		l = {NULL, NULL, 0, 0, cap, false, hints != NULL};
 	IdPair	   *pairs;
 	int			kept = 0;
 

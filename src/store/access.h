@@ -45,7 +45,8 @@ typedef struct TableLayout
 	bool		ids_first;		/* objid int8, keyid int4: columns 1 and 2 */
 	Oid			objid_index;	/* a valid B-tree led by objid, or InvalidOid */
 	Oid			valindex[3];	/* (keyid, value) of strings, numbers, booleans */
-	bool		valcover[3];	/* that index has INCLUDE (objid, doctid) */
+	bool		valcover[3];	/* that index has INCLUDE (objid …) */
+	bool		doc_indexed;	/* an index holds doctid: never set it in place */
 } TableLayout;
 
 /* layout.c */

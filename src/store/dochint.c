@@ -15,7 +15,11 @@
  * the shared page under a share lock, the buffer marked dirty as a hint
  * (MarkBufferDirtyHint, which logs a full page image where checksums
  * need one).  A torn or lost write leaves a wrong hint, which the check
- * catches; the row's other bytes and its visibility are untouched.
+ * catches; the row's other bytes and its visibility are untouched.  No
+ * index may hold doctid (indexes.c): an index entry keeps the value its
+ * row had when it was made, and one that differs from its heap tuple is
+ * what amcheck reports as corruption; a table with such an index (a
+ * user's, or 0.7's numeric one not yet rebuilt) gets no hint.
  */
 #include "postgres.h"
 
@@ -76,7 +80,8 @@ dochint_refresh(DocHint *h, int64 objid, const ItemPointerData *root)
 		return;
 	rel = table_open(h->relid, NoLock);
 	l = argo_table_layout(rel);
-	if (l.docatt <= 0 || l.objatt <= 0 ||
+	/* an index holding doctid would no longer match its heap (0.7's numeric index) */
+	if (l.docatt <= 0 || l.objatt <= 0 || l.doc_indexed ||
 		!argo_block_exists(rel, ItemPointerGetBlockNumber(&h->row)))
 	{
 		table_close(rel, NoLock);

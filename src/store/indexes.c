@@ -60,20 +60,23 @@ typedef struct IndexShape
 	int			ncols;
 	const char *cols[2];
 	bool		by_value;		/* numbers and strings: fall anywhere */
-	bool		covering;		/* INCLUDE (objid, doctid) */
+	bool		covering;		/* INCLUDE (objid) */
 } IndexShape;
 
 /*
- * Argo/3's numeric index carries each row's object id and document
- * address, so ranges, grouped counts and joins on numbers find objects
- * index-only (lookup.c, and PostgreSQL's index-only scans for Argo's
- * SQL): Q10 at 100k read 100,000 heap rows for its group keys.  An
- * index with INCLUDE columns is never deduplicated, which numbers
- * (mostly distinct) barely lose: +9 MB at 100k against 17.  Strings
- * (NoBench's sparse keys share 11 values) would more than double, and
- * Argo/1's index holds every row of every type.
+ * Argo/3's numeric index carries each row's object id, so ranges, grouped
+ * counts and joins on numbers find objects index-only (lookup.c, and
+ * PostgreSQL's index-only scans for Argo's SQL): Q10 at 100k read
+ * 100,000 heap rows for its group keys.  An index with INCLUDE columns
+ * is never deduplicated, which numbers (mostly distinct) barely lose.
+ * Strings (NoBench's sparse keys share 11 values) would more than double,
+ * and Argo/1's index holds every row of every type.  Not doctid: it is a
+ * hint set again in place (dochint.c), and a column an index holds must
+ * never change in place — the index would no longer hold what its heap
+ * says (amcheck's heapallindexed calls that corruption), and a restored
+ * collection's entries named the original's pages for good.
  */
-static const char *const cover_cols[] = {"objid", "doctid"};
+static const char *const cover_cols[] = {"objid"};
 
 static const IndexShape shapes[] = {
 	{ARGO_FORMAT_ARGO3, "str", 2, {"keyid", PREFIX_COL}, true},
@@ -111,7 +114,7 @@ create_index(ArgoCollection *c, const IndexShape *s)
 	}
 	appendStringInfoChar(&sql, ')');
 	if (s->covering)
-		appendStringInfo(&sql, " INCLUDE (%s, %s)", cover_cols[0], cover_cols[1]);
+		appendStringInfo(&sql, " INCLUDE (%s)", cover_cols[0]);
 	if (s->by_value)
 		appendStringInfo(&sql, " WITH (fillfactor = %d)", ARGO_VALUE_INDEX_FILLFACTOR);
 	run_ddl(sql.data);
@@ -280,7 +283,7 @@ shape_text(const IndexShape *s)
 						 psprintf("left(valstr, %d)", ARGO_STR_PREFIX_CHARS) : s->cols[i]);
 	appendStringInfoChar(&buf, ')');
 	if (s->covering)
-		appendStringInfo(&buf, " INCLUDE (%s, %s)", cover_cols[0], cover_cols[1]);
+		appendStringInfo(&buf, " INCLUDE (%s)", cover_cols[0]);
 	return buf.data;
 }
 

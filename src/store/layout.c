@@ -14,6 +14,7 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/sysattr.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
 #include "nodes/primnodes.h"
@@ -25,6 +26,7 @@
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/relcache.h"
 
 #include "common/common.h"
 #include "store/access.h"
@@ -87,21 +89,23 @@ argo_is_prefix_expr(Node *e, AttrNumber valatt)
 		DatumGetInt32(len->constvalue) == ARGO_STR_PREFIX_CHARS;
 }
 
-/* Whether irel's INCLUDE columns are (objid, doctid), in that order. */
+/*
+ * Whether irel's first INCLUDE column is objid (0.7's indexes had doctid
+ * after it; the entry's objid is all a lookup takes from either).
+ */
 static bool
 covers(Relation irel, const TableLayout *l)
 {
 	Form_pg_index ix = irel->rd_index;
 
-	return l->docatt > 0 && ix->indnatts == ix->indnkeyatts + 2 &&
-		ix->indkey.values[ix->indnkeyatts] == l->objatt &&
-		ix->indkey.values[ix->indnkeyatts + 1] == l->docatt;
+	return ix->indnatts > ix->indnkeyatts &&
+		ix->indkey.values[ix->indnkeyatts] == l->objatt;
 }
 
 /*
  * A valid B-tree on (keyid, value) of each type — (keyid, left(valstr,
  * N)) for strings — as lookup.c descends them; one that also covers
- * (objid, doctid) is preferred, since it answers without the heap.
+ * objid is preferred, since it answers ids without the heap.
  */
 static void
 value_indexes(Relation rel, TableLayout *l)
@@ -151,6 +155,9 @@ work_out(Relation rel, TableLayout *l)
 	l->docatt = attnameAttNum(rel, "doctid", false);
 	if (l->docatt > 0 && TupleDescAttr(desc, l->docatt - 1)->atttypid != TIDOID)
 		l->docatt = InvalidAttrNumber;
+	l->doc_indexed = l->docatt > 0 &&
+		bms_is_member(l->docatt - FirstLowInvalidHeapAttributeNumber,
+					  RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL));
 	l->objid_index = l->keyatt > 0 ? argo_objid_index(rel) : InvalidOid;
 	for (int t = 0; t < 3; t++)
 	{

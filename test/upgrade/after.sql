@@ -104,15 +104,16 @@ BEGIN
     RAISE EXCEPTION 'a function has no description after the update';
   END IF;
 END $$;
--- 0.7: Argo/3's numeric index covers (objid, doctid), and numbers are
--- found through it as in a new collection
+-- 0.8: Argo/3's numeric index covers objid alone (0.7's held doctid, a
+-- hint changed in place), and numbers are found through it as in a new
+-- collection
 DO $$
 BEGIN
   IF (SELECT array_agg(pg_get_indexdef(indexrelid, 0, false) ORDER BY 1) FROM pg_index
        WHERE indrelid = 'argo_data.up3_num'::regclass AND indkey[0] <> (SELECT attnum FROM pg_attribute
          WHERE attrelid = 'argo_data.up3_num'::regclass AND attname = 'objid'))
      IS DISTINCT FROM ARRAY[pg_get_indexdef((SELECT indexrelid FROM pg_index WHERE indrelid = 'argo_data.up3_num'::regclass
-                                             AND indnkeyatts = 2 AND indnatts = 4), 0, false)] THEN
+                                             AND indnkeyatts = 2 AND indnatts = 3), 0, false)] THEN
     RAISE EXCEPTION 'an upgraded Argo/3 collection lacks the covering numeric index';
   END IF;
   IF (SELECT count(*) FROM argo_query('SELECT * FROM up3 WHERE num BETWEEN 1 AND 3')) <>
