@@ -241,3 +241,20 @@ SET argo.prefetch_pages = 1001;
 SET argo.prefetch_pages = -1;
 SHOW argo.prefetch_pages;
 SELECT argo_drop_collection('many3');
+
+-- ILIKE and ~* fold every letter (the database's collation, or ICU's
+-- root where the database's folds ASCII only), not valstr's "C" (which
+-- found only 'ZÜRICH' for ILIKE 'ZÜRICH'): both formats, on documents
+-- (filters) and on rows; LIKE and ~ still match case
+SELECT argo_create_collection('fold1', 'argo1');
+SELECT argo_load(c, $$SELECT jsonb_build_object('city', s, 'tags', jsonb_build_array(s, 'x'))
+                        FROM unnest(ARRAY['Zürich', 'ZÜRICH', 'zürich', 'Zurich', 'ÉCOLE', 'école', 'Ωmega', 'ωMEGA', 'Straße']) s$$)
+  FROM (VALUES ('fold3'), ('fold1')) v(c);
+SELECT c, w,
+       (SELECT array_agg(x->>'city' ORDER BY x->>'city' COLLATE "C") FROM argo_query(format('SELECT city FROM %s WHERE %s', c, w)) x) AS argo
+  FROM (VALUES ('fold3'), ('fold1')) v(c),
+       (VALUES ('city ILIKE ''ZÜRICH'''), ('city ILIKE ''%ü%'''), ('NOT city ILIKE ''zü%'''), ('city ~* ''^ÉC'''),
+               ('city ~* ''Ω'''), ('NOT city ~* ''Ω'''), ('tags[*] ILIKE ''zürICH'''), ('EXISTS tags[? @ ILIKE ''ÉCOLE'']'),
+               ('city LIKE ''Z%'''), ('city ~ ''ü''')) p(w)
+ ORDER BY 1, 2;
+SELECT argo_drop_collection('fold3'), argo_drop_collection('fold1');

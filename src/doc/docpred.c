@@ -27,6 +27,7 @@
 #include "utils/jsonb.h"
 
 #include "common/common.h"
+#include "common/fold.h"
 #include "doc/doc.h"
 
 PG_FUNCTION_INFO_V1(argo_filter_test);
@@ -265,7 +266,7 @@ value_test(const Test *t, JsonbValue *v)
 			return T_UNKNOWN;
 		return c >= 0 && hi <= 0 ? T_TRUE : T_FALSE;
 	}
-	/* LIKE: strings only, matched as valstr's "C" collation matches */
+	/* LIKE: strings only, matched as SQL matches valstr (common/fold.c) */
 	if (v->type != jbvString)
 		return T_UNKNOWN;
 	{
@@ -273,7 +274,9 @@ value_test(const Test *t, JsonbValue *v)
 		text	   *value = cstring_to_text_with_len(v->val.string.val, v->val.string.len);
 		text	   *pattern = cstring_to_text_with_len(t->lit->val.string.val, t->lit->val.string.len);
 
-		return DatumGetBool(DirectFunctionCall2Coll(fns[t->op], C_COLLATION_OID,
+		return DatumGetBool(DirectFunctionCall2Coll(fns[t->op],
+													t->op == 1 || t->op == 3 ?
+													argo_fold_collation() : C_COLLATION_OID,
 													PointerGetDatum(value), PointerGetDatum(pattern))) ?
 			T_TRUE : T_FALSE;
 	}

@@ -20,6 +20,7 @@
 #include "utils/builtins.h"
 
 #include "common/common.h"
+#include "common/fold.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/keydict.h"
@@ -97,6 +98,19 @@ emit_present_not_null(SqlBuf *buf, ArgoCollection *c, ArgoPath *path)
 	appendStringInfoChar(&buf->sql, ')');
 }
 
+/*
+ * valstr as a LIKE of kind matches it: case-insensitive kinds fold in
+ * the folding collation (common/fold.c), not valstr's "C".
+ */
+static void
+like_subject(SqlBuf *buf, ArgoLikeKind kind)
+{
+	if (kind == ALIKE_ILIKE || kind == ALIKE_IREGEX)
+		appendStringInfo(&buf->sql, "(valstr%s)", argo_fold_collate_sql());
+	else
+		appendStringInfoString(&buf->sql, "valstr");
+}
+
 /* LIKE, ILIKE, ~ or ~* (matches), or their negation (does not match). */
 static const char *
 like_operator(ArgoLikeKind kind, bool match)
@@ -125,7 +139,8 @@ emit_value_test(SqlBuf *buf, ArgoPred *p)
 			sql_value_comparison(buf, p->lit, p->op);
 			break;
 		case APRED_LIKE:
-			appendStringInfo(&buf->sql, "valstr %s ", like_operator(p->like, true));
+			like_subject(buf, p->like);
+			appendStringInfo(&buf->sql, " %s ", like_operator(p->like, true));
 			sql_add_literal(buf, p->lit);
 			break;
 		case APRED_BETWEEN:
@@ -590,7 +605,8 @@ emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 			{
 				buf->custom_plan = true;
 				sql_begin_leaf(buf, c, ALIT_STRING, p->path);
-				appendStringInfo(&buf->sql, "valstr %s ", like_operator(p->like, truth));
+				like_subject(buf, p->like);
+				appendStringInfo(&buf->sql, " %s ", like_operator(p->like, truth));
 				sql_add_literal(buf, p->lit);
 			}
 			else
