@@ -94,3 +94,24 @@ SELECT x FROM argo_query('SELECT a FROM num3 WHERE k = ''30 digits''') x;
 UPDATE argo_data.num3_num SET valexact = 'x' WHERE valexact = '12';
 SELECT * FROM argo_check('num3');
 SELECT argo_drop_collection('num3'), argo_drop_collection('num1');
+
+-- every number comes back with the text jsonb keeps (1.50 stays 1.50, 1.0
+-- stays 1.0; jsonb writes 1e2 as 100 and -0.0 as 0.0): from kept
+-- documents and from rows, whole and projected, both formats
+SELECT argo_create_collection('asw1', 'argo1');
+SELECT argo_create_collection('asw3n');
+SELECT argo_keep_documents('asw3n', false);
+CREATE TEMP TABLE written AS
+  SELECT i, d FROM (VALUES (1, '{"price": 1.50, "qty": 1.0, "w": [2.000, 1e2, 1E+2, -0.0, 0.10, 1e-7, 0.1, 1.5e3, 12.50e-1], "o": {"x": 100.00}}'::jsonb),
+                           (2, '{"price": 19.90, "qty": 3, "w": [], "o": {"x": 0.000}}'),
+                           (3, '{"price": 12345678901234567890.50, "qty": -7.250, "w": [9007199254740993.0], "o": {"x": 1}}')) v(i, d);
+SELECT argo_load(c, 'SELECT d FROM written ORDER BY i') FROM (VALUES ('asw3'), ('asw1'), ('asw3n')) v(c);
+SELECT c, count(*) FILTER (WHERE whole::text = w.d::text) AS whole_as_jsonb,
+       count(*) FILTER (WHERE part::text = jsonb_build_object('price', w.d->'price', 'o', w.d->'o')::text) AS projection_as_jsonb
+  FROM (VALUES ('asw3'), ('asw1'), ('asw3n')) v(c)
+  CROSS JOIN LATERAL (SELECT x AS whole, row_number() OVER () AS i FROM argo_query(format('SELECT * FROM %s ORDER BY ID()', c)) x) a
+  JOIN LATERAL (SELECT x AS part, row_number() OVER () AS i FROM argo_query(format('SELECT price, o FROM %s ORDER BY ID()', c)) x) p ON p.i = a.i
+  JOIN written w ON w.i = a.i
+ GROUP BY c ORDER BY c;
+SELECT x FROM argo_query('SELECT * FROM asw1 WHERE ID() = 1') x;
+SELECT argo_drop_collection('asw3'), argo_drop_collection('asw1'), argo_drop_collection('asw3n');

@@ -46,8 +46,9 @@ SELECT * FROM roundtrip_failures('rt3', 'LIMIT 1000');
 SELECT * FROM roundtrip_failures('rt1', 'LIMIT 1000 OFFSET 0');
 SELECT count(*) AS objects_back FROM argo_query('SELECT * FROM rt3');
 
--- numbers come back as the shortest text that is the same double
--- (leaving out 1e-300, 5e-324 and the largest double, which print long)
+-- numbers come back as jsonb gives them back: the shortest text of the
+-- same double where that is the number's own text, trailing zeros kept
+-- (100.0) (leaving out 1e-300, 5e-324 and the largest double, which print long)
 SELECT (x->'n') - 8 - 7 - 6 FROM argo_query('SELECT n FROM rt3') x;
 SELECT (x->'n') - 8 - 7 - 6 FROM argo_query('SELECT n FROM rt1') x;
 SELECT (x->'n'->6)::text::float8, (x->'n'->7)::text::float8, (x->'n'->8)::text::float8

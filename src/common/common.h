@@ -89,7 +89,6 @@ typedef struct ArgoKey
 
 extern double argo_number_from_numeric(Numeric num, char **exact);
 extern Numeric argo_number_to_numeric(double d);
-extern Numeric argo_number_canonical(Numeric num);
 extern Numeric argo_number_from_exact(text *exact, double d);
 
 /* ---------- SQL building (sqlbuf.c) ---------- */

@@ -2,12 +2,14 @@
  * numbers.c — JSON numbers to double precision and back, losing nothing.
  *
  * Numbers are stored as double (the paper's choice, and what makes range
- * predicates index-friendly) and come back as the double's shortest
- * round-trip text, so "0.1" goes in and comes back "0.1".  Where that text
- * is not numerically the number given (17-digit coordinates, integers past
- * 2^53 that are not their double's), the given text is stored beside the
- * double and comes back instead; predicates, ordering and aggregates use
- * the double.  Only numbers outside double's range are refused.
+ * predicates index-friendly) and come back as jsonb gives them back: the
+ * double's shortest round-trip text where that is the number's own
+ * ("0.1" in, "0.1" out), else the number's text as jsonb keeps it, stored
+ * beside the double — 17-digit coordinates, integers past 2^53 that are
+ * not their double's, and a price of "1.50" or a "1.0", whose trailing
+ * zeros jsonb keeps (a shop's prices came back "1.5").  Predicates,
+ * ordering and aggregates use the double.  Only numbers outside double's
+ * range are refused.
  */
 #include "postgres.h"
 
@@ -90,11 +92,6 @@ shortest_numeric(double d)
 	return text_numeric(buf);
 }
 
-/*
- * The double for a JSON number; 22003 outside double's range.  With
- * exact, *exact is set to the number's own text where the double's
- * shortest text is not numerically the same number, else to NULL.
- */
 /* num's double (22003 outside double's range) and that double's shortest number */
 static double
 double_and_shortest(Numeric num, Numeric *shortest)
@@ -116,35 +113,23 @@ double_and_shortest(Numeric num, Numeric *shortest)
 	return d;
 }
 
+/*
+ * The double for a JSON number; 22003 outside double's range.  With
+ * exact, *exact is set to the number's text as jsonb writes it where the
+ * double's shortest number is not that text (digits and scale), else to
+ * NULL.
+ */
 double
 argo_number_from_numeric(Numeric num, char **exact)
 {
 	Numeric		s;
 	double		d = double_and_shortest(num, exact != NULL ? &s : NULL);
 
+	/* the same digits and scale: the double gives it back as jsonb would */
 	if (exact != NULL)
-		*exact = DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(num),
-												  NumericGetDatum(s))) ?
-			NULL :
+		*exact = VARSIZE(s) == VARSIZE(num) && memcmp(s, num, VARSIZE(num)) == 0 ? NULL :
 			DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(num)));
 	return d;
-}
-
-/*
- * The number as Argo gives it back: its double's shortest text where that
- * is the same number, else the number as given (the rule above, as a
- * rebuild from its rows gives it).  num itself when that is it.
- */
-Numeric
-argo_number_canonical(Numeric num)
-{
-	Numeric		s;
-
-	(void) double_and_shortest(num, &s);
-	if (VARSIZE(s) == VARSIZE(num) && memcmp(s, num, VARSIZE(num)) == 0)
-		return num;
-	return DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(num),
-											NumericGetDatum(s))) ? s : num;
 }
 
 /*

@@ -104,7 +104,5 @@ extern void rebuilder_finish(Rebuilder *rb);
 extern bool rebuilder_takes_docs(Rebuilder *rb);
 extern void rebuilder_add_doc(Rebuilder *rb, int64 objid, Jsonb *doc);
 
-/* canonical.c: an object as Argo gives it back, from the object given */
-extern Jsonb *argo_canonical_doc(Jsonb *obj);
 
 #endif							/* ARGO_DOC_H */

@@ -407,7 +407,7 @@ put_docs(ObjWriter *w, Updater *u, RowBatch *after)
 		return;
 	tids = palloc(sizeof(ItemPointerData) * Max(u->n, 1));
 	for (int i = 0; i < u->n; i++)
-		tids[i] = objwriter_put_doc(w, u->ids[i], argo_canonical_doc(u->after[i]));
+		tids[i] = objwriter_put_doc(w, u->ids[i], u->after[i]);
 	/* read in id order (objlock.c locks them so) */
 	rowbatch_set_doc_tids(after, u->ids, tids, u->n);
 }

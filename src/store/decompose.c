@@ -270,11 +270,10 @@ add_objid(RowBatch *b, int64 objid, Jsonb *obj)
 	if (b->docs)
 	{
 		MemoryContext old = MemoryContextSwitchTo(b->cxt);
-		Jsonb	   *doc = argo_canonical_doc(obj);
+		/* kept as given: its rows give every number back as jsonb keeps it */
+		Jsonb	   *doc = b->feed != FEED_OFF ? b->feed_docs[b->nobjids] :
+			memcpy(palloc(VARSIZE(obj)), obj, VARSIZE(obj));
 
-		if (doc == obj)
-			doc = b->feed != FEED_OFF ? b->feed_docs[b->nobjids] :
-				memcpy(palloc(VARSIZE(obj)), obj, VARSIZE(obj));
 		b->docs_kept[b->nobjids] = JsonbPGetDatum(doc);
 		MemoryContextSwitchTo(old);
 	}

@@ -1,8 +1,8 @@
 /*
  * docs.c — documents kept whole beside their rows.
  *
- * A collection may keep each object's jsonb, as Argo gives it back
- * (doc/canonical.c), in a table of its own, c_doc (objid, doc).  A read
+ * A collection may keep each object's jsonb, as given (its rows give it
+ * back the same), in a table of its own, c_doc (objid, doc).  A read
  * of whole objects then takes the document instead of rebuilding it from
  * ~20 rows on several pages, and so does a projection of objects fetched
  * one by one whose paths are object keys (doc/docproject.c cuts the
