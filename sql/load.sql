@@ -92,6 +92,51 @@ SELECT argo_load_file('lined', :'lined');
 SELECT argo_count('lined');
 SELECT argo_drop_collection('lined');
 
+-- exports and loads that keep ids (mongoexport's and mongoimport's "_id"):
+-- an id stored in another document as a reference still names its object
+\set exp '/tmp/argo_regress_ids.jsonl'
+SELECT argo_load('withids', $$SELECT jsonb_build_object('n', i, 'ref', i * 7 % 10) FROM generate_series(1, 10) i$$);
+SELECT * FROM argo_query('DELETE FROM withids WHERE n IN (2, 5)');
+SELECT argo_export_file('withids', :'exp', true);
+-- a new collection, ids kept (3 and 6 are gaps); the sequence moves past the largest
+SELECT argo_load_file('back', :'exp', true);
+SELECT x FROM argo_query('SELECT ID(), n, ref FROM back ORDER BY ID()') x;
+SELECT * FROM argo_query('INSERT INTO back OBJECT {"n": 11} RETURNING ID()');
+-- a load that would reuse an id loads nothing: 23505
+SELECT argo_load('back', $$SELECT '{"_id": 20, "n": 20}'::jsonb UNION ALL SELECT '{"_id": 4, "n": 4}'$$, true);
+SELECT argo_load('back', $$SELECT '{"_id": 30, "n": 30}'::jsonb UNION ALL SELECT '{"_id": 30, "n": 31}'$$, true);
+SELECT argo_load('back', $$SELECT '{"n": 30}'::jsonb$$, true);
+SELECT argo_load('back', $$SELECT '{"_id": 1.5}'::jsonb$$, true);
+SELECT argo_load('back', $$SELECT '{"_id": "7"}'::jsonb$$, true);
+SELECT argo_load('back', $$SELECT '{"_id": 0}'::jsonb$$, true);
+SELECT argo_load('back', $$SELECT '{"n": 1}'::jsonb$$, NULL);
+SELECT argo_count('back');
+-- without with_ids, "_id" is data as before
+SELECT argo_load('plain', $$SELECT '{"_id": 99, "n": 1}'::jsonb$$);
+SELECT x FROM argo_query('SELECT ID() AS id, _id FROM plain') x;
+-- a nested "_id" stays
+SELECT argo_load('back', $$SELECT '{"_id": 40, "o": {"_id": 1}}'::jsonb$$, true);
+SELECT x FROM argo_query('SELECT * FROM back WHERE ID() = 40') x;
+-- with_ids false writes no ids
+SELECT argo_export_file('plain', :'exp', false);
+SELECT argo_drop_collection('withids'), argo_drop_collection('back'), argo_drop_collection('plain');
+
+-- a load that grows a collection by a tenth or more analyses its tables
+-- (argo.analyze_after_load): the planner knows them before anyone runs
+-- ANALYZE; a smaller one, or with the setting off, leaves them (ANALYZE's
+-- own count, which autovacuum's does not move)
+SELECT argo_load('analysed', $$SELECT jsonb_build_object('i', g) FROM generate_series(1, 5000) g$$);
+SELECT relname, analyze_count FROM pg_stat_user_tables WHERE relname IN ('analysed_obj', 'analysed_num') ORDER BY 1;
+SET argo.analyze_after_load = off;
+SELECT argo_load('analysed', $$SELECT jsonb_build_object('i', g) FROM generate_series(1, 5000) g$$);
+SELECT analyze_count FROM pg_stat_user_tables WHERE relname = 'analysed_obj';
+RESET argo.analyze_after_load;
+SELECT argo_load('analysed', $$SELECT jsonb_build_object('i', g) FROM generate_series(1, 500) g$$);
+SELECT analyze_count FROM pg_stat_user_tables WHERE relname = 'analysed_obj';
+SELECT argo_load('analysed', $$SELECT jsonb_build_object('i', g) FROM generate_series(1, 1000) g$$);
+SELECT analyze_count FROM pg_stat_user_tables WHERE relname = 'analysed_obj';
+SELECT argo_drop_collection('analysed');
+
 -- loading files needs the privileges of pg_read_server_files, as COPY does
 CREATE ROLE argo_loader;
 GRANT ALL ON ALL TABLES IN SCHEMA argo_data TO argo_loader;

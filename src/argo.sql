@@ -558,3 +558,36 @@ COMMENT ON FUNCTION argo_restored() IS
 CREATE EVENT TRIGGER argo_restored ON ddl_command_end
   WHEN TAG IN ('CREATE INDEX', 'ALTER TABLE', 'CREATE TRIGGER')
   EXECUTE FUNCTION argo_restored();
+
+-- Loads and exports that keep ids (mongoexport's and mongoimport's "_id"):
+-- an export writes each object's id as "_id"; a load with_ids takes each
+-- document's "_id" as its object's id (23505 if one is taken, nothing
+-- loaded) and moves the id sequence past the largest.
+CREATE FUNCTION argo_load(collection text, query text, with_ids boolean)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'argo_load'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET jit = off;
+
+COMMENT ON FUNCTION argo_load(text, text, boolean) IS
+'Load the documents a query returns, each document''s "_id" its object''s id where with_ids (23505 if an object has it; the id sequence moved past the largest); returns the count';
+
+CREATE FUNCTION argo_load_file(collection text, path text, with_ids boolean)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'argo_load_file'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION argo_load_file(text, text, boolean) IS
+'Load a JSON-lines (or JSON array) file on the server, each document''s "_id" its object''s id where with_ids (as argo_export_file writes them with_ids); returns the count';
+
+CREATE FUNCTION argo_export_file(collection text, path text, with_ids boolean)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'argo_export_file'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+
+COMMENT ON FUNCTION argo_export_file(text, text, boolean) IS
+'Write every object of a collection to a JSON-lines file on the server, with its id as "_id" where with_ids (argo_load_file(c, path, true) loads it back with its ids); returns the count';

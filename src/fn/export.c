@@ -95,14 +95,15 @@ write_batch(FILE *file, const char *path, MemoryContext rowcxt)
 }
 
 /*
- * argo_export_file(collection text, path text) RETURNS bigint: the
- * objects written.
+ * argo_export_file(collection text, path text [, with_ids boolean])
+ * RETURNS bigint: the objects written.
  */
 Datum
 argo_export_file(PG_FUNCTION_ARGS)
 {
 	char	   *coll = argo_text_arg(fcinfo, 0, "collection name");
 	char	   *path = argo_text_arg(fcinfo, 1, "path");
+	bool		with_ids = false;
 	Oid			type = TEXTOID;
 	Datum		stmt;
 	Portal		portal;
@@ -110,12 +111,21 @@ argo_export_file(PG_FUNCTION_ARGS)
 	MemoryContext rowcxt;
 	int64		total = 0;
 
+	if (PG_NARGS() > 2)
+	{
+		if (PG_ARGISNULL(2))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("with_ids must not be null")));
+		with_ids = PG_GETARG_BOOL(2);
+	}
 	collection_check_name(coll);
 	check_may_write(path);
 	argo_spi_connect();
 	/* the collection first: a missing one must not leave an empty file */
 	(void) collection_lookup(coll, false, AccessShareLock);
-	stmt = CStringGetTextDatum(psprintf("SELECT * FROM `%s`", coll));
+	/* with ids as mongoexport writes them: "_id" on each line */
+	stmt = CStringGetTextDatum(psprintf(with_ids ? "SELECT *, ID() FROM `%s`" : "SELECT * FROM `%s`", coll));
 	portal = SPI_cursor_open_with_args(NULL, psprintf("SELECT x FROM %s($1) x", argo_function("argo_query")),
 									   1, &type, &stmt, NULL, true, 0);
 	file = open_for_export(path);

@@ -29,6 +29,10 @@ define_settings(void)
 							 "Collections made from now on keep each object's jsonb beside its rows.",
 							 "Whole-object reads take it instead of rebuilding the object; argo_keep_documents changes a collection made already.",
 							 &argo_keep_documents_default, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("argo.analyze_after_load",
+							 "A load that grows a collection by a tenth or more analyses its tables.",
+							 "Off: the planner keeps the statistics it had until ANALYZE or autovacuum runs.",
+							 &argo_analyze_after_load, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("argo.prefetch_pages",
 							"Pages Argo asks for ahead of the one it reads.",
 							"Kept documents and value rows a lookup reads, and the effective_io_concurrency of the SQL Argo runs; 0: none.",

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "access/detoast.h"
+#include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_type.h"
@@ -15,6 +16,7 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "pgstat.h"
 #include "storage/fd.h"
 #include "utils/acl.h"
@@ -22,6 +24,8 @@
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/rel.h"
 
 #include "common/common.h"
 #include "store/access.h"
@@ -36,6 +40,9 @@
 PG_FUNCTION_INFO_V1(argo_load);
 PG_FUNCTION_INFO_V1(argo_load_file);
 PG_FUNCTION_INFO_V1(argo_count);
+
+/* argo.analyze_after_load */
+bool		argo_analyze_after_load = true;
 
 #define LOAD_BATCH 1000
 
@@ -66,6 +73,10 @@ typedef struct Loader
 	int			ndocs;
 	FilePos    *pos;			/* a file's, told each document's place on flush */
 	DocPlace	places[LOAD_BATCH];
+	bool		with_ids;		/* each document's "_id" is its object id */
+	int64		ids[LOAD_BATCH];
+	int64		max_id;
+	double		before;			/* objects before the load (estimated); -1: unknown */
 	int64		total;
 	int64		bytes;			/* of the documents' text, for progress */
 	List	   *dropped_indexes;	/* to build again at the end */
@@ -97,11 +108,61 @@ progress_report(Loader *l)
 	pgstat_progress_update_multi_param(2, index, val);
 }
 
+/* The directory's row estimate, -1 where it was never counted. */
+static double
+objects_estimate(ArgoCollection *c)
+{
+	Relation	dir = argo_open_table(c, "obj");
+	double		n = dir->rd_rel->reltuples;
+
+	table_close(dir, NoLock);
+	return n;
+}
+
+/*
+ * A load that grew the collection by a tenth or more analyses its tables
+ * (argo.analyze_after_load): joins planned on a new collection's empty
+ * statistics were 15-76x slower until someone ran ANALYZE.  Only the
+ * tables' owner may, as ANALYZE itself says; others load as before.
+ */
 static void
-loader_init(Loader *l, const char *collname, int progress_type, int64 bytes_total)
+analyze_after_load(Loader *l)
+{
+	static const char *const suffixes[] = {"str", "num", "bool", "data", "keys", "obj", "doc"};
+	Oid			nsp = get_namespace_oid(ARGO_SCHEMA, false);
+	StringInfoData sql;
+
+	if (!argo_analyze_after_load || l->total == 0 || collection_is_distributed(l->coll) ||
+		(l->before >= 0 && l->total * 10 < l->before))
+		return;
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, "ANALYZE ");
+	for (int i = 0; i < lengthof(suffixes); i++)
+	{
+		char	   *name = psprintf("%s_%s", l->coll->name, suffixes[i]);
+		Oid			relid = get_relname_relid(name, nsp);
+
+		if (!OidIsValid(relid))
+			continue;
+		if (!pg_class_ownercheck(relid, GetUserId()))
+			return;
+		appendStringInfo(&sql, "%s%s", sql.data[sql.len - 1] == ' ' ? "" : ", ",
+						 quote_qualified_identifier(ARGO_SCHEMA, name));
+	}
+	run_ddl(sql.data);
+}
+
+static void
+loader_init(Loader *l, const char *collname, int progress_type, int64 bytes_total,
+			bool with_ids)
 {
 	memset(l, 0, sizeof(*l));
 	l->coll = collection_open_for_insert(collname);
+	l->with_ids = with_ids;
+	if (with_ids && collection_is_distributed(l->coll))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a load that keeps ids is not supported on distributed collection \"%s\"", collname)));
 	progress_start(l, progress_type, bytes_total);
 	/*
 	 * Into an empty collection, build Argo's indexes once at the end: far
@@ -111,7 +172,8 @@ loader_init(Loader *l, const char *collname, int progress_type, int64 bytes_tota
 	 * place, needing no more than INSERT.  A distributed collection's
 	 * shards do the same with theirs.
 	 */
-	if (collection_is_empty(l->coll))
+	l->before = collection_is_empty(l->coll) ? 0 : objects_estimate(l->coll);
+	if (l->before == 0)
 	{
 		l->dropped_indexes = collection_drop_indexes(l->coll);
 		l->shards_loading = collection_is_distributed(l->coll);
@@ -130,6 +192,135 @@ static void
 flush_errcontext(void *arg)
 {
 	errcontext("document " INT64_FORMAT " of the load", *(int64 *) arg);
+}
+
+/*
+ * The id a document to load with ids gives ("_id", a positive integer),
+ * and the document without it.
+ */
+static Jsonb *
+take_id(Jsonb *doc, int64 *id)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(&doc->root, "_id", 3, NULL);
+	JsonbIterator *it;
+	JsonbValue	jv;
+	JsonbIteratorToken tok;
+	JsonbParseState *state = NULL;
+	JsonbValue *res = NULL;
+	bool		skip = false;
+
+	if (v == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a document to load with its id has no \"_id\"")));
+	if (v->type != jbvNumeric ||
+		!DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(v->val.numeric),
+										  DirectFunctionCall2(numeric_trunc, NumericGetDatum(v->val.numeric),
+															  Int32GetDatum(0)))) ||
+		DatumGetBool(DirectFunctionCall2(numeric_le, NumericGetDatum(v->val.numeric),
+										 NumericGetDatum(int64_to_numeric(0)))) ||
+		DatumGetBool(DirectFunctionCall2(numeric_gt, NumericGetDatum(v->val.numeric),
+										 NumericGetDatum(int64_to_numeric(PG_INT64_MAX)))))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a document's \"_id\" must be a positive integer")));
+	*id = DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(v->val.numeric)));
+	it = JsonbIteratorInit(&doc->root);
+	while ((tok = JsonbIteratorNext(&it, &jv, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY && jv.val.string.len == 3 && memcmp(jv.val.string.val, "_id", 3) == 0 &&
+			state != NULL && state->next == NULL)
+		{
+			skip = true;
+			continue;
+		}
+		if (skip)
+		{
+			skip = false;
+			continue;
+		}
+		res = pushJsonbValue(&state, tok, tok < WJB_BEGIN_ARRAY ? &jv : NULL);
+	}
+	return JsonbValueToJsonb(res);
+}
+
+static int
+id_cmp(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/*
+ * A load with ids writes none that an object has (loaded before it, or
+ * already there): 23505 naming the first, so that nothing is loaded.
+ * *position names the document for the error's context.
+ */
+static void
+check_ids_free(Loader *l, int64 *position)
+{
+	int64	   *sorted = palloc(sizeof(int64) * l->ndocs);
+	SqlBuf	   *buf = sqlbuf_create();
+	bool		isnull;
+	Datum		taken;
+
+	memcpy(sorted, l->ids, sizeof(int64) * l->ndocs);
+	qsort(sorted, l->ndocs, sizeof(int64), id_cmp);
+	for (int i = 1; i < l->ndocs; i++)
+		if (sorted[i] == sorted[i - 1])
+		{
+			/* the second document that gives it */
+			for (int j = 0, seen = 0; j < l->ndocs && seen < 2; j++)
+				if (l->ids[j] == sorted[i] && ++seen == 2)
+					*position = l->total + j + 1;
+			ereport(ERROR,
+					(errcode(ERRCODE_UNIQUE_VIOLATION),
+					 errmsg("the load gives id " INT64_FORMAT " twice", sorted[i])));
+		}
+	appendStringInfo(&buf->sql, "SELECT pg_catalog.min(objid) FROM %s WHERE objid OPERATOR(pg_catalog.=) ANY ($%d)",
+					 l->coll->obj_table, sqlbuf_param(buf, INT8ARRAYOID, objid_array(sorted, l->ndocs)));
+	if (argo_run(buf, false) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not look for the ids to load");
+	taken = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (!isnull)
+	{
+		for (int i = 0; i < l->ndocs; i++)
+			if (l->ids[i] == DatumGetInt64(taken))
+				*position = l->total + i + 1;
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("collection \"%s\" already has an object of id " INT64_FORMAT,
+						l->coll->name, DatumGetInt64(taken)),
+				 errdetail("A load that keeps ids loads nothing when one is taken.")));
+	}
+	SPI_freetuptable(SPI_tuptable);
+	for (int i = 0; i < l->ndocs; i++)
+		l->max_id = Max(l->max_id, l->ids[i]);
+}
+
+/* The collection's id sequence past the largest id loaded, if it is not. */
+static void
+sequence_past_ids(Loader *l)
+{
+	SqlBuf	   *buf;
+	int			seq,
+				m;
+
+	if (!l->with_ids || l->max_id == 0)
+		return;
+	buf = sqlbuf_create();
+	seq = sqlbuf_param(buf, REGCLASSOID,
+					   ObjectIdGetDatum(RangeVarGetRelid(makeRangeVar(ARGO_SCHEMA, psprintf("%s_seq", l->coll->name), -1),
+														 NoLock, false)));
+	m = sqlbuf_param(buf, INT8OID, Int64GetDatum(l->max_id));
+	appendStringInfo(&buf->sql,
+					 "SELECT pg_catalog.setval($%d, $%d) FROM %s"
+					 " WHERE $%d OPERATOR(pg_catalog.>) CASE WHEN is_called THEN last_value ELSE last_value OPERATOR(pg_catalog.-) 1 END",
+					 seq, m, l->coll->seq, m);
+	if (argo_run(buf, false) != SPI_OK_SELECT)
+		elog(ERROR, "could not move the id sequence past the ids loaded");
 }
 
 static void
@@ -167,8 +358,14 @@ loader_flush(Loader *l)
 		return;
 	/* what decomposing and writing leave behind goes with the documents */
 	old = MemoryContextSwitchTo(l->cxt);
-	ids = argo_next_objids(l->coll, l->ndocs);
 	error_context_stack = &cb;
+	if (l->with_ids)
+	{
+		ids = l->ids;
+		check_ids_free(l, &position);
+	}
+	else
+		ids = argo_next_objids(l->coll, l->ndocs);
 	if (l->pos != NULL)
 		place_remember(l->pos, &here);
 	for (int i = 0; i < l->ndocs; i++)
@@ -198,9 +395,12 @@ loader_flush(Loader *l)
 static void
 loader_add(Loader *l, Jsonb *doc, int64 bytes)
 {
-	Jsonb	   *copy = MemoryContextAlloc(l->cxt, VARSIZE(doc));
+	Jsonb	   *copy;
 
 	argo_check_object(doc);
+	if (l->with_ids)
+		doc = take_id(doc, &l->ids[l->ndocs]);
+	copy = MemoryContextAlloc(l->cxt, VARSIZE(doc));
 	l->bytes += bytes;
 	memcpy(copy, doc, VARSIZE(doc));
 	MemoryContextReset(l->parse_cxt);
@@ -227,9 +427,11 @@ loader_finish(Loader *l)
 {
 	loader_flush(l);
 	rowbatch_flush(l->rows);
+	sequence_past_ids(l);
 	collection_rebuild_indexes(l->coll, l->dropped_indexes);
 	if (l->shards_loading)
 		shardconn_load(l->coll, false);
+	analyze_after_load(l);
 	pgstat_progress_end_command();
 	return l->total;
 }
@@ -261,6 +463,7 @@ typedef struct LoadCall
 {
 	char	   *coll;
 	char	   *source;			/* the query, or the file's path */
+	bool		with_ids;		/* each document's "_id" is its id */
 	int64		total;
 } LoadCall;
 
@@ -275,7 +478,7 @@ load_query(void *arg)
 	Oid			type;
 
 	argo_spi_connect();
-	loader_init(&l, coll, PROGRESS_COPY_TYPE_CALLBACK, 0);
+	loader_init(&l, coll, PROGRESS_COPY_TYPE_CALLBACK, 0, lc->with_ids);
 	portal = SPI_cursor_open_with_args(NULL, query, 0, NULL, NULL, NULL, false, 0);
 	if (portal->tupDesc == NULL || portal->tupDesc->natts != 1)
 		ereport(ERROR,
@@ -323,7 +526,17 @@ static Datum
 run_load(FunctionCallInfo fcinfo, const char *what, void (*load) (void *))
 {
 	LoadCall	lc = {argo_text_arg(fcinfo, 0, "collection name"),
-	argo_text_arg(fcinfo, 1, what), 0};
+	argo_text_arg(fcinfo, 1, what), false, 0};
+
+	/* argo_load(c, source, with_ids), a function of its own */
+	if (PG_NARGS() > 2)
+	{
+		if (PG_ARGISNULL(2))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("with_ids must not be null")));
+		lc.with_ids = PG_GETARG_BOOL(2);
+	}
 
 	argo_run_statement(load, &lc);
 	PG_RETURN_INT64(lc.total);
@@ -428,7 +641,7 @@ load_from_file(void *arg)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not open file \"%s\" for reading: %m", path)));
-	loader_init(&l, lc->coll, PROGRESS_COPY_TYPE_FILE, file_size(file));
+	loader_init(&l, lc->coll, PROGRESS_COPY_TYPE_FILE, file_size(file), lc->with_ids);
 	l.pos = &pos;
 	errctx.callback = file_error_context;
 	errctx.arg = &pos;
