@@ -23,6 +23,8 @@ SELECT xp_fill('xp3'), xp_fill('xp1');
 -- nothing expires without argo_expire
 SELECT argo_expire_now('xp3');
 SELECT argo_expire('xp3', 'at', '1 hour'), argo_expire('xp1', 'at', '1 hour');
+-- argo_collections shows it, as it shows the schema
+SELECT name, expiry FROM argo_collections WHERE name IN ('xp3', 'xp1') ORDER BY name;
 -- 1, 2 (ISO with a zone), 5 (seconds), 11 expired; 4 (no zone), 9, 10 (not a date) never do
 SELECT argo_expire_now('xp3') AS xp3, argo_expire_now('xp1') AS xp1;
 SELECT string_agg(x->>'n', ' ') AS xp3_left FROM argo_query('SELECT n FROM xp3 ORDER BY n') x;
@@ -30,6 +32,7 @@ SELECT string_agg(x->>'n', ' ') AS xp1_left FROM argo_query('SELECT n FROM xp1 O
 SELECT argo_expire_now('xp3') AS again;
 -- removed: nothing expires
 SELECT argo_expire('xp3', 'at', NULL);
+SELECT name, expiry FROM argo_collections WHERE name IN ('xp3', 'xp1') ORDER BY name;
 SELECT count(*) FROM argo_query($$INSERT INTO xp3 OBJECT {"n": 12, "at": 0}$$);
 SELECT argo_expire_now('xp3') AS after_removal;
 -- what counts as a timestamp

@@ -75,3 +75,50 @@ SET jit = off;
 
 COMMENT ON FUNCTION @extschema@.argo_export_file(text, text, boolean) IS
 'Write every object of a collection to a JSON-lines file on the server, with its id as "_id" where with_ids (argo_load_file(c, path, true) loads it back with its ids); returns the count';
+
+-- argo_collections shows each collection's expiry (argo_expire), as it
+-- shows its schema: {"path": …, "after": …}, or NULL.
+CREATE OR REPLACE VIEW @extschema@.argo_collections AS
+SELECT c.name,
+       CASE WHEN d.oid IS NULL THEN 'argo3' ELSE 'argo1' END AS format,
+       CASE WHEN (SELECT pg_catalog.bool_and(pg_catalog.has_table_privilege(t.oid, 'SELECT'))
+                    FROM pg_catalog.pg_class t
+                   WHERE t.relnamespace OPERATOR(pg_catalog.=) c.nsp
+                     AND t.relowner OPERATOR(pg_catalog.=) c.owner
+                     AND t.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::pg_catalog."char"[])
+                     AND t.relname OPERATOR(pg_catalog.=) ANY (c.tables))
+            THEN @extschema@.argo_count(c.name) END AS objects,
+       CASE WHEN o.relkind OPERATOR(pg_catalog.=) 'p'
+            THEN @extschema@.argo_collection_size(c.name)
+            ELSE (SELECT pg_catalog.sum(pg_catalog.pg_total_relation_size(t.oid))
+                    FROM pg_catalog.pg_class t
+                   WHERE t.relnamespace OPERATOR(pg_catalog.=) c.nsp
+                     AND t.relowner OPERATOR(pg_catalog.=) c.owner
+                     AND t.relkind OPERATOR(pg_catalog.=) 'r'
+                     AND t.relname OPERATOR(pg_catalog.=) ANY (c.tables OPERATOR(pg_catalog.||) (c.name OPERATOR(pg_catalog.||) '_doc')::pg_catalog.name))::bigint
+       END AS size_bytes,
+       (SELECT CASE WHEN pg_catalog.obj_description(k.oid, 'pg_class') OPERATOR(pg_catalog.~~) 'argo schema: %'
+                    THEN pg_catalog.substr(pg_catalog.obj_description(k.oid, 'pg_class'), 14)::pg_catalog.jsonb END
+          FROM pg_catalog.pg_class k
+         WHERE k.relnamespace OPERATOR(pg_catalog.=) c.nsp
+           AND k.relname OPERATOR(pg_catalog.=) (c.name OPERATOR(pg_catalog.||) '_keys')::pg_catalog.name) AS schema,
+       CASE WHEN pg_catalog.obj_description(c.seq, 'pg_class') OPERATOR(pg_catalog.~~) 'argo expire: %'
+            THEN pg_catalog.substr(pg_catalog.obj_description(c.seq, 'pg_class'), 14)::pg_catalog.jsonb END AS expiry
+  FROM (SELECT n.name, s.oid AS seq, s.relnamespace AS nsp, s.relowner AS owner,
+               ARRAY[n.name OPERATOR(pg_catalog.||) '_str', n.name OPERATOR(pg_catalog.||) '_num',
+                     n.name OPERATOR(pg_catalog.||) '_bool', n.name OPERATOR(pg_catalog.||) '_data',
+                     n.name OPERATOR(pg_catalog.||) '_keys', n.name OPERATOR(pg_catalog.||) '_obj']::pg_catalog.name[] AS tables
+          FROM pg_catalog.pg_class s,
+               LATERAL (SELECT pg_catalog.left(s.relname::pg_catalog.text, -4) AS name) n
+         WHERE s.relnamespace OPERATOR(pg_catalog.=) 'argo_data'::pg_catalog.regnamespace
+           AND s.relkind OPERATOR(pg_catalog.=) 'S'
+           AND s.relname OPERATOR(pg_catalog.~~) '%\_seq') c
+  LEFT JOIN pg_catalog.pg_class d
+         ON d.relnamespace OPERATOR(pg_catalog.=) c.nsp
+        AND d.relowner OPERATOR(pg_catalog.=) c.owner
+        AND d.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::pg_catalog."char"[])
+        AND d.relname OPERATOR(pg_catalog.=) (c.name OPERATOR(pg_catalog.||) '_data')::pg_catalog.name
+  LEFT JOIN pg_catalog.pg_class o
+         ON o.relnamespace OPERATOR(pg_catalog.=) c.nsp
+        AND o.relowner OPERATOR(pg_catalog.=) c.owner
+        AND o.relname OPERATOR(pg_catalog.=) (c.name OPERATOR(pg_catalog.||) '_obj')::pg_catalog.name;

@@ -463,8 +463,10 @@ SELECT c.name,
                     THEN pg_catalog.substr(pg_catalog.obj_description(k.oid, 'pg_class'), 14)::pg_catalog.jsonb END
           FROM pg_catalog.pg_class k
          WHERE k.relnamespace OPERATOR(pg_catalog.=) c.nsp
-           AND k.relname OPERATOR(pg_catalog.=) (c.name OPERATOR(pg_catalog.||) '_keys')::pg_catalog.name) AS schema
-  FROM (SELECT n.name, s.relnamespace AS nsp, s.relowner AS owner,
+           AND k.relname OPERATOR(pg_catalog.=) (c.name OPERATOR(pg_catalog.||) '_keys')::pg_catalog.name) AS schema,
+       CASE WHEN pg_catalog.obj_description(c.seq, 'pg_class') OPERATOR(pg_catalog.~~) 'argo expire: %'
+            THEN pg_catalog.substr(pg_catalog.obj_description(c.seq, 'pg_class'), 14)::pg_catalog.jsonb END AS expiry
+  FROM (SELECT n.name, s.oid AS seq, s.relnamespace AS nsp, s.relowner AS owner,
                ARRAY[n.name OPERATOR(pg_catalog.||) '_str', n.name OPERATOR(pg_catalog.||) '_num',
                      n.name OPERATOR(pg_catalog.||) '_bool', n.name OPERATOR(pg_catalog.||) '_data',
                      n.name OPERATOR(pg_catalog.||) '_keys', n.name OPERATOR(pg_catalog.||) '_obj']::pg_catalog.name[] AS tables
