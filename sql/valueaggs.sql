@@ -69,13 +69,27 @@ FROM (VALUES ('va0'), ('va3'), ('va1')) cs(c),
 GROUP BY 1 ORDER BY 1;
 SELECT x FROM argo_query('SELECT ARRAY_AGG(DISTINCT tag[*]) AS v, ARRAY_AGG(tag[1] ORDER BY i DESC) AS w FROM va3 WHERE i < 30') x;
 
+-- ID() inside ARRAY_AGG, FIRST and LAST, and as their order (it was a
+-- syntax error): the ids as numbers, compared with the directory's, on
+-- both formats
+SELECT c, (SELECT jsonb_agg(x ORDER BY x->>'user') FROM argo_query(format(
+         'SELECT user, ARRAY_AGG(ID()) AS ids, FIRST(ID()) AS f, LAST(ID()) AS l, ARRAY_AGG(i ORDER BY ID() DESC) AS back,'
+         ' FIRST(i ORDER BY ID() DESC) AS newest FROM %s WHERE i < 12 GROUP BY user', c)) x)
+          = (SELECT jsonb_agg(jsonb_build_object('user', u, 'ids', ids, 'f', ids->0, 'l', ids->-1, 'back', back, 'newest', back->0) ORDER BY u)
+               FROM (SELECT d->>'user' AS u, jsonb_agg(id ORDER BY id) AS ids, jsonb_agg(d->'i' ORDER BY id DESC) AS back
+                       FROM (SELECT (x->>'_id')::bigint AS id, x - '_id' AS d
+                               FROM argo_query(format('SELECT *, ID() FROM %s WHERE i < 12', c)) x) o
+                      GROUP BY 1) g) AS same
+  FROM (VALUES ('va3'), ('va1')) v(c);
+SELECT * FROM argo_query('SELECT ARRAY_AGG(DISTINCT ID()) AS ids FROM va3 WHERE i < 5');
+SELECT * FROM argo_query('SELECT user, ARRAY_AGG(ID() ORDER BY ID() DESC) AS ids FROM va1 WHERE i < 20 GROUP BY user HAVING COUNT(*) > 3');
+SELECT * FROM argo_query('SELECT SUM(ID()) FROM va3');
+
 -- errors: 0A000 naming what is not there
 SELECT * FROM argo_query('SELECT user, ARRAY_AGG(tag) AS t FROM va3 GROUP BY user HAVING ARRAY_AGG(tag) = 1');
 SELECT * FROM argo_query('SELECT user, FIRST(tag) AS f FROM va3 GROUP BY user ORDER BY f');
 SELECT * FROM argo_query('SELECT FIRST(tag[*]) FROM va3');
 SELECT * FROM argo_query('SELECT tag[*], ARRAY_AGG(tag[*]) FROM va3 GROUP BY tag[*]');
-SELECT * FROM argo_query('SELECT ARRAY_AGG(ID()) FROM va3');
-SELECT * FROM argo_query('SELECT FIRST(tag ORDER BY ID()) FROM va3');
 SELECT * FROM argo_query('SELECT ARRAY_AGG(a.tag) FROM va3 AS a JOIN va1 AS b ON a.i = b.i');
 SELECT * FROM argo_query('SELECT ARRAY_AGG(DISTINCT tag ORDER BY at) FROM va3');
 -- the words stay keys

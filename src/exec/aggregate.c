@@ -238,11 +238,16 @@ value_aggregate(AggGen *g, ArgoTarget *t, const char *a)
 	char	   *value;
 	StringInfoData order;
 
-	doc = unit_document(g, t->path, a);
+	/* ID(): the id as a number, and no document read for it */
+	doc = t->path->id && (t->order == NULL || t->order->path->id) ? NULL :
+		unit_document(g, t->path, a);
 	/* a [*] path: the values it reaches, an array an object (flattened in give_group); else its one value */
-	value = values_at(g->buf, doc, t->path->steps, !t->path->wild);
+	value = t->path->id ? psprintf("pg_catalog.to_jsonb(%s)", objid) :
+		values_at(g->buf, doc, t->path->steps, !t->path->wild);
 	initStringInfo(&order);
-	if (t->order != NULL)
+	if (t->order != NULL && t->order->path->id)
+		appendStringInfo(&order, "%s%s, ", objid, t->order->desc != reverse ? " DESC" : "");
+	else if (t->order != NULL)
 		appendStringInfo(&order, "%s(%s, $%d) COLLATE pg_catalog.\"C\"%s, ",
 						 argo_function("argo_sort_key"), doc,
 						 sqlbuf_param(g->buf, JSONBOID, sql_path_steps(t->order->path)),

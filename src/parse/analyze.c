@@ -1360,18 +1360,18 @@ check_value_aggregates(AnalyzeState *as, ArgoStmt *s)
 			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
 						   "%s in a join is not supported", name);
 		/* ARRAY_AGG of a [*] path adds each value it reaches (not where GROUP BY unwinds) */
-		if (t->path->id || (t->path->wild && (t->agg != AAGG_ARRAY || groups_by_elements(s))))
+		if (t->path->wild && (t->agg != AAGG_ARRAY || groups_by_elements(s)))
 			semantic_error(as, t->path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 						   t->agg == AAGG_ARRAY ? "Not in a statement that unwinds an array (GROUP BY p[*])." :
 						   "It takes the value at one path of each object.",
-						   "%s of %s is not supported", name, t->path->id ? "ID()" : "a path with [*]");
+						   "%s of a path with [*] is not supported", name);
 		if (t->order == NULL)
 			continue;
 		bind_path(as, t->order->path);
-		if (t->order->path->id || t->order->path->wild || t->order->path->filtered)
+		if (t->order->path->wild || t->order->path->filtered)
 			semantic_error(as, t->order->path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 						   "Without ORDER BY, a group's objects come in id order.",
-						   "%s … ORDER BY %s is not supported", name, t->order->path->id ? "ID()" : "a path with [*]");
+						   "%s … ORDER BY a path with [*] is not supported", name);
 	}
 }
 
@@ -1413,7 +1413,7 @@ read_whole_for_pick(AnalyzeState *as, ArgoStmt *s)
 	s->select_ids = false;
 }
 
-/* ID() in an aggregate query: in MIN and MAX only. */
+/* ID() in an aggregate query: in MIN, MAX, ARRAY_AGG, FIRST and LAST. */
 static void
 check_id_aggregates(AnalyzeState *as, ArgoStmt *s)
 {
@@ -1429,9 +1429,9 @@ check_id_aggregates(AnalyzeState *as, ArgoStmt *s)
 		ArgoTarget *t = lfirst(lc);
 
 		if (t->path && t->path->id && t->agg != AAGG_MIN && t->agg != AAGG_MAX &&
-			t->agg != AAGG_NONE)
+			t->agg != AAGG_NONE && !argo_value_aggregate(t->agg))
 			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
-						   "an aggregate of ID() is MIN or MAX (or COUNT(*))");
+						   "an aggregate of ID() is MIN, MAX, ARRAY_AGG, FIRST or LAST (or COUNT(*))");
 	}
 }
 

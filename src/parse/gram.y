@@ -95,7 +95,7 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %type <stmt>	stmt select_stmt select_body insert_stmt delete_stmt update_stmt upsert_stmt
 %type <lit>	opt_keep
 %type <lit>		literal value opt_limit opt_offset
-%type <path>	path id_call
+%type <path>	path id_call agg_arg
 %type <step>	first_step
 %type <str>		name key_name opt_alias any_keyword unreserved_keyword
 %type <boolean> join_kind
@@ -229,31 +229,37 @@ agg_call:
 	| agg_func '(' path ')'		{ $$ = make_agg($1, $3, @1); }
 	| agg_func '(' id_call ')'	{ $$ = make_agg($1, $3, @1); }
 	| COUNT '(' id_call ')'		{ $$ = make_agg(AAGG_COUNT_STAR, NULL, @1); }
-	| ARRAY_AGG '(' path opt_agg_order ')'
+	| ARRAY_AGG '(' agg_arg opt_agg_order ')'
 		{
 			$$ = make_agg(AAGG_ARRAY, $3, @1);
 			$$->order = $4;
 		}
-	| ARRAY_AGG '(' DISTINCT path ')'
+	| ARRAY_AGG '(' DISTINCT agg_arg ')'
 		{
 			$$ = make_agg(AAGG_ARRAY, $4, @1);
 			$$->distinct = true;
 		}
-	| FIRST_P '(' path opt_agg_order ')'
+	| FIRST_P '(' agg_arg opt_agg_order ')'
 		{
 			$$ = make_agg(AAGG_FIRST, $3, @1);
 			$$->order = $4;
 		}
-	| LAST_P '(' path opt_agg_order ')'
+	| LAST_P '(' agg_arg opt_agg_order ')'
 		{
 			$$ = make_agg(AAGG_LAST, $3, @1);
 			$$->order = $4;
 		}
 	;
 
+/* what ARRAY_AGG, FIRST and LAST take, and order by: a path or ID() */
+agg_arg:
+	path						{ $$ = $1; }
+	| id_call					{ $$ = $1; }
+	;
+
 /* the order inside a group an aggregate takes its values in (else object id) */
 opt_agg_order:
-	ORDER BY path opt_desc
+	ORDER BY agg_arg opt_desc
 		{
 			$$ = palloc0(sizeof(ArgoOrder));
 			$$->path = $3;
