@@ -100,3 +100,24 @@ SELECT argo_validate('va3', '{"properties": {"a": {"multipleOf": 0}}}');
 SELECT argo_validate('va3', '[]');
 SELECT argo_validate('nosuch', '{}');
 SELECT argo_drop_collection('va3'), argo_drop_collection('va1');
+
+-- every write path names the object it refuses (contract 8.5): its
+-- position for inserts (one alone too), its id for updates and UPSERT
+SELECT argo_load('va_where', $$SELECT jsonb_build_object('n', g, 'k', g, 'items', jsonb_build_array(jsonb_build_object('q', 1)))
+                               FROM generate_series(1, 300) g$$);
+SELECT argo_validate('va_where', '{"required": ["n"], "properties": {"n": {"bsonType": "int"},
+  "items": {"bsonType": "array", "maxItems": 1, "items": {"properties": {"q": {"minimum": 0}}}}}}');
+SELECT * FROM argo_query('INSERT INTO va_where OBJECT $1', '{"m": 1}');
+SELECT * FROM argo_query('INSERT INTO va_where OBJECT {"n": 1}, {"m": 2}');
+SELECT * FROM argo_query('INSERT INTO va_where OBJECTS $1 RETURNING ID()', '[{"n": 1}, {"m": 1}]');
+SELECT * FROM argo_query('INSERT INTO va_where OBJECTS [{"m": 1}]');
+SELECT * FROM argo_query('UPDATE va_where UNSET n WHERE ID() = 7');
+SELECT * FROM argo_query('UPDATE va_where UNSET n WHERE k = 250');
+SELECT * FROM argo_query('UPDATE va_where SET n = 1.5 WHERE k > 100 RETURNING *');
+SELECT * FROM argo_query('UPDATE va_where SET items APPEND {"q": 2}');
+SELECT * FROM argo_query('UPDATE va_where SET items[? q = 1].q = -5 WHERE k IN (3, 4)');
+SELECT * FROM argo_query('UPSERT va_where SET n = 1.5 WHERE k = 3');
+SELECT * FROM argo_query('UPSERT va_where SET n = 1.5 WHERE k = 3000');
+SELECT argo_load('va_where', $$SELECT '{"n": 1}'::jsonb UNION ALL SELECT '{"m": 1}'$$);
+SELECT argo_count('va_where'), (SELECT count(*) FROM argo_query('SELECT * FROM va_where WHERE n = 1.5 OR NOT EXISTS n')) AS changed;
+SELECT argo_drop_collection('va_where');

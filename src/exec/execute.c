@@ -318,17 +318,15 @@ run_insert(ArgoQuery *q, result_emit emit, void *arg)
 		coll = collection_open_for_insert(((ArgoSource *) linitial(s->from))->coll);
 	ids = argo_next_objids(coll, n);
 	batch = rowbatch_create(coll, true);
-	/* one object needs no place named */
-	if (n > 1)
-		error_context_stack = &cb;
+	/* every object's place is named, one alone too (contract 8.5) */
+	error_context_stack = &cb;
 	foreach(lc, s->objects)
 	{
 		place.position = foreach_current_index(lc) + 1;
 		rowbatch_add_object(batch, ids[foreach_current_index(lc)],
 							((ArgoJson *) lfirst(lc))->value);
 	}
-	if (n > 1)
-		error_context_stack = cb.previous;
+	error_context_stack = cb.previous;
 	rowbatch_flush(batch);
 	if (s->returning == ARET_OBJECTS)
 		foreach(lc, s->objects)

@@ -504,6 +504,12 @@ lock_upsert(const char *coll, List *terms)
 				 errmsg("could not serialize access due to a concurrent upsert of the same object")));
 }
 
+static void
+upsert_errcontext(void *arg)
+{
+	errcontext("the object the UPSERT inserts, ID() " INT64_FORMAT, *(int64 *) arg);
+}
+
 /*
  * Nothing matched: the object of WHERE's terms, changed by the SET list;
  * its id and the object are given back for RETURNING.
@@ -516,6 +522,7 @@ upsert_insert(ArgoQuery *q, List *terms, Jsonb **inserted)
 	RowBatch   *rows;
 	ListCell   *lc;
 	int64		id;
+	ErrorContextCallback cb = {error_context_stack, upsert_errcontext, NULL};
 
 	foreach(lc, terms)
 	{
@@ -528,7 +535,10 @@ upsert_insert(ArgoQuery *q, List *terms, Jsonb **inserted)
 		c = collection_open_for_insert(((ArgoSource *) linitial(q->stmt->from))->coll);
 	rows = rowbatch_create(c, true);
 	id = argo_next_objids(c, 1)[0];
+	cb.arg = &id;
+	error_context_stack = &cb;
 	rowbatch_add_object(rows, id, doc);
+	error_context_stack = cb.previous;
 	rowbatch_flush(rows);
 	*inserted = doc;
 	return id;
