@@ -59,6 +59,39 @@ RESET enable_seqscan;
 DELETE FROM argo_data.tx3_doc WHERE objid IN (6, 11);
 SELECT x FROM argo_query($$SELECT i FROM tx3 WHERE title @@ 'quick' AND i < 17$$) x;
 
+-- a path through a filter (contract 8.1: a filter counts as a [*]): the
+-- strings of the elements the filter keeps, as one text; against
+-- PostgreSQL's text search over the same strings (NULL where the filter
+-- keeps none), on both formats, with and without kept documents, and
+-- under the configuration argo_text gave the [*] path (english: "pens"
+-- finds "pen")
+SELECT argo_create_collection('txf1', 'argo1');
+SELECT argo_create_collection('txf0');
+SELECT argo_keep_documents('txf0', false);
+CREATE TEMP TABLE txf_docs AS
+  SELECT i, jsonb_build_object('i', i, 'items', (SELECT coalesce(jsonb_agg(jsonb_build_object('name', n, 'qty', (i + k) % 4)), '[]')
+                                                 FROM unnest(ARRAY[(ARRAY['red pen', 'blue pen', 'red cup', 'black pens', 'war and peace'])[1 + i % 5],
+                                                                   (ARRAY['green pen', 'red box', 'pen war'])[1 + i % 3]]) WITH ORDINALITY u(n, k)
+                                                WHERE i % 7 <> 0)) AS d
+    FROM generate_series(1, 40) i;
+SELECT argo_load(c, 'SELECT d FROM txf_docs ORDER BY i') FROM (VALUES ('txf3'), ('txf1'), ('txf0')) v(c);
+SELECT argo_text('txf3', 'items[*].name', 'english');
+SELECT c, q, (SELECT array_agg((x->>'i')::int ORDER BY (x->>'i')::int) FROM argo_query(format('SELECT i FROM %s WHERE %s', c, q)) x)
+             IS NOT DISTINCT FROM
+             (SELECT array_agg(i ORDER BY i) FROM txf_docs t,
+                     LATERAL (SELECT string_agg(e->>'name', ' ' ORDER BY o) AS txt
+                                FROM jsonb_array_elements(t.d->'items') WITH ORDINALITY a(e, o)
+                               WHERE (e->>'qty')::int >= 2) s
+               WHERE (to_tsvector(CASE WHEN c = 'txf3' THEN 'english' ELSE 'simple' END::regconfig, s.txt)
+                      @@ websearch_to_tsquery(CASE WHEN c = 'txf3' THEN 'english' ELSE 'simple' END::regconfig, w)) = want) AS same
+  FROM (VALUES ('txf3'), ('txf1'), ('txf0')) v(c),
+       (VALUES ('items[? qty >= 2].name @@ ''red''', 'red', true), ('NOT items[? qty >= 2].name @@ ''red''', 'red', false),
+               ('items[? qty >= 2].name @@ ''-war''', '-war', true), ('items[? qty >= 2].name @@ ''"red pen"''', '"red pen"', true),
+               ('items[? qty >= 2].name @@ ''pens or box''', 'pens or box', true)) p(q, w, want)
+ ORDER BY 1, 2;
+SELECT * FROM argo_query($$SELECT i FROM txf3 WHERE items[? qty >= 2].name @@ 'pens' AND i < 12 ORDER BY i$$);
+SELECT argo_drop_collection('txf3'), argo_drop_collection('txf1'), argo_drop_collection('txf0');
+
 -- errors
 SELECT * FROM argo_query('SELECT * FROM tx3 WHERE title @@ 5');
 SELECT * FROM argo_query('SELECT * FROM tx3 WHERE EXISTS title[? @ @@ ''fox'']');

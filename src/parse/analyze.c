@@ -510,8 +510,13 @@ plan_filtered_leaf(AnalyzeState *as, ArgoPred *p)
 	{
 		ArgoPred   *wide = leaf_on(p, plain_path(as, p->path, plain_steps(steps, list_length(steps))));
 
-		/* lit op ANY a[-1]: where a[*] exists (analysis made every other ANY a comparison) */
-		if (wide->kind == APRED_ANY)
+		/*
+		 * lit op ANY a[-1]: where a[*] exists (analysis made every other
+		 * ANY a comparison); p @@ q through a filter: where a[*] has the
+		 * path — the text of the strings the filter keeps is not that of
+		 * all (a phrase, an excluded word), so it is no candidate test
+		 */
+		if (wide->kind == APRED_ANY || wide->kind == APRED_TEXT)
 		{
 			wide->kind = APRED_EXISTS;
 			wide->lit = NULL;
@@ -859,8 +864,6 @@ analyze_pred(AnalyzeState *as, ArgoPred *p)
 			if (as->filter_depth > 0 || as->qualified)
 				semantic_error(as, p->path->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
 							   "@@ %s is not supported", as->qualified ? "in a join" : "inside a filter [? …]");
-			if (p->path->filtered)
-				refuse_wild(as, p->path, "before @@");
 			not_on_shards(as, p->path->location, "text search (@@)");
 			break;
 		case APRED_LIKE:

@@ -505,6 +505,22 @@ emit_id(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 }
 
 /*
+ * The text search configuration of p @@ …: the one argo_text indexed the
+ * path with (a filter's path as its [*] path), else simple; *indexed
+ * says whether there is such an index to read.
+ */
+static Oid
+text_config(ArgoCollection *c, ArgoPath *path, bool *indexed)
+{
+	Oid			config = InvalidOid;
+
+	*indexed = docs_readable(c) && docs_text_index(c, DatumGetJsonbP(sql_path_steps(path)), &config);
+	if (!*indexed)
+		config = get_ts_config_oid(list_make2(makeString("pg_catalog"), makeString("simple")), false);
+	return config;
+}
+
+/*
  * A leaf through a filter [? pred]: its candidates found by the value
  * indexes, each judged on the object itself (filter.c).  TRUE needs the
  * leaf with its filters as [*] and the filter's own plain conditions
@@ -534,7 +550,14 @@ emit_filtered(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 	else
 		emit_exists(buf, c, p->filter_array);
 	appendStringInfoString(&buf->sql, ") f");
-	sql_filter_check(buf, c, p, truth);
+	if (p->kind == APRED_TEXT)
+	{
+		bool		indexed;
+
+		sql_text_check(buf, c, p, text_config(c, p->path, &indexed), truth, false);
+	}
+	else
+		sql_filter_check(buf, c, p, truth);
 }
 
 /*
@@ -547,11 +570,9 @@ static void
 emit_text(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 {
 	Datum		path = sql_path_steps(p->path);
-	Oid			config = InvalidOid;
-	bool		indexed = docs_readable(c) && docs_text_index(c, DatumGetJsonbP(path), &config);
+	bool		indexed;
+	Oid			config = text_config(c, p->path, &indexed);
 
-	if (!indexed)
-		config = get_ts_config_oid(list_make2(makeString("pg_catalog"), makeString("simple")), false);
 	buf->custom_plan = true;
 	if (truth && indexed)
 	{
