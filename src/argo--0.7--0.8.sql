@@ -122,3 +122,14 @@ SELECT c.name,
          ON o.relnamespace OPERATOR(pg_catalog.=) c.nsp
         AND o.relowner OPERATOR(pg_catalog.=) c.owner
         AND o.relname OPERATOR(pg_catalog.=) (c.name OPERATOR(pg_catalog.||) '_obj')::pg_catalog.name;
+
+-- A document as Argo keeps it, compressed where that saves a quarter: a
+-- restore writes kept documents as given, and argo_restored packs them
+-- again through this (src/fn/docpack.c).
+CREATE FUNCTION @extschema@.argo_compress_doc(doc jsonb)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'argo_compress_doc'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
+
+COMMENT ON FUNCTION @extschema@.argo_compress_doc(jsonb) IS
+'The document as Argo keeps it in c_doc: compressed where that saves a quarter (what a restore''s kept documents are rewritten through)';

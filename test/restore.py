@@ -15,7 +15,6 @@ loads back equal.
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -247,9 +246,11 @@ def speed_fill(server, db, update):
         conn.execute("VACUUM ANALYZE")
 
 
-def read_times(server, dbs, rounds=9):
-    """Median ms of each read in each database, rounds interleaved; a
-    first round warms each (as any read would)."""
+def read_times(server, dbs, rounds=15):
+    """The fastest ms of each read in each database over the rounds,
+    interleaved (on a shared 2-core machine the fastest is what the read
+    costs; a median took the neighbours' noise); a first round warms
+    each, as any read would."""
     conns = {db: connect(server, db) for db in dbs}
     times = {(db, s): [] for db in dbs for s in SPEED_READS}
     counts = {}
@@ -265,13 +266,15 @@ def read_times(server, dbs, rounds=9):
     finally:
         for c in conns.values():
             c.close()
-    return {k: statistics.median(v) for k, v in times.items()}, counts
+    return {k: min(v) for k, v in times.items()}, counts
 
 
 def speed_case(server, root):
     """A restored collection reads at a fresh one's speed (within 25%)
-    with nothing run by hand, and so does one whose every object was
-    updated: no stale document addresses build up in an index."""
+    with nothing run by hand (its kept documents packed again, its
+    documents' addresses set again by the first read), and so does one
+    whose every object was updated: no stale document addresses build up
+    in an index."""
     speed_fill(server, "fresh", False)
     speed_fill(server, "lived", True)
     path = os.path.join(root, "lived.dump")
@@ -292,7 +295,9 @@ def speed_case(server, root):
 
 def main():
     root = tempfile.mkdtemp(prefix="argo_restore_")
-    server = Cluster("argo_restore", root, ["wal_level=logical", "max_parallel_workers_per_gather=0"])
+    # shared buffers that hold the three databases the timing compares
+    server = Cluster("argo_restore", root, ["wal_level=logical", "max_parallel_workers_per_gather=0",
+                                            "shared_buffers=256MB"])
     path = os.path.join(root, "argo.dump")
     try:
         server.start()

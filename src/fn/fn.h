@@ -18,6 +18,7 @@ extern Jsonb **argo_params_of(Datum array, bool isnull, int *nparams);
 /* rowmaps.c: the maps written again, for argo_repair and after a restore (restored.c) */
 struct ArgoCollection;
 extern bool argo_analyze_after_load;
+extern bool argo_pack_restored_docs(struct ArgoCollection *c);
 extern int64 argo_repair_maps(struct ArgoCollection *c);
 extern int64 argo_repair_docs(struct ArgoCollection *c);
 

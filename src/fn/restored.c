@@ -12,8 +12,9 @@
  * table of argo_data, this event trigger looks whether that collection
  * is now whole (every index and trigger Argo reads and writes it by) and
  * its maps of other tables, and if so writes them again, within the
- * restore.  A collection that Argo itself makes has no map yet: nothing
- * is done.
+ * restore, after packing its kept documents, which the restore wrote
+ * uncompressed (docpack.c).  A collection that Argo itself makes has no
+ * map yet: nothing is done.
  */
 #include "postgres.h"
 
@@ -180,6 +181,7 @@ write_maps_again(const char *coll)
 	ArgoCollection *c = collection_lookup(coll, true, NoLock);
 	int64		n;
 	bool		stale;
+	bool		packed;
 
 	/*
 	 * A restore runs as the collection's owner (or a superuser); anyone
@@ -196,11 +198,19 @@ write_maps_again(const char *coll)
 	if (!ActiveSnapshotSet())
 	{
 		PushActiveSnapshot(GetTransactionSnapshot());
+		packed = argo_pack_restored_docs(c);
 		stale = rowmap_out_of_date(c);
 		PopActiveSnapshot();
 	}
 	else
+	{
+		packed = argo_pack_restored_docs(c);
 		stale = rowmap_out_of_date(c);
+	}
+	if (packed)
+		ereport(NOTICE,
+				(errmsg("collection \"%s\": kept documents compressed again", coll),
+				 errdetail("A restore writes them as given; Argo keeps them compressed.")));
 	if (!stale)
 		return;
 	if (!maps_writable(c))

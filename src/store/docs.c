@@ -229,8 +229,8 @@ docs_insertable(ArgoCollection *c)
  * read costs a decompression of a few hundred bytes, against a page
  * (docs/design.md).  Readers detoast it as any datum.
  */
-static Datum
-stored_doc(Jsonb *doc)
+Datum
+docs_stored_form(Jsonb *doc)
 {
 #ifdef USE_LZ4
 	char		method = TOAST_LZ4_COMPRESSION;
@@ -261,7 +261,7 @@ docs_insert_new(ArgoCollection *c, int n, Datum *objids, Datum *docs)
 	if (n == 0)
 		return rows.tids;
 	for (int i = 0; i < n; i++)
-		stored[i] = stored_doc(DatumGetJsonbP(docs[i]));
+		stored[i] = docs_stored_form(DatumGetJsonbP(docs[i]));
 	rows.append = true;
 	if (!argo_bulk_insert(docs_relid(c), 2, &rows))
 		elog(ERROR, "the documents of collection \"%s\" could not be written", c->name);
@@ -417,7 +417,7 @@ docwriter_put(DocWriter *w, int64 objid, Jsonb *doc, const ItemPointerData *hint
 	memset(w->slot->tts_isnull, true, sizeof(bool) * w->slot->tts_tupleDescriptor->natts);
 	w->slot->tts_values[w->objatt - 1] = Int64GetDatum(objid);
 	w->slot->tts_isnull[w->objatt - 1] = false;
-	w->slot->tts_values[w->docatt - 1] = stored_doc(doc);
+	w->slot->tts_values[w->docatt - 1] = docs_stored_form(doc);
 	w->slot->tts_isnull[w->docatt - 1] = false;
 	ExecStoreVirtualTuple(w->slot);
 	if (exists)

@@ -44,6 +44,7 @@ extern void docs_sync_rls(ArgoCollection *c);
 extern bool docs_readable(ArgoCollection *c);
 extern bool docs_text_index(ArgoCollection *c, Jsonb *path, Oid *config);
 extern Jsonb *docs_value(Datum d, bool isnull);
+extern Datum docs_stored_form(Jsonb *doc);
 extern bool docs_insertable(ArgoCollection *c);
 extern void collection_check_writes(ArgoCollection *c);
 extern ItemPointerData *docs_insert_new(ArgoCollection *c, int n, Datum *objids, Datum *docs);
