@@ -18,12 +18,16 @@ REGRESS_OPTS = --load-extension=argo
 ISOLATION = $(patsubst test/isolation/specs/%.spec,%,$(sort $(wildcard test/isolation/specs/*.spec)))
 ISOLATION_OPTS = --load-extension=argo --inputdir=test/isolation
 
-EXTRA_CLEAN = src/parse/gram.c src/parse/gram.h src/parse/scan.c argo--$(EXTVERSION).sql
+EXTRA_CLEAN = src/parse/gram.c src/parse/gram.h src/parse/scan.c argo--$(EXTVERSION).sql argo.map
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
 # libpq, as postgres_fdw links it: to ask whether a shard's server answers
 # (store/shards.c)
 SHLIB_LINK_INTERNAL = $(libpq)
+# argo.so exports only what PostgreSQL looks up by name (argo.map, made
+# below): a global symbol of ours named like another library's, loaded
+# into the same backend, would otherwise collide with it
+SHLIB_LINK = -Wl,--version-script=argo.map
 
 # The compiler records which headers each object includes (.deps/), so a
 # changed header rebuilds exactly the objects that use it.
@@ -47,3 +51,15 @@ src/parse/gram.h: src/parse/gram.c
 src/parse/scan.o: src/parse/gram.h
 src/parse/unsupported.o: src/parse/gram.h
 src/parse/gram.o: src/parse/gram.h
+
+# What PostgreSQL looks up in argo.so by name: the SQL-callable functions
+# (each PG_FUNCTION_INFO_V1, with its info function), the module's magic
+# block and _PG_init, the output plugin's entry point, and the background
+# workers' entry points (bgw_function_name, fn/expireworker.c).
+ARGO_ENTRY_POINTS = Pg_magic_func _PG_init _PG_output_plugin_init argo_expire_launcher argo_expire_database
+argo.map: $(sort $(wildcard src/*/*.c)) Makefile
+	{ echo '{ global:'; \
+	  for s in $(ARGO_ENTRY_POINTS); do echo "  $$s;"; done; \
+	  sed -n 's/^PG_FUNCTION_INFO_V1(\([A-Za-z0-9_]*\));.*/  \1; pg_finfo_\1;/p' $(sort $(wildcard src/*/*.c)); \
+	  echo 'local: *; };'; } > $@
+$(shlib): argo.map

@@ -118,11 +118,36 @@ def header_sizes():
                             % (os.path.relpath(h, ROOT), n, HEADER_LINES))
 
 
+# What argo.so may export (Makefile's argo.map): PostgreSQL's lookups by name
+ENTRY_POINTS = {"Pg_magic_func", "_PG_init", "_PG_output_plugin_init",
+                "argo_expire_launcher", "argo_expire_database"}
+
+
+def exports():
+    """argo.so exports the SQL-callable functions (those of argo.sql, with
+    their info functions) and the entry points PostgreSQL looks up by
+    name, nothing else: another library's symbol of the same name loaded
+    into the backend must not collide with ours."""
+    so = os.path.join(ROOT, "argo.so")
+    if not os.path.exists(so):
+        failures.append("no argo.so: run make first")
+        return
+    sql = open(os.path.join(ROOT, "src", "argo.sql"), encoding="utf-8").read()
+    callable_ = set(re.findall(r"'MODULE_PATHNAME', '([A-Za-z0-9_]+)'", sql))
+    allowed = ENTRY_POINTS | callable_ | {"pg_finfo_" + f for f in callable_}
+    out = subprocess.run(["nm", "-D", "--defined-only", so], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        p = line.split()
+        if len(p) == 3 and p[2] not in allowed:
+            failures.append("argo.so exports %s, which PostgreSQL never looks up by name" % p[2])
+
+
 def main():
     includes()
     counted = symbols()
     shadows()
     header_sizes()
+    exports()
     for f in failures:
         print("FAIL " + f)
     if counted:
