@@ -92,7 +92,7 @@ ALTER FUNCTION @extschema@.argo_query(text, jsonb[])
   SUPPORT @extschema@.argo_query_support;
 
 -- A collection may keep each object's jsonb beside its rows, in its
--- directory row, for reads of whole objects (storage/docs.c).
+-- directory row, for reads of whole objects (store/docs.c).
 CREATE FUNCTION @extschema@.argo_keep_documents(collection text, keep boolean DEFAULT true)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'argo_keep_documents'
@@ -290,7 +290,7 @@ COMMENT ON FUNCTION @extschema@.argo_feed_slot(name) IS
 'Make a replication slot of Argo''s output plugin for one consumer of change feeds (a slot serves one reader at a time)';
 
 -- A distributed collection takes writes from the database that made it
--- (src/storage/home.c); a restored copy adopts its shards explicitly.
+-- (src/store/home.c); a restored copy adopts its shards explicitly.
 CREATE FUNCTION @extschema@.argo_adopt_shards(collection text)
 RETURNS void
 AS 'MODULE_PATHNAME', 'argo_adopt_shards'
@@ -364,7 +364,7 @@ COMMENT ON FUNCTION argo_shard_write(text, jsonb, integer) IS
 'A shard''s part of an UPDATE or DELETE of a distributed collection: the statement run on this server''s objects, every key from its copy of the dictionary (an error if it lacks key keys_through); its count, with RETURNING ID its ids';
 
 -- New objects of a distributed collection, sent whole by the coordinator
--- with the ids it drew (src/storage/shardconn.c): written here as a local
+-- with the ids it drew (src/store/shardconn.c): written here as a local
 -- insert writes them.
 CREATE FUNCTION argo_shard_insert(collection text, ids bigint[], docs jsonb[])
 RETURNS bigint
@@ -400,7 +400,7 @@ SET jit = off;
 COMMENT ON FUNCTION @extschema@.argo_export_file(text, text) IS
 'Write every object of a collection to a JSON-lines file on the server, one object a line, as argo_load_file reads it; returns the count';
 
--- Only Argo writes a collection's kept documents (src/storage/docs.c):
+-- Only Argo writes a collection's kept documents (src/store/docs.c):
 -- this trigger on each c_doc refuses an INSERT or UPDATE through SQL.
 CREATE FUNCTION @extschema@.argo_docs_guard()
 RETURNS trigger
@@ -446,7 +446,7 @@ BEGIN
 END $$;
 
 -- Every value table of a collection of this server gets doctid, where its
--- object's kept document lies (src/storage/tables.c): NULL in the rows
+-- object's kept document lies (src/store/tables.c): NULL in the rows
 -- already there (their objects' documents are found by id), kept by
 -- every row written from now on.
 DO $$
@@ -476,7 +476,7 @@ BEGIN
 END $$;
 
 -- Argo/3's numeric index becomes (keyid, valnum) INCLUDE (objid, doctid)
--- (src/storage/indexes.c): ids and document addresses found index-only.
+-- (src/store/indexes.c): ids and document addresses found index-only.
 -- Built beside the old one, which is then dropped.
 DO $$
 DECLARE

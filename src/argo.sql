@@ -292,7 +292,7 @@ COMMENT ON FUNCTION argo_shard_write(text, jsonb, integer) IS
 'A shard''s part of an UPDATE or DELETE of a distributed collection: the statement run on this server''s objects, every key from its copy of the dictionary (an error if it lacks key keys_through); its count, with RETURNING ID its ids';
 
 -- New objects of a distributed collection, sent whole by the coordinator
--- with the ids it drew (src/storage/shardconn.c): written here as a local
+-- with the ids it drew (src/store/shardconn.c): written here as a local
 -- insert writes them.
 CREATE FUNCTION argo_shard_insert(collection text, ids bigint[], docs jsonb[])
 RETURNS bigint
@@ -358,7 +358,7 @@ COMMENT ON FUNCTION argo_check(text, bigint, boolean) IS
 'What is wrong with a collection''s rows (orphans, unknown keys, two rows for one key, broken markers, maps, kept documents); nothing when healthy. With a sample, the rows of about that many objects; with progress, a NOTICE as each check ends';
 
 -- A collection may keep each object's jsonb beside its rows, in its
--- directory row, for reads of whole objects (storage/docs.c).
+-- directory row, for reads of whole objects (store/docs.c).
 CREATE FUNCTION argo_keep_documents(collection text, keep boolean DEFAULT true)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'argo_keep_documents'
@@ -402,7 +402,7 @@ SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION argo_forget_rowmaps() IS
 'Trigger on a collection''s value tables and directory: rows written through SQL make their objects'' row maps and kept documents forgotten';
 
--- Only Argo writes a collection's kept documents (src/storage/docs.c):
+-- Only Argo writes a collection's kept documents (src/store/docs.c):
 -- this trigger on each c_doc refuses an INSERT or UPDATE through SQL.
 CREATE FUNCTION argo_docs_guard()
 RETURNS trigger

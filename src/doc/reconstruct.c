@@ -334,7 +334,7 @@ rebuilder_dict(Rebuilder *rb)
 }
 
 /*
- * Whether an object kept whole (storage/docs.c) may stand for its rows:
+ * Whether an object kept whole (store/docs.c) may stand for its rows:
  * not where the statement renames keys or adds the id.
  */
 bool

@@ -215,7 +215,7 @@ argo_create_distributed_collection(PG_FUNCTION_ARGS)
 /*
  * argo_adopt_shards(collection text) RETURNS void: this database becomes
  * the coordinator of a distributed collection (a restored copy that
- * replaces the original; storage/home.c), its owner only.
+ * replaces the original; store/home.c), its owner only.
  */
 Datum
 argo_adopt_shards(PG_FUNCTION_ARGS)

@@ -1,6 +1,6 @@
 /*
  * docs.c — argo_keep_documents(collection, keep): whether a collection
- * keeps each object's jsonb beside its rows (storage/docs.c), set by its
+ * keeps each object's jsonb beside its rows (store/docs.c), set by its
  * owner.
  */
 #include "postgres.h"
@@ -22,7 +22,7 @@ PG_FUNCTION_INFO_V1(argo_keep_documents);
 /*
  * A document is made from the rows the caller sees, so the caller must
  * see every row: a role a policy filters would make copies holding less
- * than their objects (storage/docs.c keeps copies out of reach of the
+ * than their objects (store/docs.c keeps copies out of reach of the
  * roles policies filter).  The maps of rows are made alongside.
  */
 static void

@@ -20,7 +20,7 @@
  * comparison.
  *
  * The events are the transactional logical messages the writers logged
- * (storage/feed.c).  Anyone may log such a message, so each is given out
+ * (store/feed.c).  Anyone may log such a message, so each is given out
  * only if the same transaction made the change that vouches for it: the
  * object's directory row inserted, updated or deleted for an insert,
  * update or delete event (its id read from the decoded row; a deleted
@@ -28,7 +28,7 @@
  * logs), or for a drop a row inserted into the collection's c_feed —
  * tables that are the collection's own (owned by its owner), and one
  * event per such change.  The message's parts are checked to be what
- * writers write, and its body's shape (storage/feedbody.c), so that it
+ * writers write, and its body's shape (store/feedbody.c), so that it
  * can neither override the event's own fields nor break its JSON.  Rows
  * of other tables pass unseen.
  */

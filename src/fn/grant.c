@@ -87,7 +87,7 @@ grantee_arg(FunctionCallInfo fcinfo, int argno)
 /*
  * The collection's tables but the dictionary: value tables, directory,
  * and the kept documents where it keeps them (a reader reads them, a
- * writer writes them: storage/docs.c).
+ * writer writes them: store/docs.c).
  */
 static List *
 value_tables(ArgoCollection *c)

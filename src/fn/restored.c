@@ -3,7 +3,7 @@
  * with nothing for anyone to run afterwards.
  *
  * A dump holds each directory row's map of where its object's rows lay
- * (storage/rowmap.c): addresses in the tables dumped, not in those the
+ * (store/rowmap.c): addresses in the tables dumped, not in those the
  * restore fills.  A map carries the epoch of the tables it was made for,
  * so a restored map is known to be out of date and never followed — but
  * until argo_repair every object would be read through the objid
@@ -276,7 +276,7 @@ changes_rls(Node *parsetree)
 /*
  * Row-level security turned on (or off) on a table of a collection that
  * keeps documents: its kept documents get the same at once, in the same
- * transaction (storage/docs.c), so that no role the new policies filter
+ * transaction (store/docs.c), so that no role the new policies filter
  * reads whole objects through them.  Only the tables' owner can alter
  * them, and it is who runs this.
  */

@@ -1,5 +1,5 @@
 /*
- * rowmaps.c — keeping the objects' maps (storage/rowmap.c) honest when
+ * rowmaps.c — keeping the objects' maps (store/rowmap.c) honest when
  * rows are written by SQL rather than by Argo from C.
  *
  * argo_forget_rowmaps() is the trigger Argo puts on each value table:
@@ -115,7 +115,7 @@ transition_ids(const char *table, const char *except, int *n)
  * The kept documents of the objects whose rows (or directory rows) a
  * statement wrote through SQL deleted: of both transition tables, or of
  * the old one only, or those that one has and the other lacks
- * (storage/docs.c).
+ * (store/docs.c).
  */
 static void
 forget_docs(TriggerData *td, Oid docs, bool changed_ids_only)

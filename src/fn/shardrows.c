@@ -243,7 +243,7 @@ numbered_here(ArgoCollection *c)
 }
 
 /*
- * Only a shard's part (storage/home.c) takes ids chosen elsewhere and
+ * Only a shard's part (store/home.c) takes ids chosen elsewhere and
  * loads that drop its indexes.  A part a coordinator made before the
  * mark existed is marked by its owner's first call, provided its own
  * sequence never numbered an object: a collection that numbers its

@@ -1,6 +1,6 @@
 /*
  * unique.c — argo_unique(collection, path, enabled): a unique key, made
- * or removed by the collection's owner (storage/unique.c keeps it).
+ * or removed by the collection's owner (store/unique.c keeps it).
  */
 #include "postgres.h"
 

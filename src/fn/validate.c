@@ -1,7 +1,7 @@
 /*
  * validate.c — argo_validate(collection, schema): a JSON Schema every
  * object of the collection must satisfy, checked at once against what
- * is stored, then on every write (storage/schema.c); NULL removes it.
+ * is stored, then on every write (store/schema.c); NULL removes it.
  */
 #include "postgres.h"
 

@@ -195,7 +195,7 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, Datum ids)
 
 /*
  * Whether a read of every object of c takes its kept documents: c keeps
- * them and the role may take them (storage/docs.c).  Objects without one
+ * them and the role may take them (store/docs.c).  Objects without one
  * are rebuilt by argo_object().
  */
 bool

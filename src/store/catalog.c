@@ -304,7 +304,7 @@ docs_relid(ArgoCollection *c)
 }
 
 /*
- * Make c's table of kept documents (storage/docs.c), empty, with its
+ * Make c's table of kept documents (store/docs.c), empty, with its
  * guard; every backend that remembers c learns of it at its next lookup.
  * (Its row-level security, where c's tables have some: docs_sync_rls.)
  */

@@ -209,7 +209,7 @@ collection_check_shards_answer(const char *name, List *servers)
 
 /*
  * The collection on one shard, as probed, marked there as a shard's part
- * (storage/home.c) in the same transaction: argo_shard_insert of no
+ * (store/home.c) in the same transaction: argo_shard_insert of no
  * object marks a collection its caller owns and never numbered objects
  * of.
  */
