@@ -20,7 +20,7 @@ import re
 import subprocess
 import sys
 
-LAYERS = ["common", "doc", "store", "parse", "sql", "exec", "fn"]
+LAYERS = ["common", "doc", "store", "parse", "sql", "exec", "fn", "backend"]
 HEADER_LINES = 150
 # bison's and flex's output, built from gram.y and scan.l
 GENERATED = ("parse/gram.c", "parse/scan.c", "parse/gram.h")

@@ -312,7 +312,7 @@ def main():
     cancel_case(admin, "bulk load", "SELECT argo_load('rel2', 'SELECT jsonb_build_object(''i'', i) "
                 "FROM generate_series(1, 5000000) i')")
     cancel_case(admin, "UPDATE", "SELECT count(*) FROM argo_query('UPDATE rel SET x.y = 1')")
-    # a generic plan, planned again for its statement when it starts (fn/replan.c)
+    # a generic plan, planned again for its statement when it starts (backend/replan.c)
     admin.execute("VACUUM ANALYZE argo_data.rel_obj")
     cancel_case(admin, "SELECT of a generic plan",
                 "SELECT count(*) FROM argo_query(%s) r "

@@ -1,6 +1,6 @@
 /*
  * cursor.c — one statement's results taken one at a time, for a caller
- * that may stop taking them (the custom scan of fn/customscan.c under LIMIT, a
+ * that may stop taking them (the custom scan of backend/customscan.c under LIMIT, a
  * cursor's FETCH, EXISTS).
  *
  * A read that one SQL statement drives (select_driver: every object, ids
@@ -15,7 +15,7 @@
  * results do.
  *
  * Every object, unsorted, can also be shared among the processes of a
- * parallel query (fn/customscan.c): each runs the kept documents (or, where
+ * parallel query (backend/customscan.c): each runs the kept documents (or, where
  * there are none, the directory's rows) a chunk of pages at a time (a
  * TID range scan), taking the next chunk no process has taken, and
  * rebuilds the objects of the directory's rows; the objects without a

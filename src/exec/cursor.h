@@ -11,7 +11,7 @@
 typedef struct ArgoCursor ArgoCursor;
 
 /*
- * A read shared among a parallel query's processes (fn/customscan.c): each
+ * A read shared among a parallel query's processes (backend/customscan.c): each
  * takes the next chunk of the directory's pages; a statement that cannot
  * be shared runs whole in the first process to claim it, and in no other.
  */

@@ -10,20 +10,25 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "parser/parse_func.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
+#include "utils/lsyscache.h"
 #include "utils/tuplestore.h"
 
 #include "common/common.h"
 #include "store/collection.h"
 #include "store/shard.h"
+#include "exec/cursor.h"
 #include "exec/execute.h"
 #include "fn/fn.h"
 
 PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(argo_query);
+PG_FUNCTION_INFO_V1(argo_query_read);
 PG_FUNCTION_INFO_V1(argo_explain);
 PG_FUNCTION_INFO_V1(argo_create_collection);
 PG_FUNCTION_INFO_V1(argo_drop_collection);
@@ -253,4 +258,28 @@ argo_drop_collection(PG_FUNCTION_ARGS)
 	collection_drop(name, if_exists);
 	SPI_finish();
 	PG_RETURN_VOID();
+}
+
+/*
+ * argo_query_read(text, VARIADIC jsonb[]) RETURNS SETOF jsonb: argo_query
+ * for a read, where the planner put it and a FROM item stayed a function
+ * call; EXECUTE on argo_query is what it needs.
+ */
+Datum
+argo_query_read(PG_FUNCTION_ARGS)
+{
+	Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+	Oid			argtypes[2] = {TEXTOID, JSONBARRAYOID};
+	Oid			query_fn = LookupFuncName(list_make2(makeString(get_namespace_name(nsp)),
+													 makeString("argo_query")),
+										  2, argtypes, false);
+	AclResult	acl = pg_proc_aclcheck(query_fn, GetUserId(), ACL_EXECUTE);
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_FUNCTION, "argo_query");
+	if (!PG_ARGISNULL(0) && argo_is_write(text_to_cstring(PG_GETARG_TEXT_PP(0))))
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("argo_query_read runs only SELECT statements")));
+	return argo_query(fcinfo);
 }

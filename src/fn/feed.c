@@ -1,7 +1,7 @@
 /*
  * feed.c — following a collection: argo_feed switches its change feed
  * on and off; argo_changes reads a replication slot's events (made with
- * Argo's output plugin, fn/feedplugin.c) after a token; argo_changes_ack
+ * Argo's output plugin, backend/feedplugin.c) after a token; argo_changes_ack
  * lets the slot forget what a consumer has kept.
  *
  * argo_changes peeks at the slot (pg_logical_slot_peek_changes): nothing

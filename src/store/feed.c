@@ -3,7 +3,7 @@
  * logical message per changed object (LogLogicalMessage, prefix "argo"),
  * in the transaction that changes it, so that logical decoding gives it
  * in commit order and never for a write that rolled back.  The output
- * plugin (fn/feedplugin.c) turns them into change events.
+ * plugin (backend/feedplugin.c) turns them into change events.
  *
  * A collection's feed is on while the table argo_data.c_feed exists,
  * owned by the collection's owner (argo_feed makes and drops it);

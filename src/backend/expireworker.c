@@ -33,7 +33,7 @@
 #include "utils/snapmgr.h"
 
 #include "common/common.h"
-#include "fn/fn.h"
+#include "backend/hooks.h"
 
 PGDLLEXPORT void argo_expire_launcher(Datum arg);
 PGDLLEXPORT void argo_expire_database(Datum arg);

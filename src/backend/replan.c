@@ -9,7 +9,7 @@
  * parallel: a read of every object of a large collection would run in
  * one process, and so would all the query does above it (the objects'
  * text, an aggregate), where a plan made for the statement puts both in
- * workers under a Gather (fn/customscan.c).  So when a generic plan starts and
+ * workers under a Gather (backend/customscan.c).  So when a generic plan starts and
  * its statement is such a read, the query the plan kept is planned for
  * the parameters at hand, as a custom plan would be, and that plan runs;
  * any other statement (a point read, a write) runs the generic plan,
@@ -24,7 +24,7 @@
 #include "optimizer/optimizer.h"
 #include "tcop/tcopprot.h"
 
-#include "fn/fn.h"
+#include "backend/hooks.h"
 
 static ExecutorStart_hook_type prev_start_hook = NULL;
 

@@ -15,7 +15,7 @@
 #include "utils/elog.h"
 #include "utils/memutils.h"
 
-#include "fn/fn.h"
+#include "backend/hooks.h"
 
 static emit_log_hook_type prev_emit_log_hook = NULL;
 

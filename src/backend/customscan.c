@@ -70,6 +70,7 @@
 #include "exec/cursor.h"
 #include "exec/execute.h"
 #include "fn/fn.h"
+#include "backend/hooks.h"
 
 PG_FUNCTION_INFO_V1(argo_query_support);
 

@@ -37,9 +37,7 @@
 #include "common/common.h"
 #include "parse/parse.h"
 #include "exec/cursor.h"
-#include "fn/fn.h"
-
-PG_FUNCTION_INFO_V1(argo_query_read);
+#include "backend/hooks.h"
 
 /* argo.stream_results: off, argo_query is a plain function (customscan.c reads it too) */
 bool		argo_stream_results = true;
@@ -315,30 +313,6 @@ argo_planner_replan_query(int *options)
 {
 	*options = replan_options;
 	return replan_query;
-}
-
-/*
- * argo_query_read(text, VARIADIC jsonb[]) RETURNS SETOF jsonb: argo_query
- * for a read, where the planner put it and a FROM item stayed a function
- * call; EXECUTE on argo_query is what it needs.
- */
-Datum
-argo_query_read(PG_FUNCTION_ARGS)
-{
-	Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
-	Oid			argtypes[2] = {TEXTOID, JSONBARRAYOID};
-	Oid			query_fn = LookupFuncName(list_make2(makeString(get_namespace_name(nsp)),
-													 makeString("argo_query")),
-										  2, argtypes, false);
-	AclResult	acl = pg_proc_aclcheck(query_fn, GetUserId(), ACL_EXECUTE);
-
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_FUNCTION, "argo_query");
-	if (!PG_ARGISNULL(0) && argo_is_write(text_to_cstring(PG_GETARG_TEXT_PP(0))))
-		ereport(ERROR,
-				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-				 errmsg("argo_query_read runs only SELECT statements")));
-	return argo_query(fcinfo);
 }
 
 /* The planner hook (init.c) */

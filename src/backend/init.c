@@ -15,6 +15,7 @@
 #include "store/access.h"
 #include "store/docs.h"
 #include "fn/fn.h"
+#include "backend/hooks.h"
 
 void		_PG_init(void);
 
