@@ -32,7 +32,8 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "common/common.h"
+#include "common/plancache.h"
+#include "common/sqlbuf.h"
 #include "backend/hooks.h"
 
 PGDLLEXPORT void argo_expire_launcher(Datum arg);

@@ -35,9 +35,9 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
-#include "catalog/namespace.h"
 #include "miscadmin.h"
 #include "parser/parse_relation.h"
 #include "replication/logical.h"

@@ -34,7 +34,7 @@
 #include "utils/memutils.h"
 #include "utils/regproc.h"
 
-#include "common/common.h"
+#include "common/sqlbuf.h"
 #include "parse/parse.h"
 #include "exec/cursor.h"
 #include "backend/hooks.h"

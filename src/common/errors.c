@@ -11,10 +11,10 @@
 
 #include "access/xact.h"
 #include "mb/pg_wchar.h"
-#include "utils/resowner.h"
 #include "utils/builtins.h"
+#include "utils/resowner.h"
 
-#include "common/common.h"
+#include "common/errors.h"
 
 /* Quoted text around an error's position, either side. */
 #define EXCERPT_SIDE	400

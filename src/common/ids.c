@@ -6,7 +6,7 @@
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 
-#include "common/common.h"
+#include "common/ids.h"
 
 static int
 cmp_int64(const void *a, const void *b)

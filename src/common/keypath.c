@@ -11,8 +11,11 @@
 
 #include "common/hashfn.h"
 #include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
 
 #include "common/common.h"
+#include "common/keypath.h"
 
 static bool
 needs_escape(char c)

@@ -20,7 +20,7 @@
 #include "utils/float.h"
 #include "utils/numeric.h"
 
-#include "common/common.h"
+#include "common/numbers.h"
 
 /* Integers below this are exact doubles whose shortest text has no exponent. */
 #define EXACT_INT_LIMIT 9007199254740992.0	/* 2^53 */

@@ -20,7 +20,8 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "common/common.h"
+#include "common/plancache.h"
+#include "common/sqlbuf.h"
 
 /* Past this many statements the cache starts over. */
 #define MAX_PLANS 512

@@ -24,7 +24,9 @@
 #include "utils/plancache.h"
 #include "utils/snapmgr.h"
 
-#include "common/common.h"
+#include "common/plancache.h"
+#include "common/rowcursor.h"
+#include "common/sqlbuf.h"
 
 struct RowCursor
 {

@@ -19,7 +19,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "common/common.h"
+#include "common/sqlbuf.h"
 
 SqlBuf *
 sqlbuf_create(void)

@@ -10,7 +10,7 @@
 
 #include "lib/stringinfo.h"
 
-#include "common/common.h"
+#include "common/sqlbuf.h"
 
 /* Clause keywords that start a line (each with a space before it). */
 static const char *const breaks[] = {

@@ -8,7 +8,9 @@
 #ifndef ARGO_DOC_H
 #define ARGO_DOC_H
 
-#include "common/common.h"
+#include "utils/jsonb.h"
+
+#include "common/keypath.h"
 
 struct KeyDict;					/* storage's key dictionary, passed through */
 

@@ -10,9 +10,10 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 
-#include "common/common.h"
+#include "common/numbers.h"
 #include "doc/doc.h"
 
 typedef struct PNode PNode;

@@ -26,8 +26,8 @@
 #include "utils/fmgrprotos.h"
 #include "utils/jsonb.h"
 
-#include "common/common.h"
 #include "common/fold.h"
+#include "common/numbers.h"
 #include "doc/doc.h"
 
 PG_FUNCTION_INFO_V1(argo_filter_test);

@@ -23,7 +23,7 @@
 #include "miscadmin.h"
 #include "utils/jsonb.h"
 
-#include "common/common.h"
+#include "common/keypath.h"
 #include "doc/doc.h"
 
 typedef struct Writer

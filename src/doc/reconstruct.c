@@ -13,10 +13,12 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
+#include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 
-#include "common/common.h"
+#include "common/keypath.h"
+#include "common/numbers.h"
 #include "doc/doc.h"
 
 struct Rebuilder

@@ -22,7 +22,7 @@
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
-#include "common/common.h"
+#include "common/numbers.h"
 #include "doc/doc.h"
 
 PG_FUNCTION_INFO_V1(argo_sort_key);

@@ -25,7 +25,8 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
-#include "common/common.h"
+#include "common/keypath.h"
+#include "common/sqlbuf.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/docs.h"

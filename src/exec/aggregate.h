@@ -6,7 +6,7 @@
 #ifndef ARGO_EXEC_AGGREGATE_H
 #define ARGO_EXEC_AGGREGATE_H
 
-#include "common/common.h"
+#include "common/sqlbuf.h"
 #include "doc/doc.h"
 #include "parse/analyze.h"
 #include "parse/parse.h"

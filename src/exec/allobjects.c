@@ -23,7 +23,9 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "common/common.h"
+#include "common/errors.h"
+#include "common/keypath.h"
+#include "common/plancache.h"
 #include "doc/doc.h"
 #include "store/access.h"
 #include "store/collection.h"

@@ -5,8 +5,10 @@
 #ifndef ARGO_EXEC_CURSOR_H
 #define ARGO_EXEC_CURSOR_H
 
-#include "parse/parse.h"
 #include "port/atomics.h"
+#include "utils/jsonb.h"
+
+#include "parse/parse.h"
 
 typedef struct ArgoCursor ArgoCursor;
 

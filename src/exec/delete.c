@@ -14,7 +14,8 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "common/common.h"
+#include "common/plancache.h"
+#include "common/sqlbuf.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/feed.h"

@@ -22,6 +22,7 @@
 #include "miscadmin.h"
 #include "utils/fmgrprotos.h"
 #include "utils/hsearch.h"
+#include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/tuplesort.h"

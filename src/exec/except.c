@@ -9,6 +9,8 @@
  */
 #include "postgres.h"
 
+#include "utils/jsonb.h"
+
 #include "doc/doc.h"
 #include "parse/expr.h"
 #include "parse/parse.h"

@@ -23,7 +23,7 @@
 #include "utils/numeric.h"
 #include "utils/snapmgr.h"
 
-#include "common/common.h"
+#include "common/plancache.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/fetch.h"

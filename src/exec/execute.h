@@ -5,7 +5,9 @@
 #ifndef ARGO_EXEC_EXECUTE_H
 #define ARGO_EXEC_EXECUTE_H
 
-#include "common/common.h"
+#include "utils/jsonb.h"
+
+#include "common/sqlbuf.h"
 #include "doc/doc.h"
 #include "parse/analyze.h"
 #include "parse/parse.h"

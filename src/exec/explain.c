@@ -15,7 +15,8 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "common/common.h"
+#include "common/plancache.h"
+#include "common/sqlbuf.h"
 #include "store/collection.h"
 #include "store/fetch.h"
 #include "store/objwrite.h"

@@ -23,11 +23,14 @@
 
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
-#include "utils/memutils.h"
 #include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
 #include "common/common.h"
+#include "common/plancache.h"
+#include "common/sqlbuf.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/docs.h"

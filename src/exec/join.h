@@ -5,7 +5,9 @@
 #ifndef ARGO_EXEC_JOIN_H
 #define ARGO_EXEC_JOIN_H
 
-#include "common/common.h"
+#include "utils/jsonb.h"
+
+#include "common/sqlbuf.h"
 #include "doc/doc.h"
 #include "store/fetch.h"
 #include "parse/analyze.h"

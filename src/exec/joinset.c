@@ -22,7 +22,8 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "common/common.h"
+#include "common/ids.h"
+#include "common/sqlbuf.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/keydict.h"

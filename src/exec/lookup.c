@@ -37,6 +37,7 @@
 #include "utils/snapmgr.h"
 
 #include "common/common.h"
+#include "common/keypath.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/docs.h"

@@ -6,6 +6,8 @@
 #ifndef ARGO_LOOKUP_H
 #define ARGO_LOOKUP_H
 
+#include "utils/snapshot.h"
+
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/fetch.h"

@@ -22,7 +22,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "common/common.h"
+#include "common/numbers.h"
 #include "doc/doc.h"
 #include "store/docs.h"
 #include "store/fetch.h"

@@ -22,18 +22,20 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
-#include "access/table.h"
 #include "utils/array.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
-#include "common/common.h"
+#include "common/ids.h"
+#include "common/plancache.h"
+#include "common/sqlbuf.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/docs.h"

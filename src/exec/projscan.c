@@ -26,6 +26,7 @@
 #include "utils/regproc.h"
 
 #include "common/common.h"
+#include "common/plancache.h"
 #include "doc/doc.h"
 #include "store/access.h"
 #include "store/collection.h"

@@ -3,6 +3,9 @@
  */
 #include "postgres.h"
 
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
 #include "exec/results.h"
 
 static void

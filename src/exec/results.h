@@ -6,6 +6,8 @@
 #ifndef ARGO_EXEC_RESULTS_H
 #define ARGO_EXEC_RESULTS_H
 
+#include "utils/jsonb.h"
+
 #include "doc/doc.h"
 #include "parse/analyze.h"
 #include "parse/parse.h"

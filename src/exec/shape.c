@@ -11,10 +11,10 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
-
 #include "utils/hsearch.h"
+#include "utils/jsonb.h"
 
-#include "common/common.h"
+#include "common/keypath.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/keydict.h"

@@ -6,6 +6,8 @@
 #ifndef ARGO_EXEC_SHARD_H
 #define ARGO_EXEC_SHARD_H
 
+#include "utils/jsonb.h"
+
 #include "store/collection.h"
 #include "store/shard.h"
 #include "parse/analyze.h"

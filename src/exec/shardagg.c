@@ -25,7 +25,7 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
-#include "common/common.h"
+#include "common/numbers.h"
 #include "doc/doc.h"
 #include "store/shard.h"
 #include "parse/analyze.h"

@@ -24,8 +24,10 @@
 #include "postgres.h"
 
 #include "executor/spi.h"
+#include "utils/jsonb.h"
 
-#include "common/common.h"
+#include "common/errors.h"
+#include "common/plancache.h"
 #include "store/collection.h"
 #include "store/keydict.h"
 #include "store/shard.h"

@@ -35,7 +35,8 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
-#include "common/common.h"
+#include "common/plancache.h"
+#include "common/sqlbuf.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/shard.h"

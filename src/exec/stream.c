@@ -20,9 +20,11 @@
 #include "nodes/params.h"
 #include "tcop/dest.h"
 #include "utils/builtins.h"
+#include "utils/jsonb.h"
 #include "utils/memutils.h"
 
-#include "common/common.h"
+#include "common/plancache.h"
+#include "common/sqlbuf.h"
 #include "doc/doc.h"
 #include "store/docs.h"
 #include "store/fetch.h"

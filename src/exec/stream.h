@@ -5,15 +5,16 @@
 #ifndef ARGO_EXEC_STREAM_H
 #define ARGO_EXEC_STREAM_H
 
-#include "common/common.h"
+#include "tcop/dest.h"
+#include "utils/portal.h"
+
+#include "common/sqlbuf.h"
 #include "doc/doc.h"
 #include "store/docs.h"
 #include "store/fetch.h"
 #include "store/keydict.h"
 #include "parse/analyze.h"
 #include "parse/parse.h"
-#include "tcop/dest.h"
-#include "utils/portal.h"
 
 /* Rows fetched from a cursor per round, and objects read per batch of ids */
 #define ARGO_FETCH_ROWS 2000

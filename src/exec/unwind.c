@@ -20,7 +20,8 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-#include "common/common.h"
+#include "common/keypath.h"
+#include "common/sqlbuf.h"
 #include "store/collection.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"

@@ -6,7 +6,9 @@
 #ifndef ARGO_EXEC_UPDATE_H
 #define ARGO_EXEC_UPDATE_H
 
-#include "common/common.h"
+#include "utils/jsonb.h"
+
+#include "common/sqlbuf.h"
 #include "store/collection.h"
 #include "store/objwrite.h"
 #include "parse/expr.h"

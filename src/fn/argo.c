@@ -18,7 +18,8 @@
 #include "utils/lsyscache.h"
 #include "utils/tuplestore.h"
 
-#include "common/common.h"
+#include "common/errors.h"
+#include "common/plancache.h"
 #include "store/collection.h"
 #include "store/shard.h"
 #include "exec/cursor.h"

@@ -15,8 +15,8 @@
 #include "postgres.h"
 
 #include "access/table.h"
-#include "executor/spi.h"
 #include "catalog/pg_type.h"
+#include "executor/spi.h"
 #include "funcapi.h"
 #include "portability/instr_time.h"
 #include "utils/array.h"
@@ -24,6 +24,9 @@
 #include "utils/tuplestore.h"
 
 #include "common/common.h"
+#include "common/errors.h"
+#include "common/plancache.h"
+#include "common/sqlbuf.h"
 #include "doc/doc.h"
 #include "store/access.h"
 #include "store/collection.h"

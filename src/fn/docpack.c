@@ -19,7 +19,8 @@
 #include "miscadmin.h"
 #include "utils/jsonb.h"
 
-#include "common/common.h"
+#include "common/plancache.h"
+#include "common/sqlbuf.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "fn/fn.h"

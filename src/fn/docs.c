@@ -10,7 +10,8 @@
 #include "utils/builtins.h"
 #include "utils/rel.h"
 
-#include "common/common.h"
+#include "common/errors.h"
+#include "common/plancache.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/docs.h"

@@ -17,7 +17,9 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#include "common/common.h"
+#include "common/errors.h"
+#include "common/plancache.h"
+#include "common/sqlbuf.h"
 #include "store/collection.h"
 #include "store/keydict.h"
 #include "parse/analyze.h"

@@ -24,7 +24,9 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
-#include "common/common.h"
+#include "common/errors.h"
+#include "common/plancache.h"
+#include "common/sqlbuf.h"
 #include "store/collection.h"
 
 PG_FUNCTION_INFO_V1(argo_export_file);

@@ -33,6 +33,8 @@
 #include "utils/tuplestore.h"
 
 #include "common/common.h"
+#include "common/errors.h"
+#include "common/plancache.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/feed.h"

@@ -28,6 +28,8 @@
 #include "utils/lsyscache.h"
 
 #include "common/common.h"
+#include "common/errors.h"
+#include "common/plancache.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/shard.h"

@@ -28,6 +28,10 @@
 #include "utils/rel.h"
 
 #include "common/common.h"
+#include "common/errors.h"
+#include "common/ids.h"
+#include "common/plancache.h"
+#include "common/sqlbuf.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/rowbatch.h"

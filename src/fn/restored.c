@@ -21,8 +21,8 @@
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
-#include "commands/extension.h"
 #include "commands/event_trigger.h"
+#include "commands/extension.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
@@ -33,6 +33,8 @@
 #include "utils/snapmgr.h"
 
 #include "common/common.h"
+#include "common/errors.h"
+#include "common/plancache.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/docs.h"

@@ -10,7 +10,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 
-#include "common/common.h"
+#include "common/plancache.h"
 #include "store/collection.h"
 #include "store/shard.h"
 

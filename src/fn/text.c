@@ -14,7 +14,9 @@
 #include "utils/jsonb.h"
 #include "utils/regproc.h"
 
-#include "common/common.h"
+#include "common/errors.h"
+#include "common/plancache.h"
+#include "common/sqlbuf.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "parse/analyze.h"

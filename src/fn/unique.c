@@ -7,7 +7,8 @@
 #include "executor/spi.h"
 #include "utils/builtins.h"
 
-#include "common/common.h"
+#include "common/errors.h"
+#include "common/plancache.h"
 #include "store/collection.h"
 #include "store/keydict.h"
 #include "parse/analyze.h"

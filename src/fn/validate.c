@@ -11,7 +11,9 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
-#include "common/common.h"
+#include "common/errors.h"
+#include "common/plancache.h"
+#include "common/sqlbuf.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/docs.h"

@@ -9,16 +9,17 @@
 
 #include <math.h>
 
+#include "catalog/pg_collation.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
-#include "catalog/pg_collation.h"
-#include "utils/fmgrprotos.h"
-
-#include "common/common.h"
+#include "common/errors.h"
+#include "common/keypath.h"
+#include "common/numbers.h"
 #include "store/collection.h"
 #include "store/shard.h"
 #include "parse/analyze.h"

@@ -5,7 +5,9 @@
 #ifndef ARGO_PARSE_ANALYZE_H
 #define ARGO_PARSE_ANALYZE_H
 
-#include "common/common.h"
+#include "nodes/pg_list.h"
+#include "utils/jsonb.h"
+
 #include "parse/expr.h"
 #include "parse/parse.h"
 

@@ -5,7 +5,10 @@
 #ifndef ARGO_PARSE_EXPR_H
 #define ARGO_PARSE_EXPR_H
 
-#include "common/common.h"
+#include "nodes/pg_list.h"
+#include "utils/jsonb.h"
+
+#include "common/keypath.h"
 
 typedef enum ArgoLitType
 {
@@ -48,10 +51,7 @@ typedef struct ArgoStep
 	bool		is_self;		/* @: the element itself, first step of a path in a filter */
 } ArgoStep;
 
-/*
- * A path.  One with [*] (wild) reaches every value its pattern matches:
- * the dictionary's keys that have an array position where it has [*].
- */
+/* A path; one with [*] (wild) reaches every key its pattern matches. */
 typedef struct ArgoPath
 {
 	List	   *steps;			/* of ArgoStep * */
@@ -65,8 +65,7 @@ typedef struct ArgoPath
 	int			nsegs;
 	int			first_wild;		/* wild: the segment of the first [*] */
 	char	   *out_name;		/* a GROUP BY path a target renames: its name */
-	bool		filtered;		/* some step is a filter [? pred] or a negative index
-								 * (a[-1]): judged on each object's document */
+	bool		filtered;		/* a filter [? pred] or a[-1]: judged on documents */
 } ArgoPath;
 
 typedef enum ArgoCmpOp

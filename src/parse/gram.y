@@ -10,8 +10,9 @@
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
+#include "nodes/pg_list.h"
 
-#include "common/common.h"
+#include "common/errors.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
 #include "parser.h"

@@ -6,7 +6,10 @@
 #ifndef ARGO_PARSE_H
 #define ARGO_PARSE_H
 
-#include "common/common.h"
+#include "nodes/pg_list.h"
+#include "utils/jsonb.h"
+
+#include "common/errors.h"
 #include "parse/expr.h"
 
 struct ArgoOrder;

@@ -6,9 +6,10 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "nodes/pg_list.h"
 #include "utils/hsearch.h"
 
-#include "common/common.h"
+#include "common/keypath.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 

@@ -10,7 +10,7 @@
  */
 #include "postgres.h"
 
-#include "common/common.h"
+#include "common/errors.h"
 #include "parse/parse.h"
 #include "parser.h"
 #include "gram.h"

@@ -10,13 +10,14 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 
-#include "common/common.h"
+#include "common/sqlbuf.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "parse/expr.h"

@@ -10,7 +10,8 @@
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 
-#include "common/common.h"
+#include "common/keypath.h"
+#include "common/sqlbuf.h"
 #include "store/collection.h"
 #include "store/keydict.h"
 #include "parse/expr.h"

@@ -8,7 +8,11 @@
 #ifndef ARGO_SQL_H
 #define ARGO_SQL_H
 
-#include "common/common.h"
+#include "storage/block.h"
+#include "utils/jsonb.h"
+
+#include "common/keypath.h"
+#include "common/sqlbuf.h"
 #include "store/collection.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"

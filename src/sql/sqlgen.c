@@ -10,7 +10,8 @@
 #include "utils/builtins.h"
 #include "utils/json.h"
 
-#include "common/common.h"
+#include "common/ids.h"
+#include "common/sqlbuf.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "parse/analyze.h"

@@ -7,15 +7,19 @@
  * fragments.c), which all use them.
  */
 #include "postgres.h"
+
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
-#include "utils/array.h"
-#include "utils/hsearch.h"
-#include "utils/lsyscache.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+
 #include "common/common.h"
+#include "common/keypath.h"
+#include "common/sqlbuf.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/keydict.h"

@@ -19,6 +19,7 @@
 #include "utils/builtins.h"
 
 #include "common/common.h"
+#include "common/sqlbuf.h"
 #include "store/collection.h"
 #include "parse/expr.h"
 #include "parse/parse.h"

@@ -6,9 +6,9 @@
 #ifndef ARGO_ACCESS_H
 #define ARGO_ACCESS_H
 
-#include "common/common.h"
-#include "store/collection.h"
 #include "utils/rel.h"
+
+#include "store/collection.h"
 
 /* access.c */
 /*

@@ -7,9 +7,9 @@
 #ifndef ARGO_COLLECTION_H
 #define ARGO_COLLECTION_H
 
-#include "common/common.h"
 #include "nodes/parsenodes.h"
 #include "storage/lockdefs.h"
+#include "utils/jsonb.h"
 
 /*
  * A collection's tables, by suffix: str, num, bool, data, keys, obj, and

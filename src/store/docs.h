@@ -6,10 +6,11 @@
 #ifndef ARGO_DOCS_H
 #define ARGO_DOCS_H
 
-#include "common/common.h"
-#include "store/collection.h"
 #include "storage/itemptr.h"
+#include "utils/jsonb.h"
 #include "utils/rel.h"
+
+#include "store/collection.h"
 
 extern bool argo_keep_documents_default;
 

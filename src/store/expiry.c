@@ -7,14 +7,15 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
-#include "nodes/makefuncs.h"
 #include "catalog/pg_class.h"
 #include "commands/comment.h"
+#include "nodes/makefuncs.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 
 #include "common/common.h"
+#include "common/plancache.h"
 #include "store/collection.h"
 
 #define EXPIRY_PREFIX "argo expire: "

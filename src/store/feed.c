@@ -42,6 +42,7 @@
 #include "utils/syscache.h"
 
 #include "common/common.h"
+#include "common/keypath.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/feed.h"

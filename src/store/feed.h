@@ -5,7 +5,8 @@
 #ifndef ARGO_FEED_H
 #define ARGO_FEED_H
 
-#include "common/common.h"
+#include "utils/jsonb.h"
+
 #include "store/collection.h"
 
 #define ARGO_FEED_PREFIX "argo"

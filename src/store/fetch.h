@@ -5,11 +5,12 @@
 #ifndef ARGO_FETCH_H
 #define ARGO_FETCH_H
 
-#include "common/common.h"
+#include "storage/itemptr.h"
+#include "utils/snapshot.h"
+
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/docs.h"
-#include "storage/itemptr.h"
 
 typedef struct ObjFetch ObjFetch;
 struct DocPath;

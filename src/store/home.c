@@ -22,7 +22,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-#include "common/common.h"
+#include "common/plancache.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/shard.h"

@@ -33,6 +33,7 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -44,9 +45,8 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
-#include "storage/lmgr.h"
-
 #include "common/common.h"
+#include "common/keypath.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/keydict.h"

@@ -6,7 +6,7 @@
 #ifndef ARGO_KEYDICT_H
 #define ARGO_KEYDICT_H
 
-#include "common/common.h"
+#include "common/keypath.h"
 #include "store/collection.h"
 
 /*

@@ -29,6 +29,7 @@
 #include "utils/acl.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
+#include "utils/jsonb.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 

@@ -5,10 +5,12 @@
 #ifndef ARGO_OBJWRITE_H
 #define ARGO_OBJWRITE_H
 
-#include "common/common.h"
+#include "storage/itemptr.h"
+#include "utils/jsonb.h"
+#include "utils/snapshot.h"
+
 #include "store/collection.h"
 #include "store/docs.h"
-#include "storage/itemptr.h"
 
 typedef struct ObjWriter ObjWriter;
 

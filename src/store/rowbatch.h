@@ -6,10 +6,11 @@
 #ifndef ARGO_ROWBATCH_H
 #define ARGO_ROWBATCH_H
 
-#include "common/common.h"
-#include "store/collection.h"
 #include "storage/itemptr.h"
+#include "utils/jsonb.h"
 #include "utils/rel.h"
+
+#include "store/collection.h"
 
 typedef struct RowBatch RowBatch;
 struct RowLog;

@@ -5,9 +5,9 @@
 #ifndef ARGO_ROWMAP_H
 #define ARGO_ROWMAP_H
 
-#include "common/common.h"
-#include "store/collection.h"
 #include "utils/rel.h"
+
+#include "store/collection.h"
 
 #define ROWMAP_MAX_TABLES 3
 

@@ -17,7 +17,7 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
-#include "common/common.h"
+#include "common/plancache.h"
 #include "doc/doc.h"
 #include "store/access.h"
 #include "store/collection.h"

@@ -7,7 +7,8 @@
 #ifndef ARGO_SHARD_H
 #define ARGO_SHARD_H
 
-#include "common/common.h"
+#include "utils/jsonb.h"
+
 #include "store/collection.h"
 
 struct pg_conn;

@@ -8,6 +8,7 @@
 #include "utils/builtins.h"
 
 #include "common/common.h"
+#include "common/plancache.h"
 #include "store/collection.h"
 #include "store/keydict.h"
 

@@ -34,6 +34,7 @@
 #include "utils/rel.h"
 
 #include "common/common.h"
+#include "common/plancache.h"
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/keydict.h"
