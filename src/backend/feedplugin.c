@@ -197,7 +197,7 @@ own_table(FeedState *st, Relation rel, const char *coll, int len)
 
 /* The collection a table of argo_data belongs to, if its name ends in suffix. */
 static int
-collection_of(Relation rel, const char *suffix)
+plugin_collection_of(Relation rel, const char *suffix)
 {
 	const char *name = RelationGetRelationName(rel);
 	int			len = strlen(name);
@@ -220,7 +220,7 @@ feed_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 	Oid			seq;
 	MemoryContext old;
 
-	if ((len = collection_of(rel, "_obj")) > 0)
+	if ((len = plugin_collection_of(rel, "_obj")) > 0)
 	{
 		AttrNumber	att = attnameAttNum(rel, "objid", false);
 		bool		isnull = true;
@@ -242,7 +242,7 @@ feed_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 			vouch(st, name, len, DatumGetInt64(id), kind, seq);
 		MemoryContextSwitchTo(old);
 	}
-	else if ((len = collection_of(rel, "_feed")) > 0 &&
+	else if ((len = plugin_collection_of(rel, "_feed")) > 0 &&
 			 change->action == REORDER_BUFFER_CHANGE_INSERT)
 	{
 		old = MemoryContextSwitchTo(st->cxt);

@@ -9,7 +9,7 @@
 #include "common/ids.h"
 
 static int
-cmp_int64(const void *a, const void *b)
+objid_cmp(const void *a, const void *b)
 {
 	int64		x = *(const int64 *) a;
 	int64		y = *(const int64 *) b;
@@ -20,7 +20,7 @@ cmp_int64(const void *a, const void *b)
 void
 objid_sort(int64 *ids, int n)
 {
-	qsort(ids, n, sizeof(int64), cmp_int64);
+	qsort(ids, n, sizeof(int64), objid_cmp);
 }
 
 Datum

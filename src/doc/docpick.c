@@ -54,7 +54,7 @@ container(PNode **slot, char kind)
 }
 
 static PMember *
-member(PNode *n, JsonbValue *key, int64 index)
+node_member(PNode *n, JsonbValue *key, int64 index)
 {
 	ListCell   *lc;
 	PMember    *m;
@@ -80,7 +80,7 @@ static bool
 pick_member(PNode *n, JsonbValue *key, int64 index, JsonbValue *child, JsonbContainer *steps, int i)
 {
 	int			before = list_length(n->members);
-	PMember    *m = member(n, key, index);
+	PMember    *m = node_member(n, key, index);
 
 	if (pick(child, steps, i, &m->node))
 		return true;

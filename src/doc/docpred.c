@@ -55,7 +55,7 @@ static Truth eval(JsonbValue *pred, JsonbValue *ctx);
 
 /* The member key of spec object o, or NULL. */
 static JsonbValue *
-member(JsonbValue *o, const char *key)
+pred_member(JsonbValue *o, const char *key)
 {
 	JsonbValue	k = {.type = jbvString};
 
@@ -74,7 +74,7 @@ is_container(JsonbValue *v, bool array)
 }
 
 static void
-add_value(Reach *r, JsonbValue *v)
+pred_add_value(Reach *r, JsonbValue *v)
 {
 	if (r->n == r->max)
 	{
@@ -130,7 +130,7 @@ reach(JsonbValue *v, JsonbContainer *steps, int i, Reach *r)
 	check_stack_depth();
 	if (i == (int) JsonContainerSize(steps))
 	{
-		add_value(r, v);
+		pred_add_value(r, v);
 		return;
 	}
 	step = getIthJsonbValueFromContainer(steps, i);
@@ -156,7 +156,7 @@ reach(JsonbValue *v, JsonbContainer *steps, int i, Reach *r)
 		/* only the first wild step's array decides "an empty array" */
 		for (int k = 0; k < i && first; k++)
 			first = getIthJsonbValueFromContainer(steps, k)->type != jbvBinary;
-		reach_elements(v, member(step, "?"), steps, i, r, first);
+		reach_elements(v, pred_member(step, "?"), steps, i, r, first);
 		return;
 	}
 	if (next != NULL)
@@ -238,16 +238,16 @@ typedef struct Test
 static int
 spec_int(JsonbValue *leaf, const char *key)
 {
-	JsonbValue *v = member(leaf, key);
+	JsonbValue *v = pred_member(leaf, key);
 
 	return v && v->type == jbvNumeric ? (int) argo_number_from_numeric(v->val.numeric, NULL) : 0;
 }
 
 /* One value against a test. */
 static Truth
-value_test(const Test *t, JsonbValue *v)
+pred_value_test(const Test *t, JsonbValue *v)
 {
-	JsonbValue *whole = t->lit ? member(t->lit, "j") : NULL;
+	JsonbValue *whole = t->lit ? pred_member(t->lit, "j") : NULL;
 	int			c;
 
 	if (t->kind == 'c')
@@ -294,10 +294,10 @@ values_test(const Test *t, Reach *r, bool many)
 	bool		all_false = true;
 
 	if (!many)
-		return r->n == 0 ? T_UNKNOWN : value_test(t, &r->vals[0]);
+		return r->n == 0 ? T_UNKNOWN : pred_value_test(t, &r->vals[0]);
 	for (int i = 0; i < r->n; i++)
 	{
-		Truth		v = value_test(t, &r->vals[i]);
+		Truth		v = pred_value_test(t, &r->vals[i]);
 
 		if (v == T_TRUE)
 			return T_TRUE;
@@ -314,7 +314,7 @@ any_test(JsonbValue *leaf, Reach *r)
 {
 	static const int commuted[] = {0, 1, 4, 5, 2, 3};
 	int			op = spec_int(leaf, "op");
-	JsonbValue *lit = member(leaf, "l");
+	JsonbValue *lit = pred_member(leaf, "l");
 	JsonbIterator *it;
 	JsonbIteratorToken tok;
 	JsonbValue	e;
@@ -417,7 +417,7 @@ text_vector(Oid config, StringInfo text)
 static Truth
 text_test(JsonbValue *leaf, Reach *r)
 {
-	JsonbValue *q = member(leaf, "l");
+	JsonbValue *q = pred_member(leaf, "l");
 	Oid			config = (Oid) spec_int(leaf, "cfg");
 	StringInfoData text;
 	Datum		query;
@@ -434,9 +434,9 @@ text_test(JsonbValue *leaf, Reach *r)
 static Truth
 eval_leaf(JsonbValue *leaf, JsonbValue *ctx)
 {
-	JsonbValue *k = member(leaf, "k");
+	JsonbValue *k = pred_member(leaf, "k");
 	char	   *kind = pnstrdup(k->val.string.val, k->val.string.len);
-	JsonbContainer *steps = member(leaf, "p")->val.binary.data;
+	JsonbContainer *steps = pred_member(leaf, "p")->val.binary.data;
 	bool		many = many_values(steps);
 	Reach		r = {0};
 	Truth		t = T_FALSE;
@@ -458,7 +458,7 @@ eval_leaf(JsonbValue *leaf, JsonbValue *ctx)
 		return text_test(leaf, &r);
 	if (strcmp(kind, "in") == 0)
 	{
-		JsonbContainer *lits = member(leaf, "ls")->val.binary.data;
+		JsonbContainer *lits = pred_member(leaf, "ls")->val.binary.data;
 		Test		eq = {'c', 0, NULL, NULL};
 
 		/* p IN (a, b) is p = a OR p = b, each literal with its own type */
@@ -471,8 +471,8 @@ eval_leaf(JsonbValue *leaf, JsonbValue *ctx)
 	}
 	test.kind = kind[0];
 	test.op = spec_int(leaf, test.kind == 'l' ? "like" : "op");
-	test.lit = member(leaf, "l");
-	test.lit2 = member(leaf, "l2");
+	test.lit = pred_member(leaf, "l");
+	test.lit2 = pred_member(leaf, "l2");
 	return values_test(&test, &r, many);
 }
 
@@ -482,15 +482,15 @@ eval(JsonbValue *pred, JsonbValue *ctx)
 	JsonbValue *sub;
 
 	check_stack_depth();
-	if ((sub = member(pred, "not")) != NULL)
+	if ((sub = pred_member(pred, "not")) != NULL)
 	{
 		Truth		t = eval(sub, ctx);
 
 		return t == T_UNKNOWN ? T_UNKNOWN : t == T_TRUE ? T_FALSE : T_TRUE;
 	}
-	if ((sub = member(pred, "and")) != NULL || (sub = member(pred, "or")) != NULL)
+	if ((sub = pred_member(pred, "and")) != NULL || (sub = pred_member(pred, "or")) != NULL)
 	{
-		bool		is_and = member(pred, "and") != NULL;
+		bool		is_and = pred_member(pred, "and") != NULL;
 		Truth		t = is_and ? T_TRUE : T_FALSE;
 
 		for (uint32 i = 0; i < JsonContainerSize(sub->val.binary.data); i++)

@@ -43,7 +43,7 @@ cmp_found(const void *a, const void *b)
 
 /* The value at path in doc, into out; false where there is none. */
 static bool
-value_at(Jsonb *doc, const DocPath *path, JsonbValue *out)
+project_value_at(Jsonb *doc, const DocPath *path, JsonbValue *out)
 {
 	JsonbContainer *cur = &doc->root;
 
@@ -115,7 +115,7 @@ doc_project(Jsonb *doc, const DocPath *paths, int npaths)
 	for (int i = 0; i < npaths; i++)
 	{
 		found[n].path = &paths[i];
-		if (value_at(doc, &paths[i], &found[n].value))
+		if (project_value_at(doc, &paths[i], &found[n].value))
 			n++;
 	}
 	if (n == 0)

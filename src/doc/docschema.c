@@ -207,7 +207,7 @@ type_matches(JsonbValue *v, JsonbValue *t)
 }
 
 static bool
-same_value(JsonbValue *a, JsonbValue *b)
+schema_same_value(JsonbValue *a, JsonbValue *b)
 {
 	return compareJsonbContainers(&JsonbValueToJsonb(a)->root, &JsonbValueToJsonb(b)->root) == 0;
 }
@@ -261,7 +261,7 @@ numeric_ok(JsonbContainer *s, JsonbValue *v, Failure *f)
 }
 
 static bool
-string_ok(JsonbContainer *s, JsonbValue *v, Failure *f)
+schema_string_ok(JsonbContainer *s, JsonbValue *v, Failure *f)
 {
 	JsonbValue *b;
 	int			chars;
@@ -299,7 +299,7 @@ array_ok(JsonbContainer *s, JsonbValue *v, Failure *f)
 	if ((b = keyword(s, "uniqueItems")) && b->type == jbvBool && b->val.boolean)
 		for (uint32 i = 0; i < n; i++)
 			for (uint32 j = i + 1; j < n; j++)
-				if (same_value(getIthJsonbValueFromContainer(v->val.binary.data, i),
+				if (schema_same_value(getIthJsonbValueFromContainer(v->val.binary.data, i),
 							   getIthJsonbValueFromContainer(v->val.binary.data, j)))
 					return fail(f, "uniqueItems");
 	if ((b = keyword(s, "items")) != NULL)
@@ -423,13 +423,13 @@ accepts(JsonbValue *schema, JsonbValue *v, Failure *f)
 		bool		found = false;
 
 		for (uint32 i = 0; i < JsonContainerSize(b->val.binary.data) && !found; i++)
-			found = same_value(getIthJsonbValueFromContainer(b->val.binary.data, i), v);
+			found = schema_same_value(getIthJsonbValueFromContainer(b->val.binary.data, i), v);
 		if (!found)
 			return fail(f, "enum");
 	}
-	if ((b = keyword(s, "const")) && !same_value(b, v))
+	if ((b = keyword(s, "const")) && !schema_same_value(b, v))
 		return fail(f, "const");
-	return numeric_ok(s, v, f) && string_ok(s, v, f) && array_ok(s, v, f) &&
+	return numeric_ok(s, v, f) && schema_string_ok(s, v, f) && array_ok(s, v, f) &&
 		object_ok(s, v, f) && combined_ok(s, v, f);
 }
 

@@ -131,7 +131,7 @@ static RRow *next_row(Rebuilder *rb, int64 objid);
  * that is an error naming it (42712), and the user names the id anew.
  */
 static void
-add_id(Rebuilder *rb)
+rebuild_add_id(Rebuilder *rb)
 {
 	KeySeg	   *seg;
 	RRow	   *r;
@@ -164,7 +164,7 @@ static void
 build_object(Rebuilder *rb)
 {
 	if (rb->id_name != NULL)
-		add_id(rb);
+		rebuild_add_id(rb);
 	sort_rows(rb->rows, rb->nrows);
 	rb->emit(rb->arg, rb->objid, jsonb_write_object(rb->rows, rb->nrows, rb->objid));
 }

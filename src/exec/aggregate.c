@@ -499,7 +499,7 @@ aggregate_source(ArgoQuery *q)
 
 	if (list_length(s->from) > 1)
 	{
-		buf = sqlgen_join_tuples(q);
+		buf = join_tuples_sql(q);
 		appendStringInfoString(&buf->sql, "SELECT @COLS@ FROM j o");
 		return buf;
 	}
@@ -527,7 +527,7 @@ aggregate_source(ArgoQuery *q)
 
 /* Where t is among the statement's targets. */
 static int
-target_index(List *targets, ArgoTarget *t)
+agg_target_index(List *targets, ArgoTarget *t)
 {
 	ListCell   *lc;
 
@@ -583,7 +583,7 @@ static void
 emit_having_leaf(AggGen *g, ArgoPred *p)
 {
 	static const char *const ops[] = {"=", "<>", "<", "<=", ">", ">="};
-	TargetCols *tc = &g->targets[target_index(g->q->stmt->targets, p->agg)];
+	TargetCols *tc = &g->targets[agg_target_index(g->q->stmt->targets, p->agg)];
 	ArgoLiteral *lit = p->lit;
 	int			t = lit->type == ALIT_NUMBER ? 0 : lit->type == ALIT_STRING ? 1 : 2;
 	ValueCols	v = aggregate_value(tc, p->agg->agg == AAGG_MAX);
@@ -658,7 +658,7 @@ emit_order(AggGen *g)
 					v = g->groups[foreach_current_index(gc)];
 		}
 		else
-			v = aggregate_value(&g->targets[target_index(s->targets, o->agg)],
+			v = aggregate_value(&g->targets[agg_target_index(s->targets, o->agg)],
 								o->agg->agg == AAGG_MAX);
 		sql_order_keys(&g->buf->sql, &v, o->desc, o->nulls_first);
 	}
@@ -671,7 +671,7 @@ emit_order(AggGen *g)
 }
 
 SqlBuf *
-sqlgen_aggregate(ArgoQuery *q)
+aggregate_sql(ArgoQuery *q)
 {
 	ArgoStmt   *s = q->stmt;
 	SqlBuf	   *buf = sqlgen_aggregate_direct(q);
@@ -800,7 +800,7 @@ group_key(ArgoQuery *q, ArgoPath *g)
 
 /* Feed one value (column col of the result row) to the rebuilder. */
 static void
-add_value(Rebuilder *rb, int64 id, const char *keystr, Datum *values, bool *nulls,
+agg_add_value(Rebuilder *rb, int64 id, const char *keystr, Datum *values, bool *nulls,
 		  TupleDesc desc, int col)
 {
 	Datum		d = values[col - 1];
@@ -867,7 +867,7 @@ keep_whole_value(GroupTake *g, ArgoTarget *t, int64 id, const char *key, Datum *
 	{
 		/* ARRAY_AGG of nothing is null, as every aggregate with nothing to use */
 		if (t->agg == AAGG_ARRAY)
-			add_value(g->rb, id, key, values, nulls, g->desc, col);
+			agg_add_value(g->rb, id, key, values, nulls, g->desc, col);
 		return;
 	}
 	old = MemoryContextSwitchTo(g->cxt);
@@ -925,7 +925,7 @@ rebuild_group(void *arg, Datum *values, bool *nulls)
 		int			gc = first_present(nulls, col, col + 1, col + 2);
 
 		if (!nulls[gc - 1])
-			add_value(g->rb, id, g->group_keys[foreach_current_index(lc)], values, nulls, g->desc, gc);
+			agg_add_value(g->rb, id, g->group_keys[foreach_current_index(lc)], values, nulls, g->desc, gc);
 		col += 3;
 	}
 	foreach(lc, s->targets)
@@ -943,11 +943,11 @@ rebuild_group(void *arg, Datum *values, bool *nulls)
 			if (argo_value_aggregate(t->agg))
 				keep_whole_value(g, t, id, key.data, values, nulls, col);
 			else if (t->agg == AAGG_MIN)
-				add_value(g->rb, id, key.data, values, nulls, g->desc, first_present(nulls, col, col + 1, col + 2));
+				agg_add_value(g->rb, id, key.data, values, nulls, g->desc, first_present(nulls, col, col + 1, col + 2));
 			else if (t->agg == AAGG_MAX)
-				add_value(g->rb, id, key.data, values, nulls, g->desc, first_present(nulls, col + 2, col + 1, col));
+				agg_add_value(g->rb, id, key.data, values, nulls, g->desc, first_present(nulls, col + 2, col + 1, col));
 			else
-				add_value(g->rb, id, key.data, values, nulls, g->desc, col);
+				agg_add_value(g->rb, id, key.data, values, nulls, g->desc, col);
 		}
 		col += three ? 3 : 1;
 	}
@@ -999,6 +999,6 @@ run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg)
 		g.group_keys[foreach_current_index(lc)] = group_key(q, lfirst(lc));
 		check_group_key(q, &g, foreach_current_index(lc));
 	}
-	argo_stream_described(sqlgen_aggregate(q), rebuild_group, &g, &g.desc);
+	argo_stream_described(aggregate_sql(q), rebuild_group, &g, &g.desc);
 	rebuilder_finish(g.rb);
 }

@@ -20,7 +20,7 @@ typedef struct TargetCols
 } TargetCols;
 
 /* aggregate.c */
-extern SqlBuf *sqlgen_aggregate(ArgoQuery *q);
+extern SqlBuf *aggregate_sql(ArgoQuery *q);
 extern void run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg);
 
 /* unwind.c */

@@ -29,7 +29,7 @@
 #include "doc/doc.h"
 #include "store/access.h"
 #include "store/collection.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "parse/analyze.h"
 #include "parse/parse.h"
 #include "sql/sql.h"

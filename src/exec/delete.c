@@ -19,7 +19,7 @@
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/feed.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "store/keydict.h"
 #include "store/objwrite.h"
 #include "store/shard.h"

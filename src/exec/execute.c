@@ -26,7 +26,7 @@
 #include "common/plancache.h"
 #include "doc/doc.h"
 #include "store/collection.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "store/rowbatch.h"
 #include "store/shard.h"
 #include "parse/analyze.h"
@@ -39,7 +39,7 @@
 #include "exec/lookup.h"
 #include "exec/plan.h"
 #include "exec/results.h"
-#include "exec/shard.h"
+#include "exec/shardrun.h"
 #include "exec/stream.h"
 #include "exec/update.h"
 
@@ -70,7 +70,7 @@ typedef struct IdsTarget
 } IdsTarget;
 
 static void
-emit_id(void *arg, Datum *values, bool *nulls)
+emit_select_id(void *arg, Datum *values, bool *nulls)
 {
 	IdsTarget  *t = arg;
 
@@ -92,7 +92,7 @@ ids_driver(ArgoQuery *q, result_emit emit, void *arg, RowDriver *d)
 	s.star = true;
 	whole.stmt = &s;
 	d->sql = sqlgen_select_ids(&whole);
-	d->take = emit_id;
+	d->take = emit_select_id;
 	d->arg = t;
 }
 

@@ -18,7 +18,7 @@
 #include "common/plancache.h"
 #include "common/sqlbuf.h"
 #include "store/collection.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "store/objwrite.h"
 #include "store/shard.h"
 #include "parse/analyze.h"
@@ -30,7 +30,7 @@
 #include "exec/join.h"
 #include "exec/lookup.h"
 #include "exec/plan.h"
-#include "exec/shard.h"
+#include "exec/shardrun.h"
 #include "exec/stream.h"
 #include "exec/update.h"
 
@@ -141,7 +141,7 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 			*out = add_line(*out, cxt, sqlgen_aggregate_direct(q) ?
 							"-- the aggregates read off the value rows alone; no object is rebuilt" :
 							"-- the aggregates computed by SQL over the selected objects; no object is rebuilt");
-			return sqlgen_aggregate(q);
+			return aggregate_sql(q);
 		case ARGO_PLAN_JOIN_FETCH:
 			if (lookup_join_applies(q))
 				*out = add_line(*out, cxt, "-- the pairs found from C: the left objects through the WHERE's index, each one's value at the ON path looked up in the right collection's (keyid, value) index; where a lookup declines or the pairs pass work_mem, the SQL below");
@@ -150,10 +150,10 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 				*out = add_line(*out, cxt,
 								psprintf("-- or, if the join gives " INT64_FORMAT " tuples or more (a tenth of its largest collection), set-wise: the tuples' ids as arrays joined with the projected keys' rows",
 										 joinset_threshold(q)));
-			return sqlgen_join_ids(q);
+			return join_ids_sql(q);
 		case ARGO_PLAN_JOIN_SQL:
 			*out = add_line(*out, cxt, "-- every part's rows read through SQL (row-level security, or a table that is not a plain heap table)");
-			return sqlgen_join(q);
+			return join_sql(q);
 		case ARGO_PLAN_SELECT_IDS:
 			star.star = true;
 			whole.stmt = &star;

@@ -7,7 +7,7 @@
  * WHERE conjuncts that name one alias become id filters applied before
  * joining; the rest is evaluated per tuple under three-valued logic.  The
  * tuples' objects are then fetched part by part, in tuple order, straight
- * from the heap (fetch.c; through SQL where that cannot be done), and
+ * from the heap (objfetch.c; through SQL where that cannot be done), and
  * assembled as {"alias": {…}, …}.
  *
  * LEFT JOIN keeps every object of the left side: the tuples start from
@@ -34,7 +34,7 @@
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/docs.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "store/keydict.h"
 #include "store/shard.h"
 #include "parse/analyze.h"
@@ -417,7 +417,7 @@ join_tuples(ArgoQuery *q, bool unordered)
  * an aggregate to read as FROM j.
  */
 SqlBuf *
-sqlgen_join_tuples(ArgoQuery *q)
+join_tuples_sql(ArgoQuery *q)
 {
 	JoinCtx		jc = join_tuples(q, true);
 
@@ -427,7 +427,7 @@ sqlgen_join_tuples(ArgoQuery *q)
 
 /* The tuples' object ids, (o0, o1, …) in output order, for fetching. */
 SqlBuf *
-sqlgen_join_ids(ArgoQuery *q)
+join_ids_sql(ArgoQuery *q)
 {
 	JoinCtx		jc = join_tuples(q, false);
 
@@ -444,7 +444,7 @@ sqlgen_join_ids(ArgoQuery *q)
  * from several collections.
  */
 SqlBuf *
-sqlgen_join(ArgoQuery *q)
+join_sql(ArgoQuery *q)
 {
 	ArgoStmt   *s = q->stmt;
 	JoinCtx		jc = join_tuples(q, false);
@@ -760,7 +760,7 @@ probe_pairs(DirectJoin *dj, JoinPairs *jp)
 static void
 fetch_tuples(ArgoQuery *q, DirectJoin *dj, bool setwise)
 {
-	Portal		portal = argo_open_cursor(sqlgen_join_ids(q), true);
+	Portal		portal = argo_open_cursor(join_ids_sql(q), true);
 	int64		threshold = setwise ? 0 : joinset_threshold(q);
 	TupleBuffer b = {dj->ta->nparts, palloc(sizeof(int64 *) * dj->ta->nparts), 0, JOIN_BATCH};
 	int64		total = 0;
@@ -845,7 +845,7 @@ run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg)
 	}
 	if (fetch == NULL)
 	{
-		argo_rebuild_from_query(sqlgen_join(q), rebuilder_create(NULL, take_part, &ta));
+		argo_rebuild_from_query(join_sql(q), rebuilder_create(NULL, take_part, &ta));
 		flush_tuple(&ta);
 		return;
 	}

@@ -9,7 +9,7 @@
 
 #include "common/sqlbuf.h"
 #include "doc/doc.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
@@ -21,9 +21,9 @@ extern void run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg
 extern uint32 join_pred_sources(ArgoPred *p);
 extern bool join_asks_part(ArgoPred *p);
 extern Jsonb *join_tuple_object(ArgoStmt *s, Jsonb **parts, bool *nullpart);
-extern SqlBuf *sqlgen_join(ArgoQuery *q);
-extern SqlBuf *sqlgen_join_ids(ArgoQuery *q);
-extern SqlBuf *sqlgen_join_tuples(ArgoQuery *q);
+extern SqlBuf *join_sql(ArgoQuery *q);
+extern SqlBuf *join_ids_sql(ArgoQuery *q);
+extern SqlBuf *join_tuples_sql(ArgoQuery *q);
 extern ObjFetch **join_fetchers(ArgoQuery *q);
 
 /* joinset.c */

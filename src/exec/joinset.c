@@ -2,7 +2,7 @@
  * joinset.c — the parts of a large join read set-wise.
  *
  * A join's tuples are few or many.  For few, each part is fetched by
- * index probes on its object id (fetch.c): three B-tree descents a part
+ * index probes on its object id (objfetch.c): three B-tree descents a part
  * in Argo/3.  For many — a good share of a collection — that is the
  * wrong plan: 100k tuples of a self-join spent 0.5 s in 200k probes.
  * Then the tuples' ids go to SQL as arrays, joined with the value rows of
@@ -66,7 +66,7 @@ joinset_threshold(ArgoQuery *q)
  * each part as an object ({} has no other row).
  */
 static void
-emit_part(SqlBuf *buf, ArgoQuery *q, int k, int ids, int64 first)
+joinset_emit_part(SqlBuf *buf, ArgoQuery *q, int k, int ids, int64 first)
 {
 	ArgoStmt   *s = q->stmt;
 	ArgoCollection *c = list_nth(q->colls, k);
@@ -104,7 +104,7 @@ typedef struct PartRows
 
 /* One row of some part: its key from that part's dictionary. */
 static void
-take_row(void *arg, Datum *values, bool *nulls)
+joinset_take_row(void *arg, Datum *values, bool *nulls)
 {
 	PartRows   *pr = arg;
 	int			part = DatumGetInt64(values[0]) % (pr->nparts + 1);
@@ -133,7 +133,7 @@ joinset_fetch(ArgoQuery *q, int64 **ids, int64 n, int64 first,
 		int			p = sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids[k], (int) n));
 
 		pr.dicts[k] = keydict_of(list_nth(q->colls, k));
-		emit_part(buf, q, k, p, first);
+		joinset_emit_part(buf, q, k, p, first);
 	}
 	appendStringInfo(&buf->sql,
 					 " UNION ALL SELECT (g OPERATOR(pg_catalog.+) " INT64_FORMAT ") OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d, NULL, NULL, NULL, NULL FROM pg_catalog.generate_series(1, $%d) AS g ORDER BY 1",
@@ -142,6 +142,6 @@ joinset_fetch(ArgoQuery *q, int64 **ids, int64 n, int64 first,
 	/* the arrays' lengths differ from call to call: plan with them */
 	buf->custom_plan = true;
 	pr.rb = rebuilder_create(NULL, emit, arg);
-	argo_stream_rows(buf, take_row, &pr);
+	argo_stream_rows(buf, joinset_take_row, &pr);
 	rebuilder_finish(pr.rb);
 }

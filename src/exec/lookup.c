@@ -8,7 +8,7 @@
  * An application's point read or write (WHERE key = $1, WHERE ID() = $1)
  * then costs one index descent instead of an SPI statement, and each
  * value row found says where its object's kept document lies (doctid),
- * so a read goes from the index to the document.  As fetch.c
+ * so a read goes from the index to the document.  As objfetch.c
  * reads rows: the snapshot given, SQL's SELECT privilege check (42501);
  * a table that is not a plain heap, is under row-level security or lacks
  * the index declines (NULL), and the caller runs SQL instead.
@@ -151,7 +151,7 @@ lookup_read_pred(ArgoPred *where)
 
 /* The test a leaf (lookup_read_pred's, not an IN list) asks of a value. */
 static ValueTest
-value_test(ArgoPred *p)
+lookup_value_test(ArgoPred *p)
 {
 	/* lit op ANY path: an element e passes when e op' lit does */
 	static const ArgoCmpOp commuted[] = {ACMP_EQ, ACMP_NE, ACMP_GT, ACMP_GE,
@@ -205,7 +205,7 @@ add_id_at(IdList *l, int64 id, const DocHint *hint)
 }
 
 static void
-add_id(IdList *l, int64 id)
+lookup_add_id(IdList *l, int64 id)
 {
 	add_id_at(l, id, NULL);
 }
@@ -268,7 +268,7 @@ string_passes(TupleTableSlot *slot, AttrNumber valatt, const ValueTest *t)
 
 /* Column 2's key: the index's value for lit, compared by strategy s. */
 static void
-value_key(ScanKey key, Relation irel, ArgoLiteral *lit, StrategyNumber s)
+lookup_value_key(ScanKey key, Relation irel, ArgoLiteral *lit, StrategyNumber s)
 {
 	Oid			proc;
 	Datum		v = index_value(lit, s, &proc);
@@ -289,14 +289,14 @@ value_keys(ScanKey keys, Relation irel, int32 keyid, const ValueTest *t)
 	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(keyid));
 	if (t->eq)
 	{
-		value_key(&keys[n++], irel, t->eq, BTEqualStrategyNumber);
+		lookup_value_key(&keys[n++], irel, t->eq, BTEqualStrategyNumber);
 		return n;
 	}
 	if (t->lo)
-		value_key(&keys[n++], irel, t->lo, prefix || t->lo_incl ?
+		lookup_value_key(&keys[n++], irel, t->lo, prefix || t->lo_incl ?
 				  BTGreaterEqualStrategyNumber : BTGreaterStrategyNumber);
 	if (t->hi)
-		value_key(&keys[n++], irel, t->hi, prefix || t->hi_incl ?
+		lookup_value_key(&keys[n++], irel, t->hi, prefix || t->hi_incl ?
 				  BTLessEqualStrategyNumber : BTLessStrategyNumber);
 	return n;
 }
@@ -315,7 +315,7 @@ typedef struct TypeLookup
 
 /* The id and doctid of the row the slot holds, added to out. */
 static void
-add_row(IdList *out, Relation rel, TupleTableSlot *slot, const TypeLookup *tl)
+lookup_add_row(IdList *out, Relation rel, TupleTableSlot *slot, const TypeLookup *tl)
 {
 	bool		isnull;
 	bool		nodoc = true;
@@ -325,7 +325,7 @@ add_row(IdList *out, Relation rel, TupleTableSlot *slot, const TypeLookup *tl)
 
 	if (nodoc)
 	{
-		add_id(out, objid);
+		lookup_add_id(out, objid);
 		return;
 	}
 	h = dochint_make(RelationGetRelid(rel), &slot->tts_tid, (ItemPointer) DatumGetPointer(doc));
@@ -345,7 +345,7 @@ add_entry(IdList *out, IndexScanDesc scan)
 													 scan->xs_itupdesc, &isnull));
 
 	if (!isnull)
-		add_id(out, objid);
+		lookup_add_id(out, objid);
 }
 
 /*
@@ -363,7 +363,7 @@ fetched_row(TypeLookup *tl, TupleTableSlot *slot, bool found, const ValueTest *t
 {
 	if (!found || (t->type == ALIT_STRING && !string_passes(slot, tl->valatt, t)))
 		return;
-	add_row(out, tl->rel, slot, tl);
+	lookup_add_row(out, tl->rel, slot, tl);
 }
 
 /*
@@ -533,7 +533,7 @@ lookup_values(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
 	{
 		ValueTest  *t = palloc(sizeof(ValueTest));
 
-		*t = value_test(p);
+		*t = lookup_value_test(p);
 		tests = list_make1(t);
 	}
 	memset(types, 0, sizeof(types));
@@ -663,7 +663,7 @@ lookup_id(ArgoCollection *c, ArgoPred *p, Snapshot snap, IdList *out)
 	if (!lookup_directory(c, id, snap, &found))
 		return false;
 	if (found)
-		add_id(out, id);
+		lookup_add_id(out, id);
 	return true;
 }
 
@@ -700,7 +700,7 @@ lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int cap, int *n,
 	if (!(p->kind == APRED_ID ? lookup_id(c, p, snap, &l) : lookup_values(c, p, snap, &l)))
 		return NULL;
 	l.cap = 0;
-	add_id(&l, 0);				/* never NULL, even when empty */
+	lookup_add_id(&l, 0);				/* never NULL, even when empty */
 	l.n--;
 	pairs = palloc(sizeof(IdPair) * (l.n + 1));
 	for (int i = 0; i < l.n; i++)

@@ -10,7 +10,7 @@
 
 #include "store/collection.h"
 #include "store/docs.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"

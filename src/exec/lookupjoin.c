@@ -25,7 +25,7 @@
 #include "common/numbers.h"
 #include "doc/doc.h"
 #include "store/docs.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "store/keydict.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
@@ -64,7 +64,7 @@ lookup_join_applies(ArgoQuery *q)
 
 /* The scalar at path's steps (after its alias) in doc, or false. */
 static bool
-value_at(Jsonb *doc, ArgoPath *path, JsonbValue *out)
+pair_value_at(Jsonb *doc, ArgoPath *path, JsonbValue *out)
 {
 	JsonbContainer *c = &doc->root;
 	int			skip = list_length(path->steps) - path->nsegs;
@@ -181,7 +181,7 @@ pair_left(ArgoQuery *q, ArgoPath *lp, ArgoPath *rp, Jsonb *left, int64 lid,
 	DocHint    *hints;
 	int64	   *ids;
 
-	if (!value_at(left, lp, &v))
+	if (!pair_value_at(left, lp, &v))
 		return true;
 	ids = lookup_ids_docs(lsecond(q->colls), equals_value(rp, &v), snap,
 						  (int) Min(cap - jp->n + 1, PG_INT32_MAX), &n, &hints);

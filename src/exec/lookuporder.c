@@ -21,7 +21,7 @@
 
 #include "doc/doc.h"
 #include "store/collection.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "store/keydict.h"
 #include "parse/analyze.h"
 #include "parse/parse.h"

@@ -16,7 +16,7 @@
 
 #include "doc/doc.h"
 #include "store/collection.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "store/shard.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
@@ -27,7 +27,7 @@
 #include "exec/lookup.h"
 #include "exec/plan.h"
 #include "exec/results.h"
-#include "exec/shard.h"
+#include "exec/shardrun.h"
 
 /* Found by an equality, at most this many objects are sorted as a set. */
 #define LOOKUP_SORT_MAX 1000

@@ -7,7 +7,7 @@
 
 #include "doc/doc.h"
 #include "store/docs.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"

@@ -154,7 +154,7 @@ path_within(DocPath *a, DocPath *b)
 
 /* Paths in the order of their keys, a path before those it begins. */
 static int
-path_cmp(const void *a, const void *b)
+shape_path_cmp(const void *a, const void *b)
 {
 	const DocPath *pa = *(const DocPath *const *) a;
 	const DocPath *pb = *(const DocPath *const *) b;
@@ -182,7 +182,7 @@ paths_apart(DocPath *paths, int n)
 
 	for (int i = 0; i < n; i++)
 		sorted[i] = &paths[i];
-	qsort(sorted, n, sizeof(DocPath *), path_cmp);
+	qsort(sorted, n, sizeof(DocPath *), shape_path_cmp);
 	for (int i = 1; i < n && apart; i++)
 	{
 		CHECK_FOR_INTERRUPTS();

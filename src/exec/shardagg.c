@@ -33,7 +33,7 @@
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/results.h"
-#include "exec/shard.h"
+#include "exec/shardrun.h"
 
 /* One aggregate of one group, as combined so far. */
 typedef struct Partial
@@ -293,7 +293,7 @@ group_result(Combine *c, AggGroup *g)
 	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
 }
 
-static int	target_index(ArgoStmt *s, ArgoTarget *t);
+static int	shardagg_target_index(ArgoStmt *s, ArgoTarget *t);
 
 /*
  * One HAVING comparison, as SQL makes it (aggregate.c): the aggregate's
@@ -303,7 +303,7 @@ static int	target_index(ArgoStmt *s, ArgoTarget *t);
 static int
 having_leaf(Combine *c, AggGroup *g, ArgoPred *p)
 {
-	JsonbValue	v = final_value(p->agg, &g->partials[target_index(c->q->stmt, p->agg)]);
+	JsonbValue	v = final_value(p->agg, &g->partials[shardagg_target_index(c->q->stmt, p->agg)]);
 	ArgoLiteral *lit = p->lit;
 	int			cmp;
 
@@ -413,7 +413,7 @@ path_key(ArgoStmt *s, Jsonb *doc, ArgoPath *path, StringInfo key)
 }
 
 static int
-target_index(ArgoStmt *s, ArgoTarget *t)
+shardagg_target_index(ArgoStmt *s, ArgoTarget *t)
 {
 	ListCell   *lc;
 
@@ -442,7 +442,7 @@ group_keys(Combine *c, AggGroup *g)
 			path_key(s, g->result, o->path, key);
 		else
 		{
-			JsonbValue	v = final_value(o->agg, &g->partials[target_index(s, o->agg)]);
+			JsonbValue	v = final_value(o->agg, &g->partials[shardagg_target_index(s, o->agg)]);
 
 			initStringInfo(key);
 			if (!argo_value_sort_key(&v, key))

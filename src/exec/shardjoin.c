@@ -48,7 +48,7 @@
 #include "sql/sql.h"
 #include "exec/join.h"
 #include "exec/results.h"
-#include "exec/shard.h"
+#include "exec/shardrun.h"
 
 /* At most this many distinct values are sent to a later item's shards. */
 #define REDUCE_MAX 10000
@@ -202,7 +202,7 @@ without_hidden(Jsonb *doc)
  * path in a whole object, else under its own name in a projected one.
  */
 static void
-value_key(ShardJoin *j, Jsonb *doc, Jsonb *path, const char *name, StringInfo key)
+join_value_key(ShardJoin *j, Jsonb *doc, Jsonb *path, const char *name, StringInfo key)
 {
 	bool		found;
 
@@ -226,7 +226,7 @@ value_key(ShardJoin *j, Jsonb *doc, Jsonb *path, const char *name, StringInfo ke
 static void
 condition_key(ShardJoin *j, int k, int m, Jsonb *doc, StringInfo key)
 {
-	value_key(j, doc, k == m ? j->own_path[m] : j->other_path[m],
+	join_value_key(j, doc, k == m ? j->own_path[m] : j->other_path[m],
 			  psprintf("%s%d", ARGO_JOIN_PREFIX, m), key);
 }
 
@@ -243,7 +243,7 @@ grown(void *p, Size size)
 }
 
 static void
-add_row(ShardJoin *j, int k, Jsonb *doc)
+part_add_row(ShardJoin *j, int k, Jsonb *doc)
 {
 	PulledItem	   *it = &j->items[k];
 
@@ -263,7 +263,7 @@ add_row(ShardJoin *j, int k, Jsonb *doc)
 			condition_key(j, k, m, doc, &it->keys[m][it->n]);
 	for (int i = 0; i < j->norder; i++)
 		if (j->order_item[i] == k)
-			value_key(j, doc, j->order_path[i], psprintf("%so%d", ARGO_JOIN_PREFIX, i),
+			join_value_key(j, doc, j->order_path[i], psprintf("%so%d", ARGO_JOIN_PREFIX, i),
 					  &it->order[i][it->n]);
 	it->docs[it->n] = j->q->stmt->star ? doc : without_hidden(doc);
 	it->n++;
@@ -294,7 +294,7 @@ keys_equal(StringInfo a, StringInfo b)
 	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
 }
 
-/* The rows whose values hash alike, for reduction() */
+/* The rows whose values hash alike, for join_reduction() */
 typedef struct SeenValue
 {
 	uint32		hash;
@@ -307,7 +307,7 @@ typedef struct SeenValue
  * *none: there are none, so no object of m can match.
  */
 static char *
-reduction(ShardJoin *j, int m, bool *none)
+join_reduction(ShardJoin *j, int m, bool *none)
 {
 	PulledItem	   *o = &j->items[j->other[m]];
 	HTAB	   *seen;
@@ -394,7 +394,7 @@ pull(ShardJoin *j, int k)
 
 	if (k > 0)
 	{
-		keyvals = reduction(j, k, &none);
+		keyvals = join_reduction(j, k, &none);
 		/* nothing of k can match: an inner join has no tuples, a left one null parts */
 		if (none)
 			return true;
@@ -407,7 +407,7 @@ pull(ShardJoin *j, int k)
 		Jsonb	   *copy = palloc(VARSIZE(doc));
 
 		memcpy(copy, doc, VARSIZE(doc));
-		add_row(j, k, copy);
+		part_add_row(j, k, copy);
 	}
 	shardread_close(r);
 	return true;

@@ -36,7 +36,7 @@
 #include "parse/parse.h"
 #include "exec/execute.h"
 #include "exec/results.h"
-#include "exec/shard.h"
+#include "exec/shardrun.h"
 
 static void
 refuse(const char *why)
@@ -290,7 +290,7 @@ source_targets(ArgoStmt *s, const char *name, bool first)
 
 /* keyvals as "path IN $n" on source's own condition's path. */
 static ArgoPred *
-reduction(ArgoSource *src, int paramno)
+part_reduction(ArgoSource *src, int paramno)
 {
 	ArgoPred   *in = palloc0(sizeof(ArgoPred));
 	const char *name = source_name(src);
@@ -323,8 +323,8 @@ source_statement(ArgoStmt *s, int source, bool reduce, int nparams)
 		s->targets = source_targets(s, name, source == 0);
 	s->where = source_where(s->where, name);
 	if (reduce)
-		s->where = s->where ? pred_combine(APRED_AND, s->where, reduction(src, nparams)) :
-			reduction(src, nparams);
+		s->where = s->where ? pred_combine(APRED_AND, s->where, part_reduction(src, nparams)) :
+			part_reduction(src, nparams);
 	alone->coll = src->coll;
 	alone->alias = (char *) name;
 	alone->location = src->location;

@@ -45,7 +45,7 @@
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/results.h"
-#include "exec/shard.h"
+#include "exec/shardrun.h"
 
 /* One shard's results, the current one first. */
 typedef struct ShardStream
@@ -254,7 +254,7 @@ advance(ShardRead *r, ShardStream *st)
 }
 
 static int
-cmp_int64(int64 a, int64 b)
+shardread_cmp_int64(int64 a, int64 b)
 {
 	return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -270,13 +270,13 @@ cmp_streams(ShardRead *r, ShardStream *a, ShardStream *b)
 		ArgoOrder  *ob = lfirst(lc);
 		int			i = foreach_current_index(lc);
 		int			c = r->order_paths[i] == NULL ?
-			(ob->desc ? -1 : 1) * cmp_int64(a->objid, b->objid) :
+			(ob->desc ? -1 : 1) * shardread_cmp_int64(a->objid, b->objid) :
 			argo_sort_key_order(&a->keys[i], &b->keys[i], ob->desc, ob->nulls_first);
 
 		if (c != 0)
 			return c;
 	}
-	return cmp_int64(a->objid, b->objid);
+	return shardread_cmp_int64(a->objid, b->objid);
 }
 
 /* The stream whose result comes next; NULL when all are done. */

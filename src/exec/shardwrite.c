@@ -37,7 +37,7 @@
 #include "parse/expr.h"
 #include "parse/parse.h"
 #include "exec/results.h"
-#include "exec/shard.h"
+#include "exec/shardrun.h"
 
 /* Rounds of keys a shard's part of a write may ask for before it is an error. */
 #define MAX_KEY_ROUNDS 20

@@ -27,7 +27,7 @@
 #include "common/sqlbuf.h"
 #include "doc/doc.h"
 #include "store/docs.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "store/keydict.h"
 #include "parse/analyze.h"
 #include "parse/parse.h"

@@ -36,7 +36,7 @@
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/feed.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "store/keydict.h"
 #include "store/objwrite.h"
 #include "store/rowbatch.h"
@@ -105,7 +105,7 @@ returning_batch(Updater *u)
 
 /* An object read back under its lock, copied: the rebuilder reuses its memory. */
 static void
-take_object(void *arg, int64 objid, Jsonb *obj)
+update_take_object(void *arg, int64 objid, Jsonb *obj)
 {
 	Updater    *u = arg;
 
@@ -123,7 +123,7 @@ static void
 read_locked(Updater *u, const int64 *ids, int n, RowLog *log)
 {
 	ArgoCollection *c = u->coll;
-	Rebuilder  *rb = rebuilder_create(keydict_of(c), take_object, u);
+	Rebuilder  *rb = rebuilder_create(keydict_of(c), update_take_object, u);
 	ObjFetch   *f;
 
 	/* after the locks: a snapshot that sees every earlier writer's commit */

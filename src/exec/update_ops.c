@@ -47,7 +47,7 @@ path_array(List *steps, int nsteps)
 
 /* The value at the first nsteps steps, or NULL when missing. */
 static JsonbValue *
-value_at(Jsonb *doc, List *steps, int nsteps)
+set_value_at(Jsonb *doc, List *steps, int nsteps)
 {
 	JsonbContainer *cont = &doc->root;
 	JsonbValue *v = NULL;
@@ -96,7 +96,7 @@ array_size_at(Jsonb *doc, List *steps, int nsteps)
 
 	if (nsteps == 0)
 		return 0;
-	v = value_at(doc, steps, nsteps);
+	v = set_value_at(doc, steps, nsteps);
 	if (v == NULL || v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
 		return 0;
 	return JsonContainerSize(v->val.binary.data);
@@ -145,7 +145,7 @@ argo_apply_set(Jsonb *doc, ArgoPath *path, Jsonb *value)
 		if (i == n - 1)
 			break;
 		want_array = ((ArgoStep *) list_nth(steps, i + 1))->is_index;
-		v = value_at(doc, steps, i + 1);
+		v = set_value_at(doc, steps, i + 1);
 		if (v == NULL)
 			doc = set_at(doc, steps, i + 1, empty_container(want_array));
 		else if (v->type != jbvBinary ||
@@ -194,7 +194,7 @@ apply_inc(Jsonb *doc, ArgoSetItem *item)
 	ArgoPath   *path = item->path;
 	JsonbValue	amount;
 	Numeric		n;
-	JsonbValue *v = value_at(doc, path->steps, list_length(path->steps));
+	JsonbValue *v = set_value_at(doc, path->steps, list_length(path->steps));
 
 	if (!JsonbExtractScalar(&item->value->value->root, &amount) ||
 		amount.type != jbvNumeric)
@@ -323,7 +323,7 @@ apply_array_op(Jsonb *doc, ArgoSetItem *item)
 {
 	ArgoPath   *path = item->path;
 	Jsonb	   *value = item->value->value;
-	JsonbValue *v = value_at(doc, path->steps, list_length(path->steps));
+	JsonbValue *v = set_value_at(doc, path->steps, list_length(path->steps));
 	JsonbParseState *st = NULL;
 	JsonbIterator *it;
 	JsonbValue	e;
@@ -386,7 +386,7 @@ apply_unset(Jsonb *doc, ArgoPath *path)
 {
 	int			n = list_length(path->steps);
 
-	if (value_at(doc, path->steps, n) == NULL)
+	if (set_value_at(doc, path->steps, n) == NULL)
 		return doc;
 	return DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_path, JsonbPGetDatum(doc),
 											  path_array(path->steps, n)));
@@ -422,7 +422,7 @@ static void
 expand_from_end(Jsonb *doc, List *steps, int i, List *prefix, List **out)
 {
 	ArgoStep   *step = list_nth(steps, i);
-	JsonbValue *v = value_at(doc, prefix, list_length(prefix));
+	JsonbValue *v = set_value_at(doc, prefix, list_length(prefix));
 	ArgoStep   *at;
 	int64		pos;
 
@@ -464,7 +464,7 @@ expand_steps(Jsonb *doc, List *steps, int i, List *prefix, List **out)
 		return;
 	}
 	/* a missing array, or no array there: nothing changes there */
-	v = value_at(doc, prefix, list_length(prefix));
+	v = set_value_at(doc, prefix, list_length(prefix));
 	if (v == NULL || v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
 		return;
 	n = JsonContainerSize(v->val.binary.data);
@@ -499,7 +499,7 @@ reaches_past_front(Jsonb *doc, List *steps)
 			return false;
 		if (!step->is_index || step->index >= 0)
 			continue;
-		v = value_at(doc, steps, i);
+		v = set_value_at(doc, steps, i);
 		return v != NULL && v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data) &&
 			(int64) JsonContainerSize(v->val.binary.data) + step->index < 0;
 	}

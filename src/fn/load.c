@@ -1,6 +1,6 @@
 /*
  * load.c — bulk loading: many documents per call, decomposed in batches
- * and written set-based (decompose.c), with object ids drawn per batch.
+ * and written set-based (rowbatch.c), with object ids drawn per batch.
  */
 #include "postgres.h"
 

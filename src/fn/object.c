@@ -7,7 +7,7 @@
  * (a Parallel Index Only Scan shares its pages out among the processes)
  * and calls this for each id, in the worker that found it.  Within one
  * call site the objects come in increasing id order, so the objid
- * indexes are read forward beside them (fetch.c's stream), descending
+ * indexes are read forward beside them (objfetch.c's stream), descending
  * again only where a worker's share jumps ahead.
  *
  * So a call site keeps its scans open from one call to the next, as an
@@ -41,7 +41,7 @@
 #include "common/plancache.h"
 #include "doc/doc.h"
 #include "store/collection.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "store/keydict.h"
 #include "sql/sql.h"
 #include "exec/lookup.h"
@@ -68,7 +68,7 @@ static dlist_head open_sites = DLIST_STATIC_INIT(open_sites);
 static bool callbacks_registered = false;
 
 static void
-take_object(void *arg, int64 objid, Jsonb *obj)
+object_take_object(void *arg, int64 objid, Jsonb *obj)
 {
 	ObjectSite *s = arg;
 	Size		len = VARSIZE(obj);
@@ -103,7 +103,7 @@ release_site(ObjectSite *s, bool close_scans)
 }
 
 static void
-xact_callback(XactEvent event, void *arg)
+object_xact_callback(XactEvent event, void *arg)
 {
 	dlist_mutable_iter it;
 
@@ -131,7 +131,7 @@ xact_callback(XactEvent event, void *arg)
 }
 
 static void
-subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+object_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 				 SubTransactionId parentSubid, void *arg)
 {
 	dlist_iter	it;
@@ -172,8 +172,8 @@ open_site(FunctionCallInfo fcinfo, const char *name)
 
 	if (!callbacks_registered)
 	{
-		RegisterXactCallback(xact_callback, NULL);
-		RegisterSubXactCallback(subxact_callback, NULL);
+		RegisterXactCallback(object_xact_callback, NULL);
+		RegisterSubXactCallback(object_subxact_callback, NULL);
 		callbacks_registered = true;
 	}
 	s->cxt = cxt;
@@ -188,7 +188,7 @@ open_site(FunctionCallInfo fcinfo, const char *name)
 	CurrentResourceOwner = s->owner;
 	s->coll = collection_lookup(name, false, AccessShareLock);
 	s->fetch = objfetch_open(s->coll, NIL, false, true);
-	s->rb = rebuilder_create(keydict_of(s->coll), take_object, s);
+	s->rb = rebuilder_create(keydict_of(s->coll), object_take_object, s);
 	CurrentResourceOwner = save;
 	MemoryContextSwitchTo(old);
 	/* only a site that opened is kept for the next call */

@@ -78,7 +78,7 @@ command_table(Node *parsetree)
 
 /* The collection a table name of argo_data belongs to, or NULL. */
 static char *
-collection_of(const char *relname)
+restored_collection_of(const char *relname)
 {
 	static const char *const suffixes[] = {"_str", "_num", "_bool", "_data", "_keys", "_obj", "_doc"};
 	size_t		len = strlen(relname);
@@ -290,7 +290,7 @@ sync_docs_rls(RangeVar *table, Oid nsp)
 	ArgoCollection *c;
 
 	if (!OidIsValid(relid) || get_rel_namespace(relid) != nsp ||
-		(coll = collection_of(get_rel_name(relid))) == NULL || !collection_name_valid(coll))
+		(coll = restored_collection_of(get_rel_name(relid))) == NULL || !collection_name_valid(coll))
 		return;
 	c = collection_lookup(coll, true, NoLock);
 	if (c == NULL || !has_privs_of_role(GetUserId(), collection_owner(c)))
@@ -323,7 +323,7 @@ argo_restored(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	/* a restore names every table with its schema; so does Argo */
 	relnsp = table->schemaname ? get_namespace_oid(table->schemaname, true) : InvalidOid;
-	if (creating_extension || relnsp != nsp || (coll = collection_of(table->relname)) == NULL ||
+	if (creating_extension || relnsp != nsp || (coll = restored_collection_of(table->relname)) == NULL ||
 		!collection_whole(nsp, coll))
 		PG_RETURN_NULL();
 	argo_spi_connect();

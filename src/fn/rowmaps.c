@@ -41,7 +41,7 @@
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/docs.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "store/keydict.h"
 #include "store/rowmap.h"
 #include "store/shard.h"

@@ -283,7 +283,7 @@ schema_run(SqlBuf *buf, ArgoCollection *c, SchemaRows *r)
 }
 
 static int
-path_cmp(const void *a, const void *b)
+schema_path_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *) a, *(char *const *) b);
 }
@@ -299,7 +299,7 @@ unseen_paths(KeyMap *m, SchemaRows *r)
 		char	   *path = TextDatumGetCString(m->paths[i]);
 
 		CHECK_FOR_INTERRUPTS();
-		if (bsearch(&path, r->paths, r->n, sizeof(char *), path_cmp) == NULL)
+		if (bsearch(&path, r->paths, r->n, sizeof(char *), schema_path_cmp) == NULL)
 			map_add(u, DatumGetInt32(m->ids[i]), path,
 					m->type_nulls[i] ? NULL : TextDatumGetCString(m->types[i]));
 	}

@@ -29,7 +29,7 @@
 #include "store/rowbatch.h"
 #include "store/shard.h"
 #include "exec/execute.h"
-#include "exec/shard.h"
+#include "exec/shardrun.h"
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_shard_rows);
@@ -96,7 +96,7 @@ argo_jsonb_bytes(PG_FUNCTION_ARGS)
 
 /* Each result with its object id; NULL withdraws the results so far. */
 static void
-emit_part(void *arg, int64 objid, Jsonb *doc)
+shardrows_emit_part(void *arg, int64 objid, Jsonb *doc)
 {
 	ReturnSetInfo *out = arg;
 	Datum		values[2];
@@ -153,15 +153,15 @@ run_part(void *arg)
 	if (c->write)
 	{
 		argo_execute_write_part(c->query, c->params, c->nparams, c->keys_through,
-								emit_part, c->out);
+								shardrows_emit_part, c->out);
 		return;
 	}
 	/* behind: one row of NULLs, so that the coordinator's transaction goes on */
 	if (!(c->source < 0 ?
 		  argo_execute_part(c->query, c->params, c->nparams, c->keys_through,
-							c->row_limit, emit_part, c->out) :
+							c->row_limit, shardrows_emit_part, c->out) :
 		  argo_execute_join_part(c->query, c->params, c->nparams, c->keys_through,
-								 c->source, c->keyvals, emit_part, c->out)))
+								 c->source, c->keyvals, shardrows_emit_part, c->out)))
 		tuplestore_putvalues(c->out->setResult, c->out->setDesc, values, nulls);
 }
 

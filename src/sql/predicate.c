@@ -486,7 +486,7 @@ emit_between(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
  * object has an id, so FALSE is the opposite comparison.
  */
 static void
-emit_id(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
+emit_id_test(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 {
 	appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE objid ", c->obj_table);
 	if (p->lits == NIL)
@@ -664,7 +664,7 @@ emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 				emit_complement_of(buf, c, emit_present_not_null, p->path);
 			break;
 		case APRED_ID:
-			emit_id(buf, c, p, truth);
+			emit_id_test(buf, c, p, truth);
 			break;
 		case APRED_TEXT:
 			emit_text(buf, c, p, truth);

@@ -367,7 +367,7 @@ sqlgen_select_rows(ArgoQuery *q)
 
 /*
  * The ids of the objects a SELECT returns, each once, in output order
- * (for fetching their rows directly, fetch.c).  Objects lacking every
+ * (for fetching their rows directly, objfetch.c).  Objects lacking every
  * projected path are for the fetcher to leave out, except where LIMIT
  * counts objects: there m leaves them out already.
  */

@@ -4,7 +4,7 @@
  * Reading or writing a table from C must do what SQL would: the same
  * privilege check (42501), row-level security, and only where PostgreSQL
  * would read or write the heap plainly.  Every such decision is made
- * here; fetch.c, lookup.c, bulkinsert.c, keydict.c and the writers ask.
+ * here; objfetch.c, lookup.c, bulkinsert.c, keydict.c and the writers ask.
  * The tables themselves were resolved and locked once, when the
  * statement looked its collection up (catalog.c), and are opened by OID.
  */

@@ -46,7 +46,7 @@ names_relation(CachedCollection *e, Oid relid)
 }
 
 static void
-relcache_callback(Datum arg, Oid relid)
+collcache_relcache_callback(Datum arg, Oid relid)
 {
 	HASH_SEQ_STATUS seq;
 	CachedCollection *e;
@@ -68,7 +68,7 @@ cache_init(void)
 	ctl.entrysize = sizeof(CachedCollection);
 	ctl.hcxt = CacheMemoryContext;
 	cache = hash_create("argo collections", 16, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
-	CacheRegisterRelcacheCallback(relcache_callback, (Datum) 0);
+	CacheRegisterRelcacheCallback(collcache_relcache_callback, (Datum) 0);
 }
 
 /*

@@ -86,7 +86,7 @@ typedef struct Walk
 
 /* A string token's escapes are ones jsonb accepts (s, end: the token, quotes included). */
 static bool
-string_ok(const char *s, const char *end)
+feed_string_ok(const char *s, const char *end)
 {
 	bool		utf8 = GetDatabaseEncoding() == PG_UTF8;
 	bool		want_low = false;
@@ -228,7 +228,7 @@ value(Walk *w, JsonLexContext *lex)
 	if (tok == JSON_TOKEN_OBJECT_START || tok == JSON_TOKEN_ARRAY_START)
 		return push(w, tok == JSON_TOKEN_OBJECT_START);
 	if (tok == JSON_TOKEN_STRING)
-		return string_ok(lex->token_start, lex->token_terminator);
+		return feed_string_ok(lex->token_start, lex->token_terminator);
 	if (tok == JSON_TOKEN_NUMBER)
 		return number_ok(lex->token_start, lex->token_terminator);
 	return true;
@@ -254,7 +254,7 @@ step(Walk *w, JsonLexContext *lex, bool *done)
 				break;
 			/* FALLTHROUGH */
 		case EXPECT_KEY:
-			if (tok != JSON_TOKEN_STRING || !string_ok(lex->token_start, lex->token_terminator))
+			if (tok != JSON_TOKEN_STRING || !feed_string_ok(lex->token_start, lex->token_terminator))
 				return false;
 			top->field = key_bit(w, lex->token_start + 1,
 								 lex->token_terminator - lex->token_start - 2);

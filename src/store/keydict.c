@@ -191,7 +191,7 @@ free_retired(void)
  * The keys a shard's part of a write met that its copy of the dictionary
  * lacks (shardpart.c): kept past the rollback of the part, for the
  * coordinator to add and send the write again; gone with the transaction
- * (xact_callback).
+ * (keydict_xact_callback).
  */
 static List *missing_keys = NIL;
 
@@ -218,7 +218,7 @@ end_of_transaction(bool committed)
 }
 
 static void
-xact_callback(XactEvent event, void *arg)
+keydict_xact_callback(XactEvent event, void *arg)
 {
 	/* not at a subtransaction's abort: the keys outlive the part's (see missing_keys) */
 	missing_keys = NIL;
@@ -234,7 +234,7 @@ xact_callback(XactEvent event, void *arg)
 
 /* A subtransaction's abort may take keys of the parent's with it: forget all. */
 static void
-subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+keydict_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 				 SubTransactionId parentSubid, void *arg)
 {
 	if (event == SUBXACT_EVENT_ABORT_SUB)
@@ -242,7 +242,7 @@ subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 }
 
 static void
-relcache_callback(Datum arg, Oid relid)
+keydict_relcache_callback(Datum arg, Oid relid)
 {
 	HASH_SEQ_STATUS seq;
 	KeyDict    *d;
@@ -267,9 +267,9 @@ register_callbacks(void)
 	ctl.hcxt = CacheMemoryContext;
 	dicts = hash_create("argo key dictionaries", 16, &ctl,
 						HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	RegisterXactCallback(xact_callback, NULL);
-	RegisterSubXactCallback(subxact_callback, NULL);
-	CacheRegisterRelcacheCallback(relcache_callback, (Datum) 0);
+	RegisterXactCallback(keydict_xact_callback, NULL);
+	RegisterSubXactCallback(keydict_subxact_callback, NULL);
+	CacheRegisterRelcacheCallback(keydict_relcache_callback, (Datum) 0);
 	callbacks_registered = true;
 }
 

@@ -1,6 +1,6 @@
 /*
  * rowbatch.h — objects written as rows: decomposed into a batch
- * (decompose.c) and written as COPY writes them, or through SQL
+ * (rowbatch.c) and written as COPY writes them, or through SQL
  * (bulkinsert.c).
  */
 #ifndef ARGO_ROWBATCH_H
@@ -15,7 +15,7 @@
 typedef struct RowBatch RowBatch;
 struct RowLog;
 
-/* decompose.c: objects to rows, and an UPDATE's changed rows */
+/* rowbatch.c: objects to rows, and an UPDATE's changed rows */
 extern RowBatch *rowbatch_create(ArgoCollection *coll, bool directory);
 extern void rowbatch_fix_keys(RowBatch *b);
 extern char **rowbatch_object_keys(ArgoCollection *c, Jsonb *obj, int *n);

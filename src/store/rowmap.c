@@ -16,7 +16,7 @@
  * (the objid indexes are read instead, until argo_repair writes the maps
  * again).  A map is also input like any other row: malformed, it is not
  * used, and each row it names must be visible and belong to the object
- * (fetch.c), else the object is read through its objid indexes.
+ * (objfetch.c), else the object is read through its objid indexes.
  *
  * Encoding: a version byte, the epoch (4 bytes), the number of tables,
  * then per table the number of runs and each run as (block delta,

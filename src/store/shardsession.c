@@ -92,7 +92,7 @@ close_session(Session *s, bool cancel)
 
 /* At the end of a transaction, a connection still busy is closed. */
 static void
-xact_callback(XactEvent event, void *arg)
+session_xact_callback(XactEvent event, void *arg)
 {
 	HASH_SEQ_STATUS seq;
 	Session    *s;
@@ -128,7 +128,7 @@ init_sessions(void)
 	ctl.keysize = sizeof(Oid);
 	ctl.entrysize = sizeof(Session);
 	sessions = hash_create("argo shard sessions", 16, &ctl, HASH_ELEM | HASH_BLOBS);
-	RegisterXactCallback(xact_callback, NULL);
+	RegisterXactCallback(session_xact_callback, NULL);
 	CacheRegisterSyscacheCallback(FOREIGNSERVEROID, inval_callback, (Datum) 0);
 	CacheRegisterSyscacheCallback(USERMAPPINGOID, inval_callback, (Datum) 0);
 }

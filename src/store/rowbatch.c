@@ -1,5 +1,5 @@
 /*
- * decompose.c — JSON objects to vertical-table rows (paper 3.2.1).
+ * rowbatch.c — JSON objects to vertical-table rows (paper 3.2.1).
  *
  * Rows are gathered into column arrays and written per table and batch,
  * the way COPY writes (bulkinsert.c), or, where that path does not apply,
@@ -32,7 +32,7 @@
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/feed.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "store/keydict.h"
 #include "store/rowbatch.h"
 #include "store/rowmap.h"
@@ -230,7 +230,7 @@ key_slot(RowBatch *b, const char *key, int keylen)
 }
 
 static void
-add_row(RowBatch *b, int col, int64 objid, const char *key, int keylen,
+batch_add_row(RowBatch *b, int col, int64 objid, const char *key, int keylen,
 		Datum val, bool val_null)
 {
 	PendingRows *c = &b->cols[col];
@@ -293,7 +293,7 @@ add_number(RowBatch *b, int64 objid, const char *key, int keylen, Numeric num)
 	double		d = argo_number_from_numeric(num, &exact);
 	PendingRows *c = &b->cols[COL_NUM];
 
-	add_row(b, COL_NUM, objid, key, keylen, Float8GetDatum(d), false);
+	batch_add_row(b, COL_NUM, objid, key, keylen, Float8GetDatum(d), false);
 	if (exact != NULL)
 	{
 		MemoryContext old = MemoryContextSwitchTo(b->cxt);
@@ -316,7 +316,7 @@ add_scalar(RowBatch *b, int64 objid, JsonbValue *v)
 	{
 		case jbvString:
 			old = MemoryContextSwitchTo(b->cxt);
-			add_row(b, COL_STR, objid, key, keylen,
+			batch_add_row(b, COL_STR, objid, key, keylen,
 					PointerGetDatum(cstring_to_text_with_len(v->val.string.val,
 															 v->val.string.len)),
 					false);
@@ -326,11 +326,11 @@ add_scalar(RowBatch *b, int64 objid, JsonbValue *v)
 			add_number(b, objid, key, keylen, v->val.numeric);
 			break;
 		case jbvBool:
-			add_row(b, COL_BOOL, objid, key, keylen, BoolGetDatum(v->val.boolean),
+			batch_add_row(b, COL_BOOL, objid, key, keylen, BoolGetDatum(v->val.boolean),
 					false);
 			break;
 		case jbvNull:
-			add_row(b, COL_BOOL, objid, key, keylen, (Datum) 0, true);
+			batch_add_row(b, COL_BOOL, objid, key, keylen, (Datum) 0, true);
 			break;
 		default:
 			elog(ERROR, "unexpected jsonb value type %d", v->type);
@@ -380,7 +380,7 @@ add_empty_marker(RowBatch *b, int64 objid, WalkFrame *f, bool root)
 	appendStringInfoString(&b->path, f->is_array ? ARGO_MARK_EMPTY_ARRAY :
 						   ARGO_MARK_EMPTY_OBJECT);
 	keypath_check_length(b->path.len);
-	add_row(b, COL_BOOL, objid, b->path.data, b->path.len, (Datum) 0, true);
+	batch_add_row(b, COL_BOOL, objid, b->path.data, b->path.len, (Datum) 0, true);
 }
 
 /*
@@ -995,7 +995,7 @@ same_text(Datum a, Datum b)
 
 /* Equal values, bit for bit (so -0 replacing 0 is a change). */
 static bool
-same_value(int col, PendingRows *a, int i, PendingRows *b, int j)
+batch_same_value(int col, PendingRows *a, int i, PendingRows *b, int j)
 {
 	if (a->val_nulls[i] || b->val_nulls[j])
 		return a->val_nulls[i] == b->val_nulls[j];
@@ -1056,7 +1056,7 @@ drop_common_column(RowBatch *a, RowBatch *b, int col)
 		int			cmp = ida != idb ? (ida < idb ? -1 : 1) :
 			strcmp(a->keys[ca->key[x]], b->keys[cb->key[y]]);
 
-		if (cmp == 0 && same_value(col, ca, x, cb, y))
+		if (cmp == 0 && batch_same_value(col, ca, x, cb, y))
 			deada[x] = deadb[y] = true;
 		if (cmp <= 0)
 			i++;

@@ -1,10 +1,10 @@
 /*
- * shard.h — statements on distributed collections: a shard's part
+ * shardrun.h — statements on distributed collections: a shard's part
  * (shardpart.c), the coordinator's merge of a SELECT (shardread.c), its
  * aggregates (shardagg.c), joins (shardjoin.c) and writes (shardwrite.c).
  */
-#ifndef ARGO_EXEC_SHARD_H
-#define ARGO_EXEC_SHARD_H
+#ifndef ARGO_EXEC_SHARDRUN_H
+#define ARGO_EXEC_SHARDRUN_H
 
 #include "utils/jsonb.h"
 
@@ -58,4 +58,4 @@ extern bool shardwrite_applies(ArgoQuery *q);
 extern bool shardwrite_run(ArgoQuery *q, result_emit emit, void *arg);
 extern List *shardwrite_explain(ArgoQuery *q);
 
-#endif							/* ARGO_EXEC_SHARD_H */
+#endif							/* ARGO_EXEC_SHARDRUN_H */

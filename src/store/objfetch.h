@@ -1,9 +1,10 @@
 /*
- * fetch.h — objects' rows read straight from the heap (fetch.c), by their
- * maps or the objid indexes, and logged with their tids for a writer.
+ * objfetch.h — objects' rows read straight from the heap (objfetch.c),
+ * by their maps or the objid indexes, and logged with their tids for a
+ * writer.
  */
-#ifndef ARGO_FETCH_H
-#define ARGO_FETCH_H
+#ifndef ARGO_OBJFETCH_H
+#define ARGO_OBJFETCH_H
 
 #include "storage/itemptr.h"
 #include "utils/snapshot.h"
@@ -16,7 +17,7 @@ typedef struct ObjFetch ObjFetch;
 struct DocPath;
 
 /*
- * fetch.c can log the rows it hands out, with their tids, for a writer
+ * objfetch.c can log the rows it hands out, with their tids, for a writer
  * that will delete some of them and write the object's new map.
  */
 typedef struct LoggedRow
@@ -35,7 +36,7 @@ typedef struct RowLog
 	LoggedRow  *rows;
 } RowLog;
 
-/* fetch.c */
+/* objfetch.c */
 extern ObjFetch *objfetch_open(ArgoCollection *c, List *keys, bool projection,
 							   bool stream);
 extern bool objfetch_object(ObjFetch *f, int64 objid, Rebuilder *rb);
@@ -51,4 +52,4 @@ extern void objfetch_prefetch_docs(ObjFetch *f, Rebuilder *rb, const DocHint *hi
 extern Snapshot objfetch_snapshot(ObjFetch *f);
 extern void objfetch_log_rows(ObjFetch *f, RowLog *log);
 
-#endif							/* ARGO_FETCH_H */
+#endif							/* ARGO_OBJFETCH_H */

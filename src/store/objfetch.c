@@ -1,5 +1,5 @@
 /*
- * fetch.c — an object's rows read straight from the heap, without SQL.
+ * objfetch.c — an object's rows read straight from the heap, without SQL.
  *
  * Generated SQL picks the objects (which ids, in which order); their rows
  * are then fetched here.  The object's directory row, found by one
@@ -55,7 +55,7 @@
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/docs.h"
-#include "store/fetch.h"
+#include "store/objfetch.h"
 #include "store/keydict.h"
 #include "store/rowmap.h"
 
@@ -340,7 +340,7 @@ take_doc_row(ObjFetch *f, TableScan *t)
 
 /* Hand the current row of t to the rebuilder. */
 static void
-take_row(ObjFetch *f, TableScan *t, int64 objid, int32 keyid, Rebuilder *rb)
+fetch_take_row(ObjFetch *f, TableScan *t, int64 objid, int32 keyid, Rebuilder *rb)
 {
 	bool		snull = true,
 				nnull = true,
@@ -407,7 +407,7 @@ take(ObjFetch *f, TableScan *t, int64 objid, Rebuilder *rb)
 	if (f->log != NULL)
 		log_row(f, t, objid, keyid);
 	if (rb != NULL)
-		take_row(f, t, objid, keyid, rb);
+		fetch_take_row(f, t, objid, keyid, rb);
 }
 
 /* t's index scan, begun on first use. */
