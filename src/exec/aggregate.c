@@ -499,7 +499,7 @@ aggregate_source(ArgoQuery *q)
 
 	if (list_length(s->from) > 1)
 	{
-		buf = join_tuples_sql(q);
+		buf = joinsql_tuples(q);
 		appendStringInfoString(&buf->sql, "SELECT @COLS@ FROM j o");
 		return buf;
 	}

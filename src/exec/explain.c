@@ -150,10 +150,10 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 				*out = add_line(*out, cxt,
 								psprintf("-- or, if the join gives " INT64_FORMAT " tuples or more (a tenth of its largest collection), set-wise: the tuples' ids as arrays joined with the projected keys' rows",
 										 joinset_threshold(q)));
-			return join_ids_sql(q);
+			return joinsql_ids(q);
 		case ARGO_PLAN_JOIN_SQL:
 			*out = add_line(*out, cxt, "-- every part's rows read through SQL (row-level security, or a table that is not a plain heap table)");
-			return join_sql(q);
+			return joinsql_build(q);
 		case ARGO_PLAN_SELECT_IDS:
 			star.star = true;
 			whole.stmt = &star;

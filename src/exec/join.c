@@ -1,14 +1,11 @@
 /*
  * join.c — SELECT over INNER JOINs of collections (paper 3.2.4).
  *
- * PostgreSQL's own join machinery does the work: each ON (a.p = b.q) is
- * the union of three same-typed equijoins of the vertical tables, giving
- * pairs of object ids; the pairs of all conditions are joined into tuples.
- * WHERE conjuncts that name one alias become id filters applied before
- * joining; the rest is evaluated per tuple under three-valued logic.  The
- * tuples' objects are then fetched part by part, in tuple order, straight
- * from the heap (objfetch.c; through SQL where that cannot be done), and
- * assembled as {"alias": {…}, …}.
+ * The tuples of object ids come from SQL that sql/joinsql.c writes (the
+ * plan first finds which value types each ON condition's keys hold:
+ * join_prune_types); the tuples' objects are then fetched part by part,
+ * in tuple order, straight from the heap (objfetch.c; through SQL where
+ * that cannot be done), and assembled as {"alias": {…}, …}.
  *
  * LEFT JOIN keeps every object of the left side: the tuples start from
  * the first collection's objects and a left join's pairs are LEFT JOINed,
@@ -22,7 +19,6 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
-#include "port/pg_bitutils.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
@@ -30,7 +26,6 @@
 
 #include "common/common.h"
 #include "common/plancache.h"
-#include "common/sqlbuf.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/docs.h"
@@ -39,453 +34,45 @@
 #include "store/shard.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
-#include "parse/parse.h"
-#include "sql/sql.h"
 #include "exec/join.h"
 #include "exec/lookup.h"
 #include "exec/results.h"
 #include "exec/stream.h"
 
-typedef struct JoinCtx
-{
-	ArgoQuery  *q;
-	SqlBuf	   *buf;
-	int			nsources;
-	List	   *filters;		/* per source: ArgoPred * of its conjuncts */
-	List	   *residual;		/* conjuncts naming several sources */
-	int		   *pair_of;		/* which pair subquery carries o<k> */
-	bool		unordered;		/* for aggregates: no order, no LIMIT */
-	bool		outer;			/* some LEFT JOIN: tuples start from source 0 */
-} JoinCtx;
-
-/* Whether source k is a LEFT JOIN's right side: its part may be null. */
-static bool
-nullable(JoinCtx *jc, int k)
-{
-	return k > 0 && ((ArgoSource *) list_nth(jc->q->stmt->from, k))->left_join;
-}
-
-/* Whether a predicate asks EXISTS alias, which only a tuple can answer. */
-bool
-join_asks_part(ArgoPred *p)
-{
-	ListCell   *lc;
-
-	if (p == NULL)
-		return false;
-	if (p->kind == APRED_PART_EXISTS)
-		return true;
-	foreach(lc, p->args)
-		if (join_asks_part(lfirst(lc)))
-			return true;
-	return join_asks_part(p->left);
-}
-
-static ArgoCollection *
-coll_of(JoinCtx *jc, int source)
-{
-	return list_nth(jc->q->colls, source);
-}
-
-/* The sources a predicate names, as a bitmask (at most 32 joins). */
-uint32
-join_pred_sources(ArgoPred *p)
-{
-	uint32		srcs;
-	ListCell   *lc;
-
-	if (p == NULL)
-		return 0;
-	srcs = join_pred_sources(p->left) | (p->path ? (uint32) 1 << p->path->source : 0);
-	foreach(lc, p->args)
-		srcs |= join_pred_sources(lfirst(lc));
-	return srcs;
-}
-
-/* Split WHERE's top-level AND into per-source filters and the rest. */
-static void
-split_where(JoinCtx *jc, ArgoPred *p)
-{
-	uint32		srcs;
-
-	if (p == NULL)
-		return;
-	if (p->kind == APRED_AND)
-	{
-		ListCell   *lc;
-
-		foreach(lc, p->args)
-			split_where(jc, lfirst(lc));
-		return;
-	}
-	srcs = join_pred_sources(p);
-	if ((srcs & (srcs - 1)) == 0 && !join_asks_part(p) &&
-		!nullable(jc, srcs ? pg_rightmost_one_pos32(srcs) : 0))
-	{
-		int			k = srcs ? pg_rightmost_one_pos32(srcs) : 0;
-		ListCell   *cell = list_nth_cell(jc->filters, k);
-
-		lfirst(cell) = pred_combine(APRED_AND, lfirst(cell), p);
-	}
-	else
-		jc->residual = lappend(jc->residual, p);
-}
-
-/* " AND <col> IN (SELECT objid FROM f<k>)" when source k is filtered */
-static void
-emit_filter_ref(JoinCtx *jc, const char *col, int k)
-{
-	if (list_nth(jc->filters, k) != NULL)
-		appendStringInfo(&jc->buf->sql, " AND %s OPERATOR(pg_catalog.=) ANY (SELECT objid FROM f%d)", col, k);
-}
-
 /*
- * Whether values of type t may pair at the two paths: both keys have
- * some now (the statement's snapshot is the one its SQL will read by).
+ * Which value types each ON condition's two keys both hold now, for the
+ * SQL to pair only those (a [*] path stands for many keys: not pruned).
+ * NoBench's Q11 planned three branches where one can match (a third of
+ * its time was planning).  Asked once per statement, by the plan.
  */
-static bool
-may_pair(ArgoCollection *ca, ArgoPath *pa, ArgoCollection *cb, ArgoPath *pb, int t)
+void
+join_prune_types(ArgoQuery *q)
 {
 	Snapshot	snap = ActiveSnapshotSet() ? GetActiveSnapshot() : NULL;
-
-	/* a [*] path stands for many keys: not pruned */
-	return snap == NULL ||
-		((pa->wild || lookup_key_may_have(ca, pa->keystr, t, snap)) &&
-		 (pb->wild || lookup_key_may_have(cb, pb->keystr, t, snap)));
-}
-
-/* " AND x.keyid = $k", or "= ANY($keys)" for the keys a [*] path stands for */
-static void
-emit_key_match(JoinCtx *jc, const char *col, ArgoCollection *c, ArgoPath *path)
-{
-	if (path->wild)
-		appendStringInfo(&jc->buf->sql, " AND %s OPERATOR(pg_catalog.=) ANY($%d)", col,
-						 sql_keys_param(jc->buf, sql_path_keys(c, path, false)));
-	else
-		appendStringInfo(&jc->buf->sql, " AND %s OPERATOR(pg_catalog.=) $%d", col,
-						 sql_key_param(jc->buf, c, path->keystr));
-}
-
-/*
- * Pairs (o<a>, o<b>) whose values at the two paths are equal and alike:
- * a branch for each type both paths hold; how many.
- */
-static int
-emit_pairs(JoinCtx *jc, ArgoSource *src, int b)
-{
-	ArgoPath   *lp = src->on_left;
-	ArgoPath   *rp = src->on_right;
-	int			a = lp->source;
-	ArgoCollection *ca = coll_of(jc, a);
-	ArgoCollection *cb = coll_of(jc, b);
-	static const char *const cols[] = {"valstr", "valnum", "valbool"};
-	int			branches = 0;
-
-	for (int t = 0; t < 3; t++)
-	{
-		const char *ta = ca->format == ARGO_FORMAT_ARGO1 ? ca->data_table :
-			t == 0 ? ca->str_table : t == 1 ? ca->num_table : ca->bool_table;
-		const char *tb = cb->format == ARGO_FORMAT_ARGO1 ? cb->data_table :
-			t == 0 ? cb->str_table : t == 1 ? cb->num_table : cb->bool_table;
-
-		if (!may_pair(ca, lp, cb, rp, t))
-			continue;
-		/* with [*], two elements may make one pair: UNION keeps it once */
-		if (branches++ > 0)
-			appendStringInfoString(&jc->buf->sql, lp->wild || rp->wild ? " UNION " : " UNION ALL ");
-		appendStringInfo(&jc->buf->sql,
-						 "SELECT %sx.objid AS o%d, y.objid AS o%d FROM %s x JOIN %s y ON x.%s OPERATOR(pg_catalog.=) y.%s",
-						 lp->wild || rp->wild ? "DISTINCT " : "", a, b, ta, tb, cols[t], cols[t]);
-		/* equal strings have equal indexed prefixes: lets the index join */
-		if (t == 0)
-			appendStringInfo(&jc->buf->sql,
-							 " AND pg_catalog.left(x.valstr, %d) OPERATOR(pg_catalog.=) pg_catalog.left(y.valstr, %d)",
-							 ARGO_STR_PREFIX_CHARS, ARGO_STR_PREFIX_CHARS);
-		appendStringInfoString(&jc->buf->sql, " WHERE true");
-		emit_key_match(jc, "x.keyid", ca, lp);
-		emit_key_match(jc, "y.keyid", cb, rp);
-		emit_filter_ref(jc, "x.objid", a);
-		emit_filter_ref(jc, "y.objid", b);
-	}
-	if (branches == 0)
-		appendStringInfo(&jc->buf->sql,
-						 "SELECT NULL::pg_catalog.int8 AS o%d, NULL::pg_catalog.int8 AS o%d WHERE false", a, b);
-	return branches;
-}
-
-/* TRUE, FALSE or NULL for one tuple, by SQL's own three-valued logic. */
-static void
-emit_tuple_truth(JoinCtx *jc, ArgoPred *p)
-{
-	StringInfo	sql = &jc->buf->sql;
-
-	check_stack_depth();
-	switch (p->kind)
-	{
-		case APRED_AND:
-		case APRED_OR:
-			{
-				ListCell   *lc;
-
-				/* SQL's AND and OR are n-ary: a flat list, not a nesting */
-				appendStringInfoChar(sql, '(');
-				foreach(lc, p->args)
-				{
-					if (foreach_current_index(lc) > 0)
-						appendStringInfoString(sql, p->kind == APRED_AND ? " AND " : " OR ");
-					emit_tuple_truth(jc, lfirst(lc));
-				}
-				appendStringInfoChar(sql, ')');
-			}
-			break;
-		case APRED_NOT:
-			appendStringInfoString(sql, "(NOT ");
-			emit_tuple_truth(jc, p->left);
-			appendStringInfoChar(sql, ')');
-			break;
-		case APRED_PART_EXISTS:
-			appendStringInfo(sql, "(p%d.o%d IS NOT NULL)", jc->pair_of[p->part], p->part);
-			break;
-		default:
-			{
-				int			k = p->path->source;
-				ArgoPred	neg = {APRED_NOT, p};
-				char	   *o = psprintf("p%d.o%d", jc->pair_of[k], k);
-
-				/* a null part has no values: EXISTS and IS [NOT] NULL are false, the rest unknown */
-				if (nullable(jc, k))
-					appendStringInfo(sql, "(CASE WHEN %s IS NULL THEN %s WHEN %s OPERATOR(pg_catalog.=) ANY (", o,
-									 p->kind == APRED_EXISTS || p->kind == APRED_ISNULL ||
-									 p->kind == APRED_ISNOTNULL ? "false" : "NULL::boolean", o);
-				else
-					appendStringInfo(sql, "(CASE WHEN %s OPERATOR(pg_catalog.=) ANY (", o);
-				pred_emit_objids(jc->buf, coll_of(jc, k), p);
-				appendStringInfo(sql, ") THEN true WHEN %s OPERATOR(pg_catalog.=) ANY (", o);
-				pred_emit_objids(jc->buf, coll_of(jc, k), &neg);
-				appendStringInfoString(sql, ") THEN false END)");
-			}
-	}
-}
-
-/* The statement's ORDER BY paths, then the tuple's ids: j's order. */
-static char *
-order_keys(JoinCtx *jc)
-{
-	StringInfoData keys;
 	ListCell   *lc;
 
-	initStringInfo(&keys);
-	foreach(lc, jc->q->stmt->order_by)
-	{
-		ArgoOrder  *ob = lfirst(lc);
-		int			k = ob->path->source;
-		ValueCols	v = sql_value_join(jc->buf, coll_of(jc, k),
-									   psprintf("p%d.o%d", jc->pair_of[k], k),
-									   ob->path->keystr,
-									   psprintf("k%d", foreach_current_index(lc)));
-
-		sql_order_keys(&keys, &v, ob->desc, ob->nulls_first);
-		appendStringInfoString(&keys, ", ");
-	}
-	for (int k = 0; k < jc->nsources; k++)
-		appendStringInfo(&keys, "%sp%d.o%d", k ? ", " : "", jc->pair_of[k], k);
-	return keys.data;
-}
-
-/*
- * j: the tuples (o0, o1, …), numbered in output order — or, for an
- * aggregate, just the tuples: its groups are ordered and limited instead.
- */
-static void
-emit_tuples(JoinCtx *jc)
-{
-	ArgoStmt   *s = jc->q->stmt;
-	StringInfo	sql = &jc->buf->sql;
-	char	   *keys = NULL;
-	ListCell   *lc;
-
-	appendStringInfoString(sql, "j AS MATERIALIZED (SELECT ");
-	for (int k = 0; k < jc->nsources; k++)
-		appendStringInfo(sql, "%sp%d.o%d AS o%d", k ? ", " : "", jc->pair_of[k], k, k);
-	if (!jc->unordered)
-		appendStringInfoString(sql, ", pg_catalog.row_number() OVER (ORDER BY @KEYS@) AS ord");
-	appendStringInfoString(sql, " FROM ");
-	/* with a LEFT JOIN, from every object of the first collection (filtered) */
-	if (jc->outer)
-	{
-		appendStringInfo(sql, "(SELECT objid AS o0 FROM %s WHERE true", coll_of(jc, 0)->obj_table);
-		emit_filter_ref(jc, "objid", 0);
-		appendStringInfoString(sql, ") p0");
-	}
-	for (int i = 1; i < jc->nsources; i++)
-	{
-		ArgoSource *src = list_nth(s->from, i);
-		int			a = src->on_left->source;
-
-		appendStringInfo(sql, i == 1 && !jc->outer ? "(" :
-						 src->left_join ? " LEFT JOIN (" : " JOIN (");
-		/*
-		 * The leading pairs of one type only would be pulled up into the
-		 * ordered query, and the planner, trusting its estimate of the
-		 * string join (millions of rows for a thousand), read every row of
-		 * the key in object order to skip the sort: Q11 at 1M 42 ms -> 1 s
-		 * with work_mem = 64MB.  Planned on their own, as a UNION ALL of
-		 * branches is, they are found first and sorted.
-		 */
-		if (emit_pairs(jc, src, i) == 1 && i == 1 && !jc->outer)
-			appendStringInfoString(sql, " OFFSET 0");
-		appendStringInfo(sql, ") p%d", i);
-		if (i > 1 || jc->outer)
-			appendStringInfo(sql, " ON p%d.o%d OPERATOR(pg_catalog.=) p%d.o%d", i, a, jc->pair_of[a], a);
-	}
-	if (!jc->unordered)
-		keys = order_keys(jc);
-	if (jc->residual)
-	{
-		appendStringInfoString(sql, " WHERE true");
-		foreach(lc, jc->residual)
-		{
-			appendStringInfoString(sql, " AND ");
-			emit_tuple_truth(jc, lfirst(lc));
-		}
-	}
-	if (!jc->unordered)
-	{
-		appendStringInfo(sql, " ORDER BY %s", keys);
-		sql_limit_offset(jc->buf, s);
-	}
-	appendStringInfoString(sql, ")");
-	if (!jc->unordered)
-		sqlbuf_replace(jc->buf, "@KEYS@", keys);
-}
-
-/* Projection filter of one part: its listed paths, or none if unlisted. */
-static void
-emit_part_filter(JoinCtx *jc, int k)
-{
-	ArgoStmt   *s = jc->q->stmt;
-
-	if (s->star)
+	if (snap == NULL)
 		return;
-	appendStringInfoString(&jc->buf->sql, " AND ");
-	sql_projection_filter(jc->buf, coll_of(jc, k), "r.keyid", s->targets, k);
-}
-
-/*
- * "WITH f<k> AS (…), …, j AS (…)": the tuples, numbered in output order
- * unless unordered.
- */
-static JoinCtx
-join_tuples(ArgoQuery *q, bool unordered)
-{
-	ArgoStmt   *s = q->stmt;
-	JoinCtx		jc = {q, sqlbuf_create(), list_length(s->from)};
-	StringInfo	sql = &jc.buf->sql;
-
-	jc.buf->custom_plan = true;
-	jc.unordered = unordered;
-	if (jc.nsources > 32)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("at most 32 collections can be joined")));
-	for (int k = 0; k < jc.nsources; k++)
-		jc.filters = lappend(jc.filters, NULL);
-	split_where(&jc, s->where);
-	jc.pair_of = palloc(sizeof(int) * jc.nsources);
-	for (int k = 1; k < jc.nsources; k++)
-		jc.outer |= nullable(&jc, k);
-	/* source 0's id: in the first pairs, or in the objects they start from */
-	jc.pair_of[0] = jc.outer ? 0 : 1;
-	for (int k = 1; k < jc.nsources; k++)
-		jc.pair_of[k] = k;
-
-	appendStringInfoString(sql, "WITH ");
-	for (int k = 0; k < jc.nsources; k++)
+	foreach(lc, q->stmt->from)
 	{
-		if (list_nth(jc.filters, k) == NULL)
+		ArgoSource *src = lfirst(lc);
+		int			b = foreach_current_index(lc);
+
+		if (b == 0 || src->on_left == NULL || src->pair_types != 0)
 			continue;
-		appendStringInfo(sql, "f%d AS MATERIALIZED (", k);
-		pred_emit_objids(jc.buf, coll_of(&jc, k), list_nth(jc.filters, k));
-		appendStringInfoString(sql, "), ");
+		for (int t = 0; t < 3; t++)
+		{
+			ArgoCollection *ca = list_nth(q->colls, src->on_left->source);
+			ArgoCollection *cb = list_nth(q->colls, b);
+
+			if ((src->on_left->wild || lookup_key_may_have(ca, src->on_left->keystr, t, snap)) &&
+				(src->on_right->wild || lookup_key_may_have(cb, src->on_right->keystr, t, snap)))
+				src->pair_types |= 1 << t;
+		}
+		/* none: the pairs are empty, which a mask of 0 cannot say */
+		if (src->pair_types == 0)
+			src->pair_types = 1 << 3;
 	}
-	emit_tuples(&jc);
-	return jc;
-}
-
-/*
- * "WITH …, j AS (…) ": the join's tuples (o0, o1, …), in no order, for
- * an aggregate to read as FROM j.
- */
-SqlBuf *
-join_tuples_sql(ArgoQuery *q)
-{
-	JoinCtx		jc = join_tuples(q, true);
-
-	appendStringInfoChar(&jc.buf->sql, ' ');
-	return jc.buf;
-}
-
-/* The tuples' object ids, (o0, o1, …) in output order, for fetching. */
-SqlBuf *
-join_ids_sql(ArgoQuery *q)
-{
-	JoinCtx		jc = join_tuples(q, false);
-
-	appendStringInfoString(&jc.buf->sql, " SELECT ");
-	for (int k = 0; k < jc.nsources; k++)
-		appendStringInfo(&jc.buf->sql, "%sj.o%d", k ? ", " : "", k);
-	appendStringInfoString(&jc.buf->sql, " FROM j ORDER BY j.ord");
-	return jc.buf;
-}
-
-/*
- * The tuples' parts as rows, for when some part cannot be read from C
- * (row-level security, …): keys travel as text, since the parts come
- * from several collections.
- */
-SqlBuf *
-join_sql(ArgoQuery *q)
-{
-	ArgoStmt   *s = q->stmt;
-	JoinCtx		jc = join_tuples(q, false);
-	StringInfo	sql = &jc.buf->sql;
-
-	/*
-	 * Each part by index probes on its object id (LATERAL, kept a
-	 * subquery by OFFSET 0): the estimate of j can be far too high, and a
-	 * hash join over a whole collection was measured at 10 s where probes
-	 * take 60 ms (Argo/1, 1M objects).
-	 */
-	for (int k = 0; k < jc.nsources; k++)
-	{
-		appendStringInfo(sql,
-						 "%s SELECT j.ord OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d AS id, r.keystr, r.valstr, r.valnum, r.valbool FROM j CROSS JOIN LATERAL (SELECT r.*, kd.keystr FROM ",
-						 k ? " UNION ALL" : "", jc.nsources + 1, k);
-		sql_object_rows_of_table(jc.buf, coll_of(&jc, k));
-		appendStringInfo(sql, " r JOIN %s kd ON kd.keyid OPERATOR(pg_catalog.=) r.keyid WHERE r.objid OPERATOR(pg_catalog.=) j.o%d",
-						 coll_of(&jc, k)->keys_table, k);
-		emit_part_filter(&jc, k);
-		appendStringInfoString(sql, " OFFSET 0) r");
-	}
-	/*
-	 * A marker per tuple, so tuples whose parts all project to {} appear;
-	 * with a LEFT JOIN it says which parts are null: {"m": bits}.
-	 */
-	if (jc.outer)
-	{
-		appendStringInfo(sql,
-						 " UNION ALL SELECT j.ord OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d, 'm', NULL, (0",
-						 jc.nsources + 1, jc.nsources);
-		for (int k = 1; k < jc.nsources; k++)
-			appendStringInfo(sql, " OPERATOR(pg_catalog.+) CASE WHEN j.o%d IS NULL THEN %d ELSE 0 END", k, 1 << k);
-		appendStringInfoString(sql, ")::pg_catalog.float8, NULL FROM j");
-	}
-	else if (!s->star)
-		appendStringInfo(sql,
-						 " UNION ALL SELECT j.ord OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d, NULL, NULL, NULL, NULL FROM j",
-						 jc.nsources + 1, jc.nsources);
-	appendStringInfoString(sql, " ORDER BY 1");
-	return jc.buf;
 }
 
 /* Collects the parts of the current tuple and emits whole tuples. */
@@ -760,7 +347,7 @@ probe_pairs(DirectJoin *dj, JoinPairs *jp)
 static void
 fetch_tuples(ArgoQuery *q, DirectJoin *dj, bool setwise)
 {
-	Portal		portal = argo_open_cursor(join_ids_sql(q), true);
+	Portal		portal = argo_open_cursor(joinsql_ids(q), true);
 	int64		threshold = setwise ? 0 : joinset_threshold(q);
 	TupleBuffer b = {dj->ta->nparts, palloc(sizeof(int64 *) * dj->ta->nparts), 0, JOIN_BATCH};
 	int64		total = 0;
@@ -845,7 +432,7 @@ run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg)
 	}
 	if (fetch == NULL)
 	{
-		argo_rebuild_from_query(join_sql(q), rebuilder_create(NULL, take_part, &ta));
+		argo_rebuild_from_query(joinsql_build(q), rebuilder_create(NULL, take_part, &ta));
 		flush_tuple(&ta);
 		return;
 	}

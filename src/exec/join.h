@@ -1,6 +1,7 @@
 /*
- * join.h — joins: their tuples' parts probed (join.c) or read set-wise
- * when many (joinset.c).
+ * join.h — joins: the types their conditions may pair, their tuples'
+ * parts probed (join.c) or read set-wise when many (joinset.c); their SQL
+ * is sql/joinsql.c's.
  */
 #ifndef ARGO_EXEC_JOIN_H
 #define ARGO_EXEC_JOIN_H
@@ -13,17 +14,14 @@
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
+#include "sql/joinsql.h"
 #include "exec/results.h"
 
 /* join.c */
 extern bool joins_distributed(ArgoQuery *q);
 extern void run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg);
-extern uint32 join_pred_sources(ArgoPred *p);
-extern bool join_asks_part(ArgoPred *p);
+extern void join_prune_types(ArgoQuery *q);
 extern Jsonb *join_tuple_object(ArgoStmt *s, Jsonb **parts, bool *nullpart);
-extern SqlBuf *join_sql(ArgoQuery *q);
-extern SqlBuf *join_ids_sql(ArgoQuery *q);
-extern SqlBuf *join_tuples_sql(ArgoQuery *q);
 extern ObjFetch **join_fetchers(ArgoQuery *q);
 
 /* joinset.c */

@@ -173,6 +173,9 @@ argo_plan(ArgoQuery *q)
 	ArgoStmt   *s = q->stmt;
 
 	p->q = q;
+	/* the value types each join condition may pair, found once for its SQL */
+	if (list_length(s->from) > 1)
+		join_prune_types(q);
 	switch (s->kind)
 	{
 		case ASTMT_SELECT:

@@ -105,9 +105,9 @@ source_of(ShardJoin *j, int k)
 static bool
 conjunct_of_one(ArgoQuery *q, ArgoPred *p)
 {
-	uint32		srcs = join_pred_sources(p);
+	uint32		srcs = joinsql_pred_sources(p);
 
-	return srcs != 0 && (srcs & (srcs - 1)) == 0 && !join_asks_part(p) &&
+	return srcs != 0 && (srcs & (srcs - 1)) == 0 && !joinsql_asks_part(p) &&
 		!((ArgoSource *) list_nth(q->stmt->from, pg_rightmost_one_pos32(srcs)))->left_join;
 }
 

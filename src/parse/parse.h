@@ -35,6 +35,7 @@ typedef struct ArgoSource
 	bool		left_join;		/* LEFT JOIN: kept, null, without a match */
 	ArgoPath   *on_left;
 	ArgoPath   *on_right;
+	int			pair_types;		/* bit t: type t may pair (join_prune_types); 0: all */
 } ArgoSource;
 
 typedef struct ArgoOrder

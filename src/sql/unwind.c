@@ -1,7 +1,7 @@
 /*
  * unwind.c — GROUP BY p[*] in one pass over the value rows.
  *
- * The general plan (aggregate.c) enumerates the units — each element of
+ * The general plan (exec/aggregate.c) enumerates the units — each element of
  * the unwound array, or the object when it has none — and joins to them,
  * on (object, element), one pass over the value tables per group path and
  * per aggregated path.  In the usual shape of MongoDB's $unwind then
@@ -27,7 +27,7 @@
 #include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
-#include "exec/aggregate.h"
+#include "sql/unwind.h"
 
 /* The role of a key whose rows only say that an element exists. */
 #define ROLE_ELEMENT (-1)
