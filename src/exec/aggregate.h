@@ -9,10 +9,9 @@
 #include "parse/analyze.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
-#include "sql/unwind.h"
+#include "sql/aggsql.h"
 
 /* aggregate.c */
-extern SqlBuf *aggregate_sql(ArgoQuery *q);
 extern void run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg);
 
 #endif							/* ARGO_EXEC_AGGREGATE_H */

@@ -141,7 +141,7 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 			*out = add_line(*out, cxt, sqlgen_aggregate_direct(q) ?
 							"-- the aggregates read off the value rows alone; no object is rebuilt" :
 							"-- the aggregates computed by SQL over the selected objects; no object is rebuilt");
-			return aggregate_sql(q);
+			return aggsql_build(q);
 		case ARGO_PLAN_JOIN_FETCH:
 			if (lookup_join_applies(q))
 				*out = add_line(*out, cxt, "-- the pairs found from C: the left objects through the WHERE's index, each one's value at the ON path looked up in the right collection's (keyid, value) index; where a lookup declines or the pairs pass work_mem, the SQL below");
