@@ -25,6 +25,7 @@
 #include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
+#include "sql/writesql.h"
 #include "exec/aggregate.h"
 #include "exec/execute.h"
 #include "exec/join.h"
@@ -107,9 +108,7 @@ explain_write_from_c(ArgoPlan *p, List **out, MemoryContext cxt, const char *poi
 	else
 	{
 		*out = add_line(*out, cxt, "-- the objects found by the SQL below");
-		buf = sqlbuf_create();
-		sql_base_objids(buf, linitial(p->q->colls), s->where);
-		appendStringInfoString(&buf->sql, " ORDER BY 1");
+		buf = writesql_ordered_ids(linitial(p->q->colls), s->where);
 	}
 	*out = add_line(*out, cxt, p->strategy == ARGO_PLAN_DELETE ?
 					"-- each locked from C in id order (its directory row, FOR UPDATE); its rows, found by its map (else its objid index probes), deleted by tid, then its directory row" :

@@ -31,6 +31,7 @@
 #include "parse/analyze.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
+#include "sql/joinsql.h"
 #include "exec/join.h"
 #include "exec/stream.h"
 
@@ -58,41 +59,6 @@ joinset_threshold(ArgoQuery *q)
 	foreach(lc, q->colls)
 		largest = Max(largest, directory_objects(lfirst(lc)));
 	return Max(JOINSET_MIN_TUPLES, (int64) (largest / 10));
-}
-
-/*
- * Part k's rows for the tuples in ids[k], numbered ord * (nparts + 1) + k
- * with ord counted from first; for *, a row with a NULL key first marks
- * each part as an object ({} has no other row).
- */
-static void
-joinset_emit_part(SqlBuf *buf, ArgoQuery *q, int k, int ids, int64 first)
-{
-	ArgoStmt   *s = q->stmt;
-	ArgoCollection *c = list_nth(q->colls, k);
-	int			n = list_length(s->from) + 1;
-
-	if (k > 0)
-		appendStringInfoString(&buf->sql, " UNION ALL ");
-	if (s->star)
-		appendStringInfo(&buf->sql,
-						 "SELECT (t.ord OPERATOR(pg_catalog.+) " INT64_FORMAT ") OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d AS id, NULL::integer AS keyid, NULL::pg_catalog.text AS valstr, NULL::pg_catalog.float8 AS valnum, NULL::boolean AS valbool "
-						 "FROM pg_catalog.unnest($%d) WITH ORDINALITY AS t(objid, ord) WHERE t.objid OPERATOR(pg_catalog.<>) 0 UNION ALL ",
-						 first - 1, n, k, ids);
-	appendStringInfo(&buf->sql,
-					 "SELECT (t.ord OPERATOR(pg_catalog.+) " INT64_FORMAT ") OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d, r.keyid, r.valstr, r.valnum, r.valbool "
-					 "FROM pg_catalog.unnest($%d) WITH ORDINALITY AS t(objid, ord) JOIN ",
-					 first - 1, n, k, ids);
-	sql_object_rows_of_table(buf, c);
-	appendStringInfoString(&buf->sql, " r ON r.objid OPERATOR(pg_catalog.=) t.objid WHERE true");
-	/* a shard is sent the ids, not asked for every row */
-	if (collection_is_distributed(c))
-		appendStringInfo(&buf->sql, " AND r.objid OPERATOR(pg_catalog.=) ANY($%d)", ids);
-	if (!s->star)
-	{
-		appendStringInfoString(&buf->sql, " AND ");
-		sql_projection_filter(buf, c, "r.keyid", s->targets, k);
-	}
 }
 
 typedef struct PartRows
@@ -125,22 +91,11 @@ joinset_fetch(ArgoQuery *q, int64 **ids, int64 n, int64 first,
 			  rebuild_emit emit, void *arg)
 {
 	int			nparts = list_length(q->stmt->from);
-	SqlBuf	   *buf = sqlbuf_create();
+	SqlBuf	   *buf = joinsql_parts(q, ids, n, first);
 	PartRows	pr = {NULL, palloc(sizeof(KeyDict *) * nparts), nparts};
 
 	for (int k = 0; k < nparts; k++)
-	{
-		int			p = sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids[k], (int) n));
-
 		pr.dicts[k] = keydict_of(list_nth(q->colls, k));
-		joinset_emit_part(buf, q, k, p, first);
-	}
-	appendStringInfo(&buf->sql,
-					 " UNION ALL SELECT (g OPERATOR(pg_catalog.+) " INT64_FORMAT ") OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d, NULL, NULL, NULL, NULL FROM pg_catalog.generate_series(1, $%d) AS g ORDER BY 1",
-					 first - 1, nparts + 1, nparts,
-					 sqlbuf_param(buf, INT8OID, Int64GetDatum(n)));
-	/* the arrays' lengths differ from call to call: plan with them */
-	buf->custom_plan = true;
 	pr.rb = rebuilder_create(NULL, emit, arg);
 	argo_stream_rows(buf, joinset_take_row, &pr);
 	rebuilder_finish(pr.rb);

@@ -45,56 +45,9 @@
 #include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
+#include "sql/writesql.h"
 #include "exec/lookup.h"
 #include "exec/update.h"
-
-/*
- * What a write through SQL forgets of the directory row: the map (0.6 and
- * later), where there is the column.  (Its rows written through SQL then
- * have their kept documents deleted: fn/rowmaps.c.)
- */
-static const char *
-forget_columns(ArgoCollection *c)
-{
-	Relation	dir = argo_open_table(c, "obj");
-	bool		maps = rowmap_column(dir) > 0;
-
-	table_close(dir, NoLock);
-	return maps ? ", rowmap = NULL" : "";
-}
-
-/*
- * Lock (and for an UPDATE, touch) in id order the objects WHERE selects,
- * or, when ids is not NULL, those of the n ids already found.
- */
-static SqlBuf *
-lock_sql(ArgoCollection *c, ArgoPred *where, bool touch, const int64 *ids, int n)
-{
-	SqlBuf	   *buf = sqlbuf_create();
-
-	if (touch)
-		appendStringInfo(&buf->sql,
-						 "UPDATE %s o SET objid = o.objid%s FROM (", c->obj_table,
-						 forget_columns(c));
-	appendStringInfo(&buf->sql, "SELECT i.objid, i.xmin AS v FROM %s i", c->obj_table);
-	if (ids != NULL)
-	{
-		buf->generic_plan = true;
-		appendStringInfo(&buf->sql, " WHERE i.objid OPERATOR(pg_catalog.=) ANY($%d)",
-						 sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, n)));
-	}
-	else if (where)
-	{
-		appendStringInfoString(&buf->sql, " WHERE i.objid OPERATOR(pg_catalog.=) ANY (");
-		pred_emit_objids(buf, c, where);
-		appendStringInfoChar(&buf->sql, ')');
-	}
-	appendStringInfoString(&buf->sql, " ORDER BY i.objid FOR UPDATE OF i");
-	if (touch)
-		appendStringInfoString(&buf->sql,
-							   ") l WHERE o.objid OPERATOR(pg_catalog.=) l.objid RETURNING o.objid, l.v");
-	return buf;
-}
 
 /*
  * The statement that locks; for a point write (point, from argo_plan),
@@ -108,7 +61,7 @@ objlock_sql(ArgoCollection *c, ArgoPred *where, ArgoPred *point, bool touch)
 
 	if (point != NULL)
 		ids = lookup_ids(c, point, GetActiveSnapshot(), &n);
-	return lock_sql(c, where, touch, ids, n);
+	return writesql_lock(c, where, touch, ids, n);
 }
 
 /* Whether a lock found a row version the snapshot does not see. */
@@ -179,7 +132,7 @@ objlock_take(ArgoCollection *c, ArgoPred *where, ArgoPred *point, bool touch)
 		lo->ids = ids;
 		return lo;
 	}
-	buf = lock_sql(c, where, touch, ids, n);
+	buf = writesql_lock(c, where, touch, ids, n);
 	rc = argo_run_snapshot(buf, snap);
 	if (rc != (touch ? SPI_OK_UPDATE_RETURNING : SPI_OK_SELECT))
 		elog(ERROR, "could not lock objects: %s", SPI_result_code_string(rc));
@@ -204,12 +157,10 @@ objlock_take(ArgoCollection *c, ArgoPred *where, ArgoPred *point, bool touch)
 static int64 *
 ids_by_sql(ArgoCollection *c, ArgoPred *where, Snapshot snap, int *n)
 {
-	SqlBuf	   *buf = sqlbuf_create();
+	SqlBuf	   *buf = writesql_ordered_ids(c, where);
 	int64	   *ids;
 	int			rc;
 
-	sql_base_objids(buf, c, where);
-	appendStringInfoString(&buf->sql, " ORDER BY 1");
 	rc = argo_run_snapshot(buf, snap);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "could not find the objects to write: %s", SPI_result_code_string(rc));
@@ -284,7 +235,7 @@ LockedObjects *
 objlock_take_distributed(ArgoCollection *c, ArgoPred *where)
 {
 	LockedObjects *lo = palloc0(sizeof(LockedObjects));
-	SqlBuf	   *buf = sqlbuf_create();
+	SqlBuf	   *buf;
 	Snapshot	snap;
 	int64	   *ids;
 	int			n;
@@ -300,10 +251,7 @@ objlock_take_distributed(ArgoCollection *c, ArgoPred *where)
 	lo->ids = ids;
 	if (n == 0)
 		return lo;
-	appendStringInfo(&buf->sql,
-					 "UPDATE %s SET rowmap = NULL WHERE objid OPERATOR(pg_catalog.=) ANY($1) RETURNING objid",
-					 c->obj_table);
-	sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids, n));
+	buf = writesql_forget_maps(c, ids, n);
 	rc = argo_run(buf, false);
 	if (rc != SPI_OK_UPDATE_RETURNING)
 		elog(ERROR, "could not lock objects: %s", SPI_result_code_string(rc));
@@ -364,18 +312,13 @@ void
 objlock_recheck(ArgoCollection *c, ArgoPred *where, ArgoPred *point, LockedObjects *lo)
 {
 	SqlBuf	   *buf;
-	int			p;
 	int			rc;
 
 	if (where == NULL || !lo->changed || lo->n == 0 || IsolationUsesXactSnapshot())
 		return;
 	if (point != NULL && recheck_point(c, point, lo))
 		return;
-	buf = sqlbuf_create();
-	appendStringInfoString(&buf->sql, "SELECT DISTINCT objid FROM (");
-	pred_emit_objids(buf, c, where);
-	p = sqlbuf_param(buf, INT8ARRAYOID, objid_array(lo->ids, lo->n));
-	appendStringInfo(&buf->sql, ") m WHERE objid OPERATOR(pg_catalog.=) ANY($%d) ORDER BY objid", p);
+	buf = writesql_recheck(c, where, lo->ids, lo->n);
 	rc = argo_run(buf, false);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "could not re-read locked objects: %s",

@@ -105,16 +105,8 @@ remember_disordered(TableStorage *ts)
 static void
 open_stream(RowStream *s, ArgoCollection *c, Datum keys)
 {
-	static const char *const cols[] = {
-		"valstr, NULL::pg_catalog.float8, NULL::boolean",
-		"valexact, valnum, NULL::boolean",
-		"NULL::pg_catalog.text, NULL::pg_catalog.float8, valbool",
-		ARGO1_OBJECT_VALSTR ", valnum, valbool"
-	};
-	SqlBuf	   *buf = sqlbuf_create();
+	SqlBuf	   *buf = sql_key_rows(s->table, s->type, keys);
 
-	appendStringInfo(&buf->sql, "SELECT objid, keyid, %s FROM %s WHERE keyid OPERATOR(pg_catalog.=) ANY($%d)",
-					 cols[s->type], s->table, sqlbuf_param(buf, INT4ARRAYOID, keys));
 	s->portal = argo_open_cursor(buf, true);
 }
 

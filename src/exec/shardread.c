@@ -43,6 +43,7 @@
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
+#include "sql/shardsql.h"
 #include "sql/sql.h"
 #include "exec/results.h"
 #include "exec/shardrun.h"
@@ -158,9 +159,8 @@ shardread_params_text(Jsonb **params, int nparams)
 char *
 shardread_keys_through(ArgoCollection *c)
 {
-	SqlBuf	   *buf = sqlbuf_create();
+	SqlBuf	   *buf = sql_newest_key(c);
 
-	appendStringInfo(&buf->sql, "SELECT pg_catalog.max(keyid) FROM %s", c->keys_table);
 	if (SPI_execute_plan(argo_prepare(buf, 0), NULL, NULL, true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "could not read the newest key of \"%s\"", c->name);
@@ -371,12 +371,7 @@ send_all(ShardRead *r)
 										ALLOCSET_SMALL_SIZES);
 		st->keys = palloc0(sizeof(StringInfoData) * Max(list_length(r->q->stmt->order_by), 1));
 		st->binary = sc.binary[i];
-		r->sql = psprintf("SELECT objid, %s FROM %s.%s",
-						  st->binary ? psprintf("%s.argo_jsonb_bytes(doc)", sc.schemas[i]) : "doc",
-						  sc.schemas[i],
-						  r->source >= 0 ?
-						  "argo_shard_join_part($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4, $4::pg_catalog.int4, $5::pg_catalog.jsonb)" :
-						  "argo_shard_rows($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4, $4::pg_catalog.int8)");
+		r->sql = shardsql_part(sc.schemas[i], st->binary, r->source >= 0);
 		send_part(r, st, values);
 	}
 	return true;
@@ -508,7 +503,7 @@ shardread_run(ArgoQuery *q, result_emit emit, void *arg)
 static bool
 shards_know_keys(ArgoCollection *c, ShardConns *sc)
 {
-	char	   *sql = psprintf("SELECT 1 FROM %s WHERE keyid OPERATOR(pg_catalog.=) $1", c->keys_table);
+	char	   *sql = shardsql_has_key(c);
 	const char *newest = shardread_keys_through(c);
 	bool		all = true;
 
@@ -560,22 +555,21 @@ shardread_explain(ArgoQuery *q)
 List *
 shardread_explain_each(ArgoQuery *q, ShardConns *sc, const char *function)
 {
-	static const char *const ask =
-		"SELECT line FROM %s.argo_explain($1, VARIADIC ARRAY(SELECT pg_catalog.jsonb_array_elements($2::pg_catalog.jsonb))) line";
 	const char *values[2];
+	char	  **asks = palloc(sizeof(char *) * Max(sc->n, 1));
 	List	   *lines = NIL;
 
 	values[0] = q->text;
 	values[1] = shardread_params_text(q->params, q->nparams);
 	for (int i = 0; i < sc->n; i++)
-		shardconn_send(sc->conns[i], psprintf(ask, sc->schemas[i]), 2, values, SHARD_WHOLE);
+		shardconn_send(sc->conns[i], asks[i] = shardsql_explain(sc->schemas[i]), 2, values, SHARD_WHOLE);
 	for (int i = 0; i < sc->n; i++)
 	{
 		PGresult   *res;
 
 		lines = lappend(lines, psprintf("-- shard \"%s\" runs %s.%s(...), whose plan there is:",
 										sc->names[i], sc->schemas[i], function));
-		while ((res = shardconn_result(sc->conns[i], ask)) != NULL)
+		while ((res = shardconn_result(sc->conns[i], asks[i])) != NULL)
 		{
 			for (int row = 0; row < PQntuples(res); row++)
 				lines = lappend(lines, psprintf("--   %s", PQgetvalue(res, row, 0)));

@@ -36,6 +36,7 @@
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
+#include "sql/shardsql.h"
 #include "exec/results.h"
 #include "exec/shardrun.h"
 
@@ -328,8 +329,7 @@ shardwrite_run(ArgoQuery *q, result_emit emit, void *arg)
 	pending = palloc(sizeof(bool) * sc.n);
 	for (int i = 0; i < sc.n; i++)
 	{
-		sql[i] = psprintf("SELECT objid, doc FROM %s.argo_shard_write($1, $2::pg_catalog.jsonb, $3::pg_catalog.int4)",
-						  sc.schemas[i]);
+		sql[i] = shardsql_write(sc.schemas[i]);
 		pending[i] = true;
 	}
 	for (int round = 0;; round++)

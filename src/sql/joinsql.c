@@ -20,14 +20,17 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
 #include "common/common.h"
+#include "common/ids.h"
 #include "common/sqlbuf.h"
 #include "store/collection.h"
+#include "store/shard.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
@@ -471,3 +474,61 @@ joinsql_build(ArgoQuery *q)
 	return jc.buf;
 }
 
+/*
+ * Part k's rows for the tuples in ids[k], numbered ord * (nparts + 1) + k
+ * with ord counted from first; for *, a row with a NULL key first marks
+ * each part as an object ({} has no other row).
+ */
+static void
+emit_part_rows(SqlBuf *buf, ArgoQuery *q, int k, int ids, int64 first)
+{
+	ArgoStmt   *s = q->stmt;
+	ArgoCollection *c = list_nth(q->colls, k);
+	int			n = list_length(s->from) + 1;
+
+	if (k > 0)
+		appendStringInfoString(&buf->sql, " UNION ALL ");
+	if (s->star)
+		appendStringInfo(&buf->sql,
+						 "SELECT (t.ord OPERATOR(pg_catalog.+) " INT64_FORMAT ") OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d AS id, NULL::integer AS keyid, NULL::pg_catalog.text AS valstr, NULL::pg_catalog.float8 AS valnum, NULL::boolean AS valbool "
+						 "FROM pg_catalog.unnest($%d) WITH ORDINALITY AS t(objid, ord) WHERE t.objid OPERATOR(pg_catalog.<>) 0 UNION ALL ",
+						 first - 1, n, k, ids);
+	appendStringInfo(&buf->sql,
+					 "SELECT (t.ord OPERATOR(pg_catalog.+) " INT64_FORMAT ") OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d, r.keyid, r.valstr, r.valnum, r.valbool "
+					 "FROM pg_catalog.unnest($%d) WITH ORDINALITY AS t(objid, ord) JOIN ",
+					 first - 1, n, k, ids);
+	sql_object_rows_of_table(buf, c);
+	appendStringInfoString(&buf->sql, " r ON r.objid OPERATOR(pg_catalog.=) t.objid WHERE true");
+	/* a shard is sent the ids, not asked for every row */
+	if (collection_is_distributed(c))
+		appendStringInfo(&buf->sql, " AND r.objid OPERATOR(pg_catalog.=) ANY($%d)", ids);
+	if (!s->star)
+	{
+		appendStringInfoString(&buf->sql, " AND ");
+		sql_projection_filter(buf, c, "r.keyid", s->targets, k);
+	}
+}
+
+/*
+ * The parts of n tuples read set-wise (exec/joinset.c), numbered from
+ * first: ids[k][i] is part k of tuple first + i.  Each part's rows come
+ * numbered ord * (nparts + 1) + part, in tuple order, and each tuple ends
+ * with a marker row numbered ord * (nparts + 1) + nparts, so that a tuple
+ * whose parts all project to nothing still appears.
+ */
+SqlBuf *
+joinsql_parts(ArgoQuery *q, int64 **ids, int64 n, int64 first)
+{
+	int			nparts = list_length(q->stmt->from);
+	SqlBuf	   *buf = sqlbuf_create();
+
+	for (int k = 0; k < nparts; k++)
+		emit_part_rows(buf, q, k, sqlbuf_param(buf, INT8ARRAYOID, objid_array(ids[k], (int) n)), first);
+	appendStringInfo(&buf->sql,
+					 " UNION ALL SELECT (g OPERATOR(pg_catalog.+) " INT64_FORMAT ") OPERATOR(pg_catalog.*) %d OPERATOR(pg_catalog.+) %d, NULL, NULL, NULL, NULL FROM pg_catalog.generate_series(1, $%d) AS g ORDER BY 1",
+					 first - 1, nparts + 1, nparts,
+					 sqlbuf_param(buf, INT8OID, Int64GetDatum(n)));
+	/* the arrays' lengths differ from call to call: plan with them */
+	buf->custom_plan = true;
+	return buf;
+}

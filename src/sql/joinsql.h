@@ -14,5 +14,6 @@ extern bool joinsql_asks_part(ArgoPred *p);
 extern SqlBuf *joinsql_build(ArgoQuery *q);
 extern SqlBuf *joinsql_ids(ArgoQuery *q);
 extern SqlBuf *joinsql_tuples(ArgoQuery *q);
+extern SqlBuf *joinsql_parts(ArgoQuery *q, int64 **ids, int64 n, int64 first);
 
 #endif							/* ARGO_SQL_JOINSQL_H */

@@ -28,6 +28,8 @@ extern List *sql_path_keys(ArgoCollection *c, ArgoPath *path, bool subtree);
 extern void sql_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_object_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_all_objids(SqlBuf *buf, ArgoCollection *coll);
+extern SqlBuf *sql_key_rows(const char *table, int type, Datum keys);
+extern SqlBuf *sql_newest_key(ArgoCollection *c);
 extern const char *sql_typed_table(ArgoCollection *c, ArgoLitType t);
 extern const char *sql_value_column(ArgoLitType t);
 extern const char *sql_cmp_operator(ArgoCmpOp op);

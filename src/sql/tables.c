@@ -275,3 +275,34 @@ sql_path_subtree_match(SqlBuf *buf, ArgoCollection *c, const char *col,
 	appendStringInfo(&buf->sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", col,
 					 sql_keys_param(buf, sql_path_keys(c, path, true)));
 }
+
+/*
+ * Every row of the keys (an int4[]) in table, as (objid, keyid, valstr,
+ * valnum, valbool) for rebuilding: type 0-2 a typed Argo/3 table's
+ * (strings, numbers with their exact texts, booleans), 3 Argo/1's.
+ */
+SqlBuf *
+sql_key_rows(const char *table, int type, Datum keys)
+{
+	static const char *const cols[] = {
+		"valstr, NULL::pg_catalog.float8, NULL::boolean",
+		"valexact, valnum, NULL::boolean",
+		"NULL::pg_catalog.text, NULL::pg_catalog.float8, valbool",
+		ARGO1_OBJECT_VALSTR ", valnum, valbool"
+	};
+	SqlBuf	   *buf = sqlbuf_create();
+
+	appendStringInfo(&buf->sql, "SELECT objid, keyid, %s FROM %s WHERE keyid OPERATOR(pg_catalog.=) ANY($%d)",
+					 cols[type], table, sqlbuf_param(buf, INT4ARRAYOID, keys));
+	return buf;
+}
+
+/* The newest key id of c's dictionary. */
+SqlBuf *
+sql_newest_key(ArgoCollection *c)
+{
+	SqlBuf	   *buf = sqlbuf_create();
+
+	appendStringInfo(&buf->sql, "SELECT pg_catalog.max(keyid) FROM %s", c->keys_table);
+	return buf;
+}
