@@ -243,9 +243,11 @@ run_select(ArgoPlan *p, result_emit emit, void *arg)
 		case ARGO_PLAN_BATCHES:
 			argo_fetch_in_batches(q, sqlgen_select_ids(q), emit_object, &target);
 			return;
-		case ARGO_PLAN_SHARDS:
-			if (argo_is_aggregate(q->stmt) ? shardagg_run(q, emit, arg) :
-				list_length(q->stmt->from) > 1 ? shardjoin_run(q, emit, arg) :
+		case ARGO_PLAN_SHARD_READ:
+		case ARGO_PLAN_SHARD_AGGREGATE:
+		case ARGO_PLAN_SHARD_JOIN:
+			if (p->strategy == ARGO_PLAN_SHARD_AGGREGATE ? shardagg_run(q, emit, arg) :
+				p->strategy == ARGO_PLAN_SHARD_JOIN ? shardjoin_run(q, emit, arg) :
 				shardread_run(q, emit, arg))
 				return;
 			/* a shard could not: read its tables instead */
@@ -368,7 +370,7 @@ argo_run_plan(ArgoPlan *p, result_emit emit, void *arg)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("RETURNING *, ID() is not supported on a distributed collection"),
 				 errhint("RETURNING * gives the objects; RETURNING ID() their ids.")));
-	if (p->strategy == ARGO_PLAN_SHARDS && p->q->stmt->kind != ASTMT_SELECT)
+	if (p->strategy == ARGO_PLAN_SHARD_WRITE)
 	{
 		if (shardwrite_run(p->q, emit, arg))
 			return;

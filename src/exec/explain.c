@@ -202,10 +202,13 @@ explain_strategy(ArgoPlan *p, List **out, MemoryContext cxt)
 			explain_write_end(p, out, cxt);
 			return objlock_sql(linitial(q->colls), s->where, p->point,
 							   p->strategy != ARGO_PLAN_DELETE);
-		case ARGO_PLAN_SHARDS:
+		case ARGO_PLAN_SHARD_READ:
+		case ARGO_PLAN_SHARD_AGGREGATE:
+		case ARGO_PLAN_SHARD_JOIN:
+		case ARGO_PLAN_SHARD_WRITE:
 			{
-				List	   *lines = s->kind != ASTMT_SELECT ? shardwrite_explain(q) :
-					list_length(s->from) > 1 ? shardjoin_explain(q) : shardread_explain(q);
+				List	   *lines = p->strategy == ARGO_PLAN_SHARD_WRITE ? shardwrite_explain(q) :
+					p->strategy == ARGO_PLAN_SHARD_JOIN ? shardjoin_explain(q) : shardread_explain(q);
 				ListCell   *lc;
 
 				if (lines == NIL)

@@ -179,9 +179,13 @@ argo_plan(ArgoQuery *q)
 	switch (s->kind)
 	{
 		case ASTMT_SELECT:
-			/* a distributed collection's shards run it where they can */
-			if (shardread_applies(q) || shardagg_applies(q) || shardjoin_applies(q))
-				p->strategy = ARGO_PLAN_SHARDS;
+			/* a distributed collection's shards run it where they can: decided here, once */
+			if (shardagg_applies(q))
+				p->strategy = ARGO_PLAN_SHARD_AGGREGATE;
+			else if (shardjoin_applies(q))
+				p->strategy = ARGO_PLAN_SHARD_JOIN;
+			else if (shardread_applies(q))
+				p->strategy = ARGO_PLAN_SHARD_READ;
 			else
 				argo_plan_local_select(p);
 			break;
@@ -191,7 +195,7 @@ argo_plan(ArgoQuery *q)
 		case ASTMT_DELETE:
 		case ASTMT_UPDATE:
 			if (shardwrite_applies(q))
-				p->strategy = ARGO_PLAN_SHARDS;
+				p->strategy = ARGO_PLAN_SHARD_WRITE;
 			else
 				argo_plan_local_write(p);
 			break;
@@ -231,7 +235,10 @@ argo_plan_name(ArgoPlan *p)
 		[ARGO_PLAN_DELETE] = "delete",
 		[ARGO_PLAN_UPDATE] = "update",
 		[ARGO_PLAN_UPSERT] = "upsert",
-		[ARGO_PLAN_SHARDS] = "run by the shards, merged",
+		[ARGO_PLAN_SHARD_READ] = "run by the shards, merged",
+		[ARGO_PLAN_SHARD_AGGREGATE] = "run by the shards, merged",
+		[ARGO_PLAN_SHARD_JOIN] = "run by the shards, merged",
+		[ARGO_PLAN_SHARD_WRITE] = "run by the shards, merged",
 	};
 
 	return names[p->strategy];

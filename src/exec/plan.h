@@ -29,7 +29,11 @@ typedef enum ArgoStrategy
 	ARGO_PLAN_DELETE,
 	ARGO_PLAN_UPDATE,
 	ARGO_PLAN_UPSERT,
-	ARGO_PLAN_SHARDS			/* each shard runs it (shardpart.c), merged here */
+	/* each shard runs its part (shardpart.c), merged here: */
+	ARGO_PLAN_SHARD_READ,		/* objects or projections, in one order */
+	ARGO_PLAN_SHARD_AGGREGATE,	/* the shards' groups combined */
+	ARGO_PLAN_SHARD_JOIN,		/* each FROM item pulled, tuples made here */
+	ARGO_PLAN_SHARD_WRITE		/* UPDATE or DELETE run by the shards */
 } ArgoStrategy;
 
 typedef struct ArgoPlan
