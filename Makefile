@@ -2,8 +2,10 @@
 # src/parse/scan.l by PGXS's own bison/flex rules; their outputs are not tracked.
 
 MODULE_big = argo
-# every C file under src/<layer>/, and the parser bison and flex make
-OBJS = $(patsubst %.c,%.o,$(sort $(filter-out src/parse/gram.c src/parse/scan.c,$(wildcard src/*/*.c)))) \
+# every C file under src/<layer>/ (and src/<layer>/<concern>/), and the
+# parser bison and flex make
+ARGO_SOURCES = $(wildcard src/*/*.c src/*/*/*.c)
+OBJS = $(patsubst %.c,%.o,$(sort $(filter-out src/parse/gram.c src/parse/scan.c,$(ARGO_SOURCES)))) \
 	src/parse/gram.o src/parse/scan.o
 
 EXTENSION = argo
@@ -57,9 +59,9 @@ src/parse/gram.o: src/parse/gram.h
 # block and _PG_init, the output plugin's entry point, and the background
 # workers' entry points (bgw_function_name, fn/expireworker.c).
 ARGO_ENTRY_POINTS = Pg_magic_func _PG_init _PG_output_plugin_init argo_expire_launcher argo_expire_database
-argo.map: $(sort $(wildcard src/*/*.c)) Makefile
+argo.map: $(sort $(ARGO_SOURCES)) Makefile
 	{ echo '{ global:'; \
 	  for s in $(ARGO_ENTRY_POINTS); do echo "  $$s;"; done; \
-	  sed -n 's/^PG_FUNCTION_INFO_V1(\([A-Za-z0-9_]*\));.*/  \1; pg_finfo_\1;/p' $(sort $(wildcard src/*/*.c)); \
+	  sed -n 's/^PG_FUNCTION_INFO_V1(\([A-Za-z0-9_]*\));.*/  \1; pg_finfo_\1;/p' $(sort $(ARGO_SOURCES)); \
 	  echo 'local: *; };'; } > $@
 $(shlib): argo.map

@@ -242,7 +242,7 @@ COMMENT ON FUNCTION argo_text(text, text, regconfig) IS
 'Index the strings at a path of a collection''s kept documents for text search (p @@ ''query'') under a configuration (simple unless given); the owner only';
 
 -- A shard's part of a SELECT on a distributed collection, called by the
--- coordinator on postgres_fdw's connection (src/exec/shardpart.c): the
+-- coordinator on postgres_fdw's connection (src/exec/shard/shardpart.c): the
 -- results of the statement on this server's collection of the name, each
 -- with its object id, for the coordinator to merge.
 CREATE FUNCTION argo_shard_rows(query text, params jsonb, keys_through integer, row_limit bigint)
@@ -255,7 +255,7 @@ SET jit = off;
 COMMENT ON FUNCTION argo_shard_rows(text, jsonb, integer, bigint) IS
 'A shard''s part of a SELECT of a distributed collection: its results with their object ids, its first row_limit (< 0: all), or an aggregate''s groups with partial aggregates; one row of NULLs if this shard''s key dictionary lacks key keys_through';
 
--- A join's source pulled by the coordinator (src/exec/shardjoin.c): the
+-- A join's source pulled by the coordinator (src/exec/shard/shardjoin.c): the
 -- objects of one FROM item of the join on this server that the WHERE
 -- conjuncts naming only it keep, with their join conditions' values.
 CREATE FUNCTION argo_shard_join_part(query text, params jsonb, keys_through integer, source integer, keyvals jsonb)
@@ -268,7 +268,7 @@ SET jit = off;
 COMMENT ON FUNCTION argo_shard_join_part(text, jsonb, integer, integer, jsonb) IS
 'A shard''s part of a join of distributed collections: the objects of FROM item source (0 first) that its own WHERE conjuncts keep, whole or as its targets plus each join condition''s value, in object id order; keyvals (a JSON array or NULL) keeps those whose join condition''s value is among them; one row of NULLs if this shard''s key dictionary lacks key keys_through';
 
--- A result's binary form for the coordinator (src/exec/shardread.c), which
+-- A result's binary form for the coordinator (src/exec/shard/shardread.c), which
 -- checks it rather than parsing its text again (src/doc/jsonbcheck.c).
 CREATE FUNCTION argo_jsonb_bytes(doc jsonb)
 RETURNS bytea
@@ -279,7 +279,7 @@ COMMENT ON FUNCTION argo_jsonb_bytes(jsonb) IS
 'A jsonb value''s binary form (its container bytes) as bytea, for a coordinator that reads a shard''s results in binary';
 
 -- A shard's part of an UPDATE or DELETE of a distributed collection
--- (src/exec/shardwrite.c), in the coordinator's remote transaction: run
+-- (src/exec/shard/shardwrite.c), in the coordinator's remote transaction: run
 -- on this server's collection of the name with its copy of the dictionary.
 CREATE FUNCTION argo_shard_write(query text, params jsonb, keys_through integer)
 RETURNS TABLE (objid bigint, doc jsonb)
@@ -292,7 +292,7 @@ COMMENT ON FUNCTION argo_shard_write(text, jsonb, integer) IS
 'A shard''s part of an UPDATE or DELETE of a distributed collection: the statement run on this server''s objects, every key from its copy of the dictionary (an error if it lacks key keys_through); its count, with RETURNING ID its ids';
 
 -- New objects of a distributed collection, sent whole by the coordinator
--- with the ids it drew (src/store/shardconn.c): written here as a local
+-- with the ids it drew (src/store/shard/shardconn.c): written here as a local
 -- insert writes them.
 CREATE FUNCTION argo_shard_insert(collection text, ids bigint[], docs jsonb[])
 RETURNS bigint

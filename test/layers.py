@@ -28,12 +28,18 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 failures = []
 
 
+def sources(pattern):
+    """Files under src/<layer>/ and src/<layer>/<concern>/."""
+    return (glob.glob(os.path.join(ROOT, "src", "*", pattern)) +
+            glob.glob(os.path.join(ROOT, "src", "*", "*", pattern)))
+
+
 def layer_of(path):
     return os.path.relpath(path, os.path.join(ROOT, "src")).split(os.sep)[0]
 
 
 def includes():
-    for path in sorted(glob.glob(os.path.join(ROOT, "src", "*", "*.[chyl]"))):
+    for path in sorted(sources("*.[chyl]")):
         mine = layer_of(path)
         if mine not in LAYERS or os.path.relpath(path, os.path.join(ROOT, "src")) in GENERATED:
             continue
@@ -46,7 +52,7 @@ def includes():
 
 def symbols():
     defs, uses = {}, collections.defaultdict(set)
-    objs = sorted(glob.glob(os.path.join(ROOT, "src", "*", "*.o")))
+    objs = sorted(sources("*.o"))
     if not objs:
         failures.append("no objects under src/: run make first")
         return
@@ -102,14 +108,14 @@ def symbols():
 
 def shadows():
     server = subprocess.run(["pg_config", "--includedir-server"], capture_output=True, text=True).stdout.strip()
-    for h in glob.glob(os.path.join(ROOT, "src", "*", "*.h")):
+    for h in sources("*.h"):
         rel = os.path.relpath(h, os.path.join(ROOT, "src"))
         if server and os.path.exists(os.path.join(server, rel)):
             failures.append("src/%s has the path of PostgreSQL's own header %s" % (rel, rel))
 
 
 def header_sizes():
-    for h in sorted(glob.glob(os.path.join(ROOT, "src", "*", "*.h"))):
+    for h in sorted(sources("*.h")):
         if os.path.basename(h) == "gram.h":
             continue
         n = sum(1 for _ in open(h, encoding="utf-8"))

@@ -1,6 +1,6 @@
 /*
  * jsonbcheck.c — a jsonb value taken in its binary form from another
- * server (a shard's results, exec/shardread.c), checked before anything
+ * server (a shard's results, exec/shard/shardread.c), checked before anything
  * reads it.
  *
  * Sending jsonb as text makes the receiver parse every document again

@@ -22,7 +22,7 @@
 #include "store/objfetch.h"
 #include "store/keydict.h"
 #include "store/objwrite.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/analyze.h"
 #include "parse/parse.h"
 #include "sql/sql.h"

@@ -28,7 +28,7 @@
 #include "store/collection.h"
 #include "store/objfetch.h"
 #include "store/rowbatch.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/analyze.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
@@ -39,7 +39,7 @@
 #include "exec/lookup.h"
 #include "exec/plan.h"
 #include "exec/results.h"
-#include "exec/shardrun.h"
+#include "exec/shard/shardrun.h"
 #include "exec/stream.h"
 #include "exec/update.h"
 

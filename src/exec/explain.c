@@ -20,7 +20,7 @@
 #include "store/collection.h"
 #include "store/objfetch.h"
 #include "store/objwrite.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
@@ -31,7 +31,7 @@
 #include "exec/join.h"
 #include "exec/lookup.h"
 #include "exec/plan.h"
-#include "exec/shardrun.h"
+#include "exec/shard/shardrun.h"
 #include "exec/stream.h"
 #include "exec/update.h"
 

@@ -31,7 +31,7 @@
 #include "store/docs.h"
 #include "store/objfetch.h"
 #include "store/keydict.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "exec/join.h"

@@ -27,7 +27,7 @@
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/keydict.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/analyze.h"
 #include "parse/parse.h"
 #include "sql/sql.h"

@@ -41,7 +41,7 @@
 #include "store/docs.h"
 #include "store/objwrite.h"
 #include "store/rowmap.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"

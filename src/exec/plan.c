@@ -17,7 +17,7 @@
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "store/objfetch.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
@@ -27,7 +27,7 @@
 #include "exec/lookup.h"
 #include "exec/plan.h"
 #include "exec/results.h"
-#include "exec/shardrun.h"
+#include "exec/shard/shardrun.h"
 
 /* Found by an equality, at most this many objects are sorted as a set. */
 #define LOOKUP_SORT_MAX 1000

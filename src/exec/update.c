@@ -41,7 +41,7 @@
 #include "store/objwrite.h"
 #include "store/rowbatch.h"
 #include "store/rowmap.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"

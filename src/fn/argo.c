@@ -21,7 +21,7 @@
 #include "common/errors.h"
 #include "common/plancache.h"
 #include "store/collection.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "exec/cursor.h"
 #include "exec/execute.h"
 #include "fn/fn.h"
@@ -221,7 +221,7 @@ argo_create_distributed_collection(PG_FUNCTION_ARGS)
 /*
  * argo_adopt_shards(collection text) RETURNS void: this database becomes
  * the coordinator of a distributed collection (a restored copy that
- * replaces the original; store/home.c), its owner only.
+ * replaces the original; store/shard/home.c), its owner only.
  */
 Datum
 argo_adopt_shards(PG_FUNCTION_ARGS)

@@ -34,7 +34,7 @@
 #include "store/objfetch.h"
 #include "store/keydict.h"
 #include "store/rowmap.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "exec/stream.h"
 #include "fn/fn.h"
 

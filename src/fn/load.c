@@ -35,7 +35,7 @@
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/rowbatch.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "sql/sql.h"
 #include "exec/execute.h"
 #include "fn/fn.h"

@@ -39,7 +39,7 @@
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/rowmap.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_restored);

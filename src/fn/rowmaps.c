@@ -44,7 +44,7 @@
 #include "store/objfetch.h"
 #include "store/keydict.h"
 #include "store/rowmap.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_forget_rowmaps);

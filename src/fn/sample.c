@@ -25,7 +25,7 @@
 
 #include "common/common.h"
 #include "store/collection.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "fn/fn.h"
 
 /* The objects of c, counted. */

@@ -30,7 +30,7 @@
 #include "common/sqlbuf.h"
 #include "store/collection.h"
 #include "store/keydict.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_keys);

@@ -2,7 +2,7 @@
  * shardrows.c — the functions a coordinator calls on a shard (through
  * postgres_fdw's connections or shardsession.c's): argo_shard_rows runs
  * the shard's part of a SELECT and argo_shard_join_part a join source's
- * (exec/shardpart.c), argo_shard_write its part of an UPDATE or DELETE,
+ * (exec/shard/shardpart.c), argo_shard_write its part of an UPDATE or DELETE,
  * argo_shard_insert and argo_shard_load write the objects the
  * coordinator sends, and argo_jsonb_bytes gives a jsonb in its binary
  * form for the coordinator to check (doc/jsonbcheck.c).
@@ -27,9 +27,9 @@
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/rowbatch.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "exec/execute.h"
-#include "exec/shardrun.h"
+#include "exec/shard/shardrun.h"
 #include "fn/fn.h"
 
 PG_FUNCTION_INFO_V1(argo_shard_rows);
@@ -214,7 +214,7 @@ argo_shard_rows(PG_FUNCTION_ARGS)
  * the objects of FROM item source of the join query on this shard that
  * its own WHERE conjuncts keep (and, keyvals given, whose join
  * condition's value is in that array), as the coordinator joins them
- * (exec/shardjoin.c), in object id order; one row of NULLs if this
+ * (exec/shard/shardjoin.c), in object id order; one row of NULLs if this
  * shard's dictionary lacks key keys_through.
  */
 Datum
@@ -244,7 +244,7 @@ numbered_here(ArgoCollection *c)
 }
 
 /*
- * Only a shard's part (store/home.c) takes ids chosen elsewhere and
+ * Only a shard's part (store/shard/home.c) takes ids chosen elsewhere and
  * loads that drop its indexes.  A part a coordinator made before the
  * mark existed is marked by its owner's first call, provided its own
  * sequence never numbered an object: a collection that numbers its
@@ -347,7 +347,7 @@ argo_shard_insert(PG_FUNCTION_ARGS)
 /*
  * argo_shard_write(query text, params jsonb, keys_through integer)
  * RETURNS TABLE(objid bigint, doc jsonb): this shard's part of an UPDATE
- * or DELETE of a distributed collection (exec/shardwrite.c), run on its
+ * or DELETE of a distributed collection (exec/shard/shardwrite.c), run on its
  * own objects, every key from its copy of the dictionary; its count
  * result ({"updated": n}, with RETURNING ID the ids too) as doc.
  */

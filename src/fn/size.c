@@ -12,7 +12,7 @@
 
 #include "common/plancache.h"
 #include "store/collection.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 
 PG_FUNCTION_INFO_V1(argo_collection_size);
 

@@ -21,7 +21,7 @@
 #include "common/keypath.h"
 #include "common/numbers.h"
 #include "store/collection.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"

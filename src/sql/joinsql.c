@@ -30,7 +30,7 @@
 #include "common/ids.h"
 #include "common/sqlbuf.h"
 #include "store/collection.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"

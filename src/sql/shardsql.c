@@ -1,6 +1,6 @@
 /*
  * shardsql.c — the statements the coordinator sends its shards
- * (exec/shardread.c, exec/shardwrite.c): a shard's part of a read, of a
+ * (exec/shard/shardread.c, exec/shard/shardwrite.c): a shard's part of a read, of a
  * join's FROM item or of a write, each through the shard's own Argo
  * function in the schema its extension is in; whether a shard's
  * dictionary has a key; a shard's argo_explain.

@@ -229,7 +229,7 @@ argo_shards_take_objects(ArgoCollection *c)
 }
 
 /*
- * The same for an UPDATE or DELETE the shards run (exec/shardwrite.c):
+ * The same for an UPDATE or DELETE the shards run (exec/shard/shardwrite.c):
  * the role holds mode on each table, as writing them here would need.
  */
 bool

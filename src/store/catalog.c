@@ -47,7 +47,7 @@
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/feed.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 
 /* argo.keep_documents: whether collections made from now on keep them (docs.c) */
 bool		argo_keep_documents_default = true;

@@ -50,7 +50,7 @@
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/keydict.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 
 struct KeyDict
 {

@@ -36,7 +36,7 @@
 #include "store/keydict.h"
 #include "store/rowbatch.h"
 #include "store/rowmap.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 
 /* Flush once a batch holds this many rows. */
 #define BATCH_ROWS 50000

@@ -30,13 +30,13 @@
 #include "common/plancache.h"
 #include "store/collection.h"
 #include "store/keydict.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
 #include "exec/execute.h"
 #include "exec/results.h"
-#include "exec/shardrun.h"
+#include "exec/shard/shardrun.h"
 
 static void
 refuse(const char *why)

@@ -49,7 +49,7 @@
 #include "common/sqlbuf.h"
 #include "store/access.h"
 #include "store/collection.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 
 /* Shards a collection may have (partition names take "_p" and two digits). */
 #define MAX_SHARDS 64
@@ -212,7 +212,7 @@ collection_check_shards_answer(const char *name, List *servers)
 
 /*
  * The collection on one shard, as probed, marked there as a shard's part
- * (store/home.c) in the same transaction: argo_shard_insert of no
+ * (store/shard/home.c) in the same transaction: argo_shard_insert of no
  * object marks a collection its caller owns and never numbered objects
  * of.
  */

@@ -41,14 +41,14 @@
 #include "utils/memutils.h"
 
 #include "doc/doc.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/join.h"
 #include "exec/results.h"
-#include "exec/shardrun.h"
+#include "exec/shard/shardrun.h"
 
 /* At most this many distinct values are sent to a later item's shards. */
 #define REDUCE_MAX 10000

@@ -23,7 +23,7 @@
 
 #include "store/access.h"
 #include "store/collection.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 
 /* The servers of c's directory's partitions, by OID, each once; NIL if c is local. */
 static List *

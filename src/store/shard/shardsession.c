@@ -39,7 +39,7 @@
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
-#include "store/shard.h"
+#include "store/shard/shard.h"
 
 typedef int (*ExtractConnectionOptions_fn) (List *defelems, const char **keywords,
 											const char **values);

@@ -27,13 +27,13 @@
 
 #include "common/numbers.h"
 #include "doc/doc.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/results.h"
-#include "exec/shardrun.h"
+#include "exec/shard/shardrun.h"
 
 /* One aggregate of one group, as combined so far. */
 typedef struct Partial

@@ -9,7 +9,7 @@
 #include "utils/jsonb.h"
 
 #include "store/collection.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/analyze.h"
 #include "parse/parse.h"
 #include "exec/results.h"

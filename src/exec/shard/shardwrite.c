@@ -32,13 +32,13 @@
 #include "store/collection.h"
 #include "store/keydict.h"
 #include "store/rowbatch.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/shardsql.h"
 #include "exec/results.h"
-#include "exec/shardrun.h"
+#include "exec/shard/shardrun.h"
 
 /* Rounds of keys a shard's part of a write may ask for before it is an error. */
 #define MAX_KEY_ROUNDS 20

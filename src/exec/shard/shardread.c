@@ -39,14 +39,14 @@
 #include "common/sqlbuf.h"
 #include "doc/doc.h"
 #include "store/collection.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/shardsql.h"
 #include "sql/sql.h"
 #include "exec/results.h"
-#include "exec/shardrun.h"
+#include "exec/shard/shardrun.h"
 
 /* One shard's results, the current one first. */
 typedef struct ShardStream

@@ -45,7 +45,7 @@
 #include "store/access.h"
 #include "store/collection.h"
 #include "store/rowbatch.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 
 /* postgres_fdw's (connection.c, PostgreSQL 15) */
 typedef struct PgFdwConnState

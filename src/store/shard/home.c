@@ -25,7 +25,7 @@
 #include "common/plancache.h"
 #include "store/access.h"
 #include "store/collection.h"
-#include "store/shard.h"
+#include "store/shard/shard.h"
 
 #define HOME_PREFIX "argo coordinator: "
 #define SHARD_PART_MARK "argo shard part"
