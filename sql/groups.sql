@@ -110,7 +110,7 @@ SELECT c, g_passes_agree(c, 'SELECT items[*].sku, items[*].qty, COUNT(*) AS k%2$
   FROM unnest(ARRAY['q3', 'q1']) c;
 SELECT c, g_passes_agree(c, 'SELECT tags[*], COUNT(tags[*]) AS n, MIN(tags[*]) AS lo%2$s FROM %1$s GROUP BY tags[*]')
   FROM unnest(ARRAY['q3', 'q1']) c;
-SELECT e FROM argo_explain('SELECT items[*].sku, SUM(items[*].qty) AS s FROM q3 GROUP BY items[*].sku') e WHERE e LIKE 'WITH u AS MATERIALIZED%';
+SELECT e FROM argo_explain('SELECT items[*].sku, SUM(items[*].qty) AS s FROM q3 GROUP BY items[*].sku') e WHERE e LIKE '%LEFT JOIN ((%';
 DROP FUNCTION g_passes_agree(text, text);
 
 -- what is refused
