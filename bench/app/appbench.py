@@ -234,7 +234,7 @@ READS = [
      lambda r, n: [iso(START + datetime.timedelta(days=r.randrange(30, 700)))]),
     ("ORDER BY status, total DESC LIMIT 20", True,
      "SELECT * FROM orders ORDER BY status, total DESC, ID() LIMIT 20",
-     "SELECT doc FROM {orders} ORDER BY doc->>'status' COLLATE \"C\", (doc->>'total')::numeric DESC, id LIMIT 20", None,
+     "SELECT doc FROM {orders} ORDER BY (doc->>'status') COLLATE \"C\", (doc->>'total')::numeric DESC, id LIMIT 20", None,
      lambda r, n: []),
     ("orders containing a sku", False,
      "SELECT * FROM orders WHERE items[*].sku = $1",

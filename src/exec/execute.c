@@ -105,6 +105,56 @@ fetch_driver(ObjFetch *f, Rebuilder *rb, RowDriver *d)
 	d->arg = argo_fetch_target(f, rb);
 }
 
+typedef struct IdList
+{
+	MemoryContext cxt;
+	int64	   *ids;
+	int			n;
+	int			max;
+} IdList;
+
+static void
+collect_id(void *arg, Datum *values, bool *nulls)
+{
+	IdList	   *l = arg;
+
+	if (l->n == l->max)
+	{
+		l->max = Max(64, l->max * 2);
+		l->ids = l->ids ? repalloc(l->ids, sizeof(int64) * l->max) :
+			MemoryContextAlloc(l->cxt, sizeof(int64) * l->max);
+	}
+	l->ids[l->n++] = DatumGetInt64(values[0]);
+}
+
+/*
+ * ORDER BY … LIMIT n over objects SQL selects: the ids taken whole before
+ * the first object is fetched.  The sort gives nothing before it has seen
+ * every candidate anyway, and a statement run whole, not as a cursor, may
+ * share its scan among parallel workers, each keeping its own top n (a
+ * two-key top 20 of 200k orders from their documents: about half the
+ * time).  At most work_mem's worth of ids.
+ */
+static bool
+ids_first(ArgoStmt *s, RowDriver *d)
+{
+	IdList		l = {CurrentMemoryContext};
+	double		n;
+
+	if (s->order_by == NIL || s->limit == NULL)
+		return false;
+	n = s->limit->num + (s->offset ? s->offset->num : 0);
+	if (n > (double) work_mem * 1024 / sizeof(int64))
+		return false;
+	argo_stream_rows(d->sql, collect_id, &l);
+	/* an SPI call leaves SPI's memory current; the driver's is ours */
+	MemoryContextSwitchTo(l.cxt);
+	d->sql = NULL;
+	d->ids = l.ids;
+	d->nids = l.n;
+	return true;
+}
+
 /*
  * Whether select_driver drives the statement p (a SELECT of one
  * collection).  Every object sorted is not streamed: its first object
@@ -191,6 +241,7 @@ select_driver(ArgoPlan *p, result_emit emit, void *arg, RowDriver *d)
 		case ARGO_PLAN_FETCH:
 			fetch_driver(p->fetch, rebuilder(q, emit, arg), d);
 			d->sql = sqlgen_select_ids(q);
+			ids_first(s, d);
 			return true;
 		default:
 			return false;

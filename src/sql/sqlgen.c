@@ -159,7 +159,13 @@ emit_document_keys(SqlBuf *buf, ArgoStmt *s, const char *object, StringInfo keys
 /*
  * m: the selected objects in output order, limited before anything is
  * fetched, so LIMIT rebuilds only the objects it returns.  With ORDER BY,
- * m also numbers them (ord).
+ * m also numbers them (ord), after the LIMIT: numbered before it, every
+ * object was sorted in full where PostgreSQL keeps just the top n.
+ *
+ * Every object sorted takes its sort keys from its kept document, as the
+ * read of every object does: joining three value tables per key to each
+ * directory row was 0.9 s of a 1.0 s `ORDER BY status, total DESC LIMIT
+ * 20` over 200k orders.
  */
 static void
 emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, Datum ids)
@@ -168,17 +174,19 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, Datum ids)
 
 	buf->custom_plan = true;
 	initStringInfo(&keys);
-	appendStringInfoString(&buf->sql, "SELECT o.objid");
 	if (s->order_by)
-		appendStringInfoString(&buf->sql, ", pg_catalog.row_number() OVER (ORDER BY @KEYS@) AS ord");
-	appendStringInfoString(&buf->sql, " FROM (");
+		appendStringInfoString(&buf->sql, "SELECT z.objid, pg_catalog.row_number() OVER () AS ord FROM (");
+	appendStringInfoString(&buf->sql, "SELECT o.objid FROM (");
 	if (ids != (Datum) 0)
 		appendStringInfo(&buf->sql, "SELECT pg_catalog.unnest($%d::pg_catalog.int8[]) AS objid",
 						 sqlbuf_param(buf, INT8ARRAYOID, ids));
 	else
 		sql_base_objids(buf, c, s->where);
 	appendStringInfoString(&buf->sql, ") o");
-	emit_order_joins(buf, c, s, &keys);
+	if (ids == (Datum) 0 && s->where == NULL && s->order_by && docs_readable(c))
+		emit_document_keys(buf, s, document_of(buf, c, "d"), &keys);
+	else
+		emit_order_joins(buf, c, s, &keys);
 	/* an object with none of the projected paths is not returned */
 	if (!s->star && !s->id_name)
 	{
@@ -191,7 +199,7 @@ emit_ordered_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, Datum ids)
 	appendStringInfo(&buf->sql, " ORDER BY %s", keys.data);
 	sql_limit_offset(buf, s);
 	if (s->order_by)
-		sqlbuf_replace(buf, "@KEYS@", keys.data);
+		appendStringInfoString(&buf->sql, ") z");
 }
 
 /*
