@@ -236,6 +236,31 @@ sql_filter_check(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 }
 
 /*
+ * After "SELECT f.objid FROM (candidates) f": keep the candidates where
+ * every leaf of preds (each through a filter) is TRUE, judged on one
+ * read of the object.
+ */
+void
+sql_filter_checks(SqlBuf *buf, ArgoCollection *c, List *preds)
+{
+	bool		docs = docs_readable(c);
+	int			name = sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name));
+	const char *object;
+	ListCell   *lc;
+
+	if (docs)
+		appendStringInfo(&buf->sql, " LEFT JOIN %s d ON d.objid OPERATOR(pg_catalog.=) f.objid",
+						 c->doc_table);
+	object = psprintf("%s%s($%d, f.objid)%s", docs ? "COALESCE(d.doc, " : "",
+					  argo_function("argo_object"), name, docs ? ")" : "");
+	foreach(lc, preds)
+		appendStringInfo(&buf->sql, " %s %s(%s, $%d) IS TRUE",
+						 foreach_current_index(lc) == 0 ? "WHERE" : "AND",
+						 argo_function("argo_filter_test"), object,
+						 sqlbuf_param(buf, JSONBOID, JsonbPGetDatum(text_spec(lfirst(lc), InvalidOid))));
+}
+
+/*
  * The same with a text search's configuration; only_undocumented keeps
  * to the candidates without a kept document (an argo_text index answers
  * for the others).
