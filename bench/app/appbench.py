@@ -3,7 +3,8 @@
 customers, products with variants, orders with items, expiring sessions —
 in Argo and in two jsonb systems on one server, one run:
 
-  argo   collections as created by default, loaded with argo_load
+  argo   collections as created by default, loaded with argo_load; the
+         title's text index (argo_text), as MongoDB's $text needs one
   gin    one table per collection (id bigserial, doc jsonb) with a
          jsonb_path_ops GIN index: the schema-agnostic peer
   tuned  the same tables with the B-tree expression indexes (and the GIN
@@ -155,6 +156,8 @@ def load(conn, data):
                     cur.execute("SELECT argo_load(%s, %s)", (c, "SELECT d FROM stage_%s ORDER BY i" % c))
                 cur.execute("SELECT argo_drop_collection('daily', true)")
                 cur.execute("SELECT argo_expire('sessions', 'seen', '30 minutes')")
+                # MongoDB's $text needs a text index; argo_text is Argo's (as tuned's tsvector GIN)
+                cur.execute("SELECT argo_text('products', 'title', 'simple')")
             else:
                 for c in COLLECTIONS + ["daily"]:
                     t = tbl(system, c)
