@@ -30,11 +30,22 @@ SELECT argo_expire_now('xp3') AS xp3, argo_expire_now('xp1') AS xp1;
 SELECT string_agg(x->>'n', ' ') AS xp3_left FROM argo_query('SELECT n FROM xp3 ORDER BY n') x;
 SELECT string_agg(x->>'n', ' ') AS xp1_left FROM argo_query('SELECT n FROM xp1 ORDER BY n') x;
 SELECT argo_expire_now('xp3') AS again;
--- removed: nothing expires
+-- the path's strings are found through an index of their timestamps (one
+-- per collection, the path's key only): set again, it is made again
+CREATE FUNCTION xp_indexes(t text) RETURNS text LANGUAGE sql AS $$
+  SELECT coalesce(string_agg(regexp_replace(pg_get_indexdef(indexrelid), 'keyid = \d+', 'keyid = K'), '; '), 'none')
+    FROM pg_index WHERE indrelid = t::regclass AND pg_get_indexdef(indexrelid) LIKE '%argo_expiry_time%'
+$$;
+SELECT xp_indexes('argo_data.xp3_str') AS xp3, xp_indexes('argo_data.xp1_data') AS xp1;
+SELECT argo_expire('xp3', 'at', '2 hours');
+SELECT xp_indexes('argo_data.xp3_str') AS xp3_again;
+-- removed: nothing expires, and the index goes
 SELECT argo_expire('xp3', 'at', NULL);
 SELECT name, expiry FROM argo_collections WHERE name IN ('xp3', 'xp1') ORDER BY name;
 SELECT count(*) FROM argo_query($$INSERT INTO xp3 OBJECT {"n": 12, "at": 0}$$);
 SELECT argo_expire_now('xp3') AS after_removal;
+SELECT xp_indexes('argo_data.xp3_str') AS xp3_removed;
+DROP FUNCTION xp_indexes(text);
 -- what counts as a timestamp
 SELECT v, argo_expiry_time(v) IS NOT NULL AS is_one
 FROM (VALUES ('2026-01-02T03:04:05Z'), ('2026-01-02 03:04:05.123+02'), ('2026-01-02T03:04-0330'),

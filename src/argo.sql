@@ -206,7 +206,7 @@ COMMENT ON FUNCTION argo_expire_now(text, bigint) IS
 CREATE FUNCTION argo_expiry_time(value text)
 RETURNS timestamptz
 AS 'MODULE_PATHNAME', 'argo_expiry_time'
-LANGUAGE C STABLE STRICT PARALLEL SAFE SECURITY INVOKER;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
 
 COMMENT ON FUNCTION argo_expiry_time(text) IS
 'An ISO 8601 timestamp with its time zone as timestamptz, else NULL: what an expiry path may hold as a string';

@@ -15,6 +15,7 @@ RELEASES=(
 	"0.5 f839fc2158cd0ef292921c32dd142372f3db1706"
 	"0.6 d4aec58fff5ff72591dde7ae84de6079028b69b9"
 	"0.7 417defbd0ef89d2e6ece689469bd4c0a6c3e6636"
+	"0.8 b0085c42f5411ad628372dc2371b24fe4d80e31e"
 )
 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 SUDO=${SUDO:-}

@@ -128,9 +128,10 @@ argo_expire(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("after must not be negative"),
 				 errdetail("An object cannot expire before its time.")));
+	argo_bind_lone_path(path);
 	argo_spi_connect();
 	c = collection_open_as_owner(name, ShareRowExclusiveLock, "Expiry is not supported there yet.", NULL);
-	collection_set_expiry(c, text, after == NULL ? NULL :
+	collection_set_expiry(c, text, path->keystr, after == NULL ? NULL :
 						  DatumGetCString(DirectFunctionCall1(interval_out, IntervalPGetDatum(after))));
 	SPI_finish();
 	PG_RETURN_VOID();
@@ -155,6 +156,9 @@ expired_ids(ArgoCollection *c, int32 keyid, const char *after, int limit, int *n
 	bool		isnull;
 	Datum		ids;
 	int			rc;
+
+	/* the key id a constant, so that the path's expiry index answers */
+	buf->custom_plan = true;
 
 	appendStringInfo(&buf->sql,
 					 "SELECT pg_catalog.jsonb_agg(objid) FROM (SELECT objid FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d"

@@ -92,7 +92,8 @@ extern void unique_explain_violation(ErrorData *e);
 
 /* expiry.c: a collection's expiry (argo_expire): its path and interval */
 extern bool collection_expiry(ArgoCollection *c, char **path, char **after);
-extern void collection_set_expiry(ArgoCollection *c, const char *path, const char *after);
+extern void collection_set_expiry(ArgoCollection *c, const char *path, const char *keystr,
+								  const char *after);
 
 /* schema.c: a collection's JSON Schema (argo_validate), and objects checked against it */
 extern Jsonb *collection_schema(ArgoCollection *c);

@@ -10,6 +10,15 @@ BEGIN
     RAISE EXCEPTION 'an upgraded collection has objects without a map';
   END IF;
 END $$;
+-- 0.9: a collection that expires has its path's expiry index
+DO $$
+BEGIN
+  IF (SELECT expiry FROM argo_collections WHERE name = 'up3') IS NOT NULL AND NOT EXISTS (
+      SELECT FROM pg_index WHERE indrelid = 'argo_data.up3_str'::regclass
+         AND pg_get_expr(indexprs, indrelid) LIKE '%argo_expiry_time(valstr)%') THEN
+    RAISE EXCEPTION 'an upgraded collection that expires has no expiry index';
+  END IF;
+END $$;
 CREATE TABLE after_upgrade AS
   SELECT 'up3' AS coll, x AS doc FROM argo_query('SELECT * FROM up3') x
   UNION ALL SELECT 'up1', x FROM argo_query('SELECT * FROM up1') x;

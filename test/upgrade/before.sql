@@ -19,6 +19,13 @@ SELECT count(*) FROM odd_docs d,
   LATERAL (SELECT argo_query('INSERT INTO up1 OBJECT $1', d.doc)) i;
 -- an empty one
 SELECT argo_create_collection('upempty', 'argo1');
+-- where the release has expiry: one path that ages up3's objects
+DO $$
+BEGIN
+  IF to_regprocedure('argo_expire(text,text,interval)') IS NOT NULL THEN
+    EXECUTE $e$SELECT argo_expire('up3', 'seen', '1 day')$e$;
+  END IF;
+END $$;
 -- a collection someone was given read access to
 CREATE ROLE argo_up_reader;
 GRANT SELECT ON ALL TABLES IN SCHEMA argo_data TO argo_up_reader;
