@@ -154,6 +154,32 @@ emit_typed_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int t,
 		appendStringInfo(&buf->sql, " ORDER BY valbool%s, x.objid LIMIT $%d)", dir, lim);
 }
 
+/*
+ * " AND (some object lacks a scalar at key k)", as a one-time filter:
+ * the directory counts more objects than the key has scalars (a path
+ * holds one value in an object).  With DESC the objects lacking one come
+ * first, and finding them was an anti-join of every object against the
+ * key's rows (145 ms at 200k orders, ORDER BY created DESC LIMIT 20
+ * OFFSET 10000) where there were none; two index counts cost a tenth.
+ */
+static void
+emit_some_lack(SqlBuf *buf, ArgoCollection *c, int k)
+{
+	appendStringInfo(&buf->sql, " AND (SELECT pg_catalog.count(*) FROM %s) OPERATOR(pg_catalog.>) (",
+					 c->obj_table);
+	if (c->format == ARGO_FORMAT_ARGO1)
+		appendStringInfo(&buf->sql,
+						 "SELECT pg_catalog.count(*) FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d"
+						 " AND pg_catalog.num_nonnulls(valstr, valnum, valbool) OPERATOR(pg_catalog.>) 0)",
+						 c->data_table, k);
+	else
+		appendStringInfo(&buf->sql,
+						 "(SELECT pg_catalog.count(*) FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d)"
+						 " OPERATOR(pg_catalog.+) (SELECT pg_catalog.count(*) FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d)"
+						 " OPERATOR(pg_catalog.+) (SELECT pg_catalog.count(*) FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d AND valbool IS NOT NULL))",
+						 c->num_table, k, c->str_table, k, c->bool_table, k);
+}
+
 /* Objects (passing the filters) with no scalar at the path. */
 static void
 emit_lacking_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int k, int lim)
@@ -168,6 +194,8 @@ emit_lacking_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int k, int lim)
 	appendStringInfoString(&buf->sql, ") o WHERE true");
 	if (!ob->desc)
 		appendStringInfo(&buf->sql, " AND (SELECT pg_catalog.count(*) FROM t) OPERATOR(pg_catalog.<) $%d", lim);
+	else if (s->where == NULL)
+		emit_some_lack(buf, c, k);
 	if (c->format == ARGO_FORMAT_ARGO1)
 		appendStringInfo(&buf->sql,
 						 " AND NOT EXISTS (SELECT 1 FROM %s x WHERE x.objid OPERATOR(pg_catalog.=) o.objid AND x.keyid OPERATOR(pg_catalog.=) $%d AND pg_catalog.num_nonnulls(x.valstr, x.valnum, x.valbool) OPERATOR(pg_catalog.>) 0)",
