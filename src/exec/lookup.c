@@ -622,6 +622,47 @@ lookup_key_entries(ArgoCollection *c, int32 keyid, int64 limit, Snapshot snap)
 }
 
 /*
+ * How many index entries pass p's test (lookup_read_pred's leaves but
+ * ID()), counted up to limit from the indexes alone: dead entries too,
+ * and a string's prefix for its value — an estimate, for choosing which
+ * term of an AND finds the objects.  -1 where an index cannot be read.
+ */
+int64
+lookup_count_entries(ArgoCollection *c, ArgoPred *p, int64 limit, Snapshot snap)
+{
+	ValueTest	t = lookup_value_test(p);
+	int			ti = t.type == ALIT_STRING ? 0 : t.type == ALIT_NUMBER ? 1 : 2;
+	TypeLookup	types[3];
+	TypeLookup *tl;
+	List	   *keys = pred_keys(c, p);
+	int64		n = 0;
+	ListCell   *lc;
+
+	memset(types, 0, sizeof(types));
+	tl = type_lookup(c, types, ti);
+	if (tl->irel == NULL)
+		n = -1;
+	foreach(lc, keys)
+	{
+		ScanKeyData skeys[3];
+		int			nkeys;
+		IndexScanDesc scan;
+
+		if (n < 0 || n >= limit)
+			break;
+		nkeys = value_keys(skeys, tl->irel, ((ArgoKey *) lfirst(lc))->id, &t);
+		scan = index_beginscan(tl->rel, tl->irel, snap, nkeys, 0);
+		index_rescan(scan, skeys, nkeys, NULL, 0);
+		while (n < limit && index_getnext_tid(scan, ForwardScanDirection) != NULL)
+			if ((++n & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+		index_endscan(scan);
+	}
+	close_types(types);
+	return n;
+}
+
+/*
  * Whether the directory holds id under snap, in *found; false when SQL
  * must say (the directory cannot be read directly).
  */

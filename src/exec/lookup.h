@@ -27,6 +27,7 @@ extern int64 *lookup_ids_docs(ArgoCollection *c, ArgoPred *p, Snapshot snap, int
 extern bool lookup_directory(ArgoCollection *c, int64 id, Snapshot snap, bool *found);
 extern bool lookup_key_may_have(ArgoCollection *c, const char *keystr, int t, Snapshot snap);
 extern int64 lookup_key_entries(ArgoCollection *c, int32 keyid, int64 limit, Snapshot snap);
+extern int64 lookup_count_entries(ArgoCollection *c, ArgoPred *p, int64 limit, Snapshot snap);
 
 /* lookuporder.c: a lookup's few objects ordered and cut in C */
 extern bool lookup_orders_in_c(ArgoQuery *q);

@@ -124,6 +124,59 @@ plan_lookup(ArgoPlan *p)
 	return !ordered || p->nids <= LOOKUP_SORT_MAX;
 }
 
+/* An AND's term finds its objects for the others only up to this many, */
+#define DRIVER_MAX 5000
+/* and only where the others together find at least this many. */
+#define DRIVER_OTHERS_MIN 1000
+
+/*
+ * The term of WHERE's AND whose objects the others are judged on, one by
+ * one (sql/predicate.c), where one term finds few objects and the others
+ * many: counted from the indexes, each up to DRIVER_MAX.  PostgreSQL
+ * cannot weigh that itself: its estimates for a key's values in the
+ * shared value tables miss by orders of magnitude (a week of orders, 2,000,
+ * estimated at 3), and an INTERSECT reads every term's objects whatever
+ * their number.  Judging an object costs about what finding it does, so
+ * the others together must find more than twice the driver's.
+ */
+static void
+plan_and_driver(ArgoQuery *q)
+{
+	ArgoPred   *w = q->stmt->where;
+	ArgoCollection *c = linitial(q->colls);
+	int64		best = -1;
+	int64		others = 0;
+	int			driver = 0;
+	ListCell   *lc;
+
+	if (w == NULL || w->kind != APRED_AND || list_length(w->args) > 16 ||
+		collection_is_distributed(c) || !docs_readable(c))
+		return;
+	foreach(lc, w->args)
+	{
+		ArgoPred   *a = lfirst(lc);
+		int64		n = -1;
+
+		if (lookup_read_pred(a) != NULL && a->kind != APRED_ID && a->kind != APRED_IN)
+			n = lookup_count_entries(c, a, DRIVER_MAX + 1, GetActiveSnapshot());
+		if (n >= 0 && n <= DRIVER_MAX && (best < 0 || n < best))
+		{
+			if (best >= 0)
+				others += best;
+			best = n;
+			driver = foreach_current_index(lc) + 1;
+		}
+		else
+			others += n < 0 ? PG_INT64_MAX / 32 : n;
+	}
+	if (driver == 0 || others <= 2 * best || others < DRIVER_OTHERS_MIN)
+		return;
+	foreach(lc, w->args)
+		if (foreach_current_index(lc) + 1 != driver && !sql_doc_judges(lfirst(lc)))
+			return;
+	w->driver = driver;
+}
+
 /* How a SELECT runs here, reading a distributed collection's shards' tables. */
 void
 argo_plan_local_select(ArgoPlan *p)
@@ -176,6 +229,8 @@ argo_plan(ArgoQuery *q)
 	/* the value types each join condition may pair, found once for its SQL */
 	if (list_length(s->from) > 1)
 		join_prune_types(q);
+	else if (s->kind != ASTMT_INSERT)
+		plan_and_driver(q);
 	switch (s->kind)
 	{
 		case ASTMT_SELECT:

@@ -52,10 +52,21 @@ write_literal(StringInfo out, ArgoLiteral *lit)
 	}
 }
 
+/*
+ * How many of a path's steps name its FROM item (alias.path, analyse.c's
+ * bind_path) rather than a key of the object: 0 or 1.
+ */
+static int
+alias_steps(ArgoPath *path)
+{
+	return path->nsegs > 0 && list_length(path->steps) == path->nsegs + 1 ? 1 : 0;
+}
+
 /* A path's steps: keys, positions, {"*": true}, {"?": pred}. */
 static void
 write_steps(StringInfo out, ArgoPath *path)
 {
+	int			skip = alias_steps(path);
 	ListCell   *lc;
 
 	appendStringInfoChar(out, '[');
@@ -63,7 +74,9 @@ write_steps(StringInfo out, ArgoPath *path)
 	{
 		ArgoStep   *step = lfirst(lc);
 
-		if (foreach_current_index(lc) > 0)
+		if (foreach_current_index(lc) < skip)
+			continue;
+		if (foreach_current_index(lc) > skip)
 			appendStringInfoChar(out, ',');
 		if (step->filter != NULL)
 		{
@@ -86,6 +99,7 @@ Datum
 sql_path_steps(ArgoPath *path)
 {
 	StringInfoData json;
+	int			skip = alias_steps(path);
 	ListCell   *lc;
 
 	initStringInfo(&json);
@@ -94,7 +108,9 @@ sql_path_steps(ArgoPath *path)
 	{
 		ArgoStep   *step = lfirst(lc);
 
-		if (foreach_current_index(lc) > 0)
+		if (foreach_current_index(lc) < skip)
+			continue;
+		if (foreach_current_index(lc) > skip)
 			appendStringInfoChar(&json, ',');
 		if (step->is_index)
 			appendStringInfo(&json, INT64_FORMAT, step->index);
@@ -233,6 +249,50 @@ void
 sql_filter_check(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 {
 	sql_text_check(buf, c, p, InvalidOid, truth, false);
+}
+
+/*
+ * Whether argo_filter_test judges p on an object exactly as the SQL of
+ * predicate.c would select it: its comparisons, ranges, LIKE, IN lists,
+ * ANY, EXISTS and IS [NOT] NULL (with or without filters), and AND, OR,
+ * NOT of them — not ID(), a parameter's IN list, text search (whose
+ * configuration is the index's) or a join's part.
+ */
+bool
+sql_doc_judges(ArgoPred *p)
+{
+	ListCell   *lc;
+
+	check_stack_depth();
+	switch (p->kind)
+	{
+		case APRED_AND:
+		case APRED_OR:
+			foreach(lc, p->args)
+				if (!sql_doc_judges(lfirst(lc)))
+					return false;
+			return true;
+		case APRED_NOT:
+			return sql_doc_judges(p->left);
+		case APRED_CMP:
+		case APRED_LIKE:
+		case APRED_BETWEEN:
+		case APRED_ANY:
+			return p->agg == NULL && p->path != NULL && !p->path->id &&
+				p->lit != NULL && p->lit->type != ALIT_NULL &&
+				(p->lit2 == NULL || p->lit2->type != ALIT_NULL);
+		case APRED_IN:
+			foreach(lc, p->lits)
+				if (((ArgoLiteral *) lfirst(lc))->type == ALIT_NULL)
+					return false;
+			return p->list_param == NULL && p->path != NULL && !p->path->id;
+		case APRED_EXISTS:
+		case APRED_ISNULL:
+		case APRED_ISNOTNULL:
+			return p->path != NULL && !p->path->id;
+		default:
+			return false;
+	}
 }
 
 /*

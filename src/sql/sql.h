@@ -98,6 +98,7 @@ extern void sql_order_keys(StringInfo out, ValueCols *v, bool desc, bool nulls_f
 /* filter.c: a leaf through a filter [? pred], judged on each candidate object */
 extern void sql_filter_check(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth);
 extern void sql_filter_checks(SqlBuf *buf, ArgoCollection *c, List *preds);
+extern bool sql_doc_judges(ArgoPred *p);
 extern Jsonb *sql_pred_spec(ArgoPred *p);
 extern Datum sql_path_steps(ArgoPath *path);
 extern Datum sql_path_spec(ArgoPath *path);
