@@ -57,6 +57,21 @@ SELECT x->>'updated' = (SELECT count(*)::text FROM dv_docs WHERE doc->>'s' = 'sh
   FROM argo_query($$UPDATE dv3 SET seen = true WHERE s = 'shipped' AND n BETWEEN 1000 AND 1600$$) x;
 SELECT count(*) = (SELECT count(*) FROM dv_docs WHERE doc->>'s' = 'shipped' AND i BETWEEN 1000 AND 1600) AS seen
   FROM argo_query('SELECT n FROM dv3 WHERE seen = true') x;
+-- an aggregate whose WHERE finds a sixteenth of the objects or more reads
+-- its keys' rows whole (exec/plan.c, plan_values_setwise): the same groups
+CREATE FUNCTION dv_groups(coll text) RETURNS boolean LANGUAGE sql AS $$
+  SELECT (SELECT array_agg(x::text ORDER BY x::text) FROM argo_query(format(
+            'SELECT s, COUNT(*) AS n, SUM(n) AS total, MIN(t) AS lo, MAX(x) AS hi, COUNT(DISTINCT t) AS ts FROM %s WHERE n > 500 GROUP BY s', coll)) x)
+       = (SELECT array_agg(x::text ORDER BY x::text) FROM (
+            SELECT jsonb_build_object('s', doc->'s', 'n', count(*), 'total', sum(i), 'lo', min(doc->>'t'),
+                                      'hi', max((doc->>'x')::int), 'ts', count(DISTINCT doc->>'t')) AS x
+              FROM dv_docs WHERE i > 500 GROUP BY doc->'s') g)
+$$;
+SELECT c, dv_groups(c) AS setwise_groups,
+       (SELECT count(*) > 0 FROM argo_explain(format('SELECT s, COUNT(*) FROM %s WHERE n > 500 GROUP BY s', c)) e
+         WHERE e LIKE '%OFFSET 0)%') AS rows_whole
+  FROM unnest(ARRAY['dv3', 'dv1']) c;
+DROP FUNCTION dv_groups(text);
 -- terms that are all common, or all rare: intersected as before
 SELECT dv_driven('dv3', $$t >= 'd010' AND n > 100$$) AS all_common,
        dv_driven('dv3', $$n < 20 AND t < 'd010'$$) AS all_rare;

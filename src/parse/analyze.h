@@ -24,6 +24,12 @@ typedef struct ArgoQuery
 	 * process takes the documents without counting them again.
 	 */
 	bool		shared;
+	/*
+	 * The plan (exec/plan.c) found WHERE's objects many, a sixteenth of
+	 * the collection or more: their aggregated keys' rows are read whole
+	 * and hashed rather than looked up object by object.
+	 */
+	bool		values_setwise;
 } ArgoQuery;
 
 extern Jsonb *literal_to_jsonb(ArgoLiteral *lit);

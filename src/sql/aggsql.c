@@ -52,6 +52,14 @@ objid_of(ArgoQuery *q, ArgoPath *path)
 	return psprintf("o.o%d", path->source);
 }
 
+/* The scalar at a path without [*] in each row of "o", joined in. */
+static ValueCols
+value_join(AggGen *g, ArgoCollection *c, ArgoPath *path, const char *alias)
+{
+	return (g->q->values_setwise ? sql_value_join_setwise : sql_value_join)
+		(g->buf, c, objid_of(g->q, path), path->keystr, alias);
+}
+
 static ArgoCollection *
 coll_of_path(ArgoQuery *q, ArgoPath *path)
 {
@@ -165,7 +173,7 @@ count_distinct(AggGen *g, ArgoTarget *t, const char *a)
 		return document_distinct(g, t, a);
 	if (!t->path->wild)
 	{
-		v = sql_value_join(g->buf, c, objid_of(g->q, t->path), t->path->keystr, (char *) a);
+		v = value_join(g, c, t->path, a);
 		return one_col(psprintf("pg_catalog.count(DISTINCT ROW(%s, %s, %s)) FILTER (WHERE pg_catalog.num_nonnulls(%s, %s, %s) OPERATOR(pg_catalog.>) 0)",
 								v.num, v.str, v.boolean, v.num, v.str, v.boolean));
 	}
@@ -386,7 +394,7 @@ emit_target(AggGen *g, ArgoTarget *t, int i)
 		emit_unit_join(g, alias, t->path, false);
 		return one_col(psprintf("pg_catalog.count(%s.objid)", alias));
 	}
-	v = sql_value_join(g->buf, c, objid_of(g->q, t->path), t->path->keystr, alias);
+	v = value_join(g, c, t->path, alias);
 	if (t->agg == AAGG_SUM)
 		return one_col(psprintf("pg_catalog.sum(%s)", v.num));
 	if (t->agg == AAGG_AVG)
@@ -434,7 +442,7 @@ emit_group(AggGen *g, ArgoPath *path, int i)
 	if (path->filtered && !path->wild)
 		return document_group(g, path, alias);
 	if (!path->wild)
-		return sql_value_join(g->buf, c, objid_of(g->q, path), path->keystr, alias);
+		return value_join(g, c, path, alias);
 	k = sql_path_key_arrays(g->buf, c, path, false, path->first_wild);
 	appendStringInfoString(&g->buf->sql, " LEFT JOIN (SELECT r.objid, m.e, r.valnum, r.valstr, r.valbool FROM ");
 	sql_rows_of_table(g->buf, c);

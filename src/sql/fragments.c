@@ -75,6 +75,43 @@ sql_value_join(SqlBuf *buf, ArgoCollection *c, const char *objid_expr,
 }
 
 /*
+ * The same for many objects: each table's rows of the key read whole (a
+ * subquery the planner cannot push the object into), to be hashed,
+ * rather than looked up object by object through the objid indexes —
+ * 30,000 orders of a status, their cities: 122,000 buffers probed.
+ */
+ValueCols
+sql_value_join_setwise(SqlBuf *buf, ArgoCollection *c, const char *objid_expr,
+					   const char *keystr, const char *alias)
+{
+	ValueCols	v;
+	int			k = sql_key_param(buf, c, keystr);
+
+	if (c->format == ARGO_FORMAT_ARGO1)
+	{
+		appendStringInfo(&buf->sql,
+						 " LEFT JOIN (SELECT objid, valstr, valnum, valbool FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d OFFSET 0) %s"
+						 " ON %s.objid OPERATOR(pg_catalog.=) %s",
+						 c->data_table, k, alias, alias, objid_expr);
+		v.num = psprintf("%s.valnum", alias);
+		v.str = psprintf("%s.valstr", alias);
+		v.boolean = psprintf("%s.valbool", alias);
+		return v;
+	}
+	appendStringInfo(&buf->sql,
+					 " LEFT JOIN (SELECT objid, valnum FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d OFFSET 0) %sn ON %sn.objid OPERATOR(pg_catalog.=) %s"
+					 " LEFT JOIN (SELECT objid, valstr FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d OFFSET 0) %ss ON %ss.objid OPERATOR(pg_catalog.=) %s"
+					 " LEFT JOIN (SELECT objid, valbool FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d AND valbool IS NOT NULL OFFSET 0) %sb ON %sb.objid OPERATOR(pg_catalog.=) %s",
+					 c->num_table, k, alias, alias, objid_expr,
+					 c->str_table, k, alias, alias, objid_expr,
+					 c->bool_table, k, alias, alias, objid_expr);
+	v.num = psprintf("%sn.valnum", alias);
+	v.str = psprintf("%ss.valstr", alias);
+	v.boolean = psprintf("%sb.valbool", alias);
+	return v;
+}
+
+/*
  * Sort keys in the cross-type order: numbers, strings, booleans, then
  * objects lacking a scalar there, last or first as nulls_first says
  * (by default last ascending, first descending).
