@@ -50,6 +50,15 @@ SELECT dv_driven('dv3', $$n < 300 AND EXISTS items[? q >= 6]$$) AS driven,
 -- an alias of the one collection, before each path (filters too)
 SELECT count(*) = (SELECT count(*) FROM dv_docs WHERE i < 400 AND doc->>'s' = 'new' AND i % 7 = 6) AS alias_paths
   FROM argo_query($$SELECT * FROM dv3 AS d WHERE d.n < 400 AND d.s = 'new' AND EXISTS d.items[? q = 6]$$);
+-- in a join, among each FROM item's own terms
+SELECT (SELECT count(*) FROM argo_explain($$SELECT a.t, b.n FROM dv3 AS a INNER JOIN dv3 AS b ON (a.t = b.t) WHERE b.s = 'paid' AND b.n < 100$$) e
+         WHERE e LIKE '%argo_filter_test%') > 0 AS join_driven,
+       (SELECT array_agg(x::text ORDER BY x::text) FROM argo_query(
+          $$SELECT a.n, b.n FROM dv3 AS a INNER JOIN dv3 AS b ON (a.t = b.t) WHERE b.s = 'paid' AND b.n < 100$$) x)
+     = (SELECT array_agg(x::text ORDER BY x::text) FROM (
+          SELECT jsonb_build_object('a', jsonb_build_object('n', a.i), 'b', jsonb_build_object('n', b.i)) AS x
+            FROM dv_docs a JOIN dv_docs b ON a.doc->'t' = b.doc->'t'
+           WHERE b.doc->>'s' = 'paid' AND b.i < 100) j) AS join_same;
 -- an aggregate and a write take the same objects
 SELECT x->>'count' = (SELECT count(*)::text FROM dv_docs WHERE doc->>'s' = 'shipped' AND i BETWEEN 1000 AND 1600) AS counted
   FROM argo_query($$SELECT COUNT(*) FROM dv3 WHERE s = 'shipped' AND n BETWEEN 1000 AND 1600$$) x;

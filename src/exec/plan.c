@@ -24,6 +24,7 @@
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
+#include "sql/joinsql.h"
 #include "sql/sql.h"
 #include "exec/allobjects.h"
 #include "exec/join.h"
@@ -133,29 +134,28 @@ plan_lookup(ArgoPlan *p)
 #define DRIVER_OTHERS_MIN 1000
 
 /*
- * The term of WHERE's AND whose objects the others are judged on, one by
- * one (sql/predicate.c), where one term finds few objects and the others
- * many: counted from the indexes, each up to DRIVER_MAX.  PostgreSQL
- * cannot weigh that itself: its estimates for a key's values in the
- * shared value tables miss by orders of magnitude (a week of orders, 2,000,
- * estimated at 3), and an INTERSECT reads every term's objects whatever
- * their number.  Judging an object costs about what finding it does, so
- * the others together must find more than twice the driver's.
+ * Of terms (of one collection's objects, ANDed), the one whose objects
+ * the others are judged on, one by one (sql/predicate.c), where one term
+ * finds few objects and the others many: counted from the indexes, each
+ * up to DRIVER_MAX.  PostgreSQL cannot weigh that itself: its estimates
+ * for a key's values in the shared value tables miss by orders of
+ * magnitude (a week of orders, 2,000, estimated at 3), and an INTERSECT
+ * reads every term's objects whatever their number.  Judging an object
+ * costs about what finding it does, so the others together must find
+ * more than twice the driver's.
  */
 static void
-plan_and_driver(ArgoQuery *q)
+mark_driver(ArgoCollection *c, List *terms)
 {
-	ArgoPred   *w = q->stmt->where;
-	ArgoCollection *c = linitial(q->colls);
 	int64		best = -1;
 	int64		others = 0;
-	int			driver = 0;
+	ArgoPred   *driver = NULL;
 	ListCell   *lc;
 
-	if (w == NULL || w->kind != APRED_AND || list_length(w->args) > 16 ||
+	if (list_length(terms) < 2 || list_length(terms) > 16 ||
 		collection_is_distributed(c) || !docs_readable(c))
 		return;
-	foreach(lc, w->args)
+	foreach(lc, terms)
 	{
 		ArgoPred   *a = lfirst(lc);
 		int64		n = -1;
@@ -167,17 +167,42 @@ plan_and_driver(ArgoQuery *q)
 			if (best >= 0)
 				others += best;
 			best = n;
-			driver = foreach_current_index(lc) + 1;
+			driver = a;
 		}
 		else
 			others += n < 0 ? PG_INT64_MAX / 32 : n;
 	}
-	if (driver == 0 || others <= 2 * best || others < DRIVER_OTHERS_MIN)
+	if (driver == NULL || others <= 2 * best || others < DRIVER_OTHERS_MIN)
 		return;
-	foreach(lc, w->args)
-		if (foreach_current_index(lc) + 1 != driver && !sql_doc_judges(lfirst(lc)))
+	foreach(lc, terms)
+		if (lfirst(lc) != driver && !sql_doc_judges(lfirst(lc)))
 			return;
-	w->driver = driver;
+	driver->drives = true;
+}
+
+/*
+ * WHERE's AND: its terms' driver (mark_driver); in a join, among each
+ * FROM item's own terms, which sql/joinsql.c ANDs into that item's
+ * filter.
+ */
+static void
+plan_and_driver(ArgoQuery *q)
+{
+	ArgoPred   *w = q->stmt->where;
+	ListCell   *lc;
+
+	if (w == NULL || w->kind != APRED_AND)
+		return;
+	for (int k = 0; k < list_length(q->colls); k++)
+	{
+		List	   *terms = NIL;
+
+		foreach(lc, w->args)
+			if (joinsql_pred_sources(lfirst(lc)) == ((uint32) 1 << k) ||
+				(list_length(q->colls) == 1 && joinsql_pred_sources(lfirst(lc)) == 0))
+				terms = lappend(terms, lfirst(lc));
+		mark_driver(list_nth(q->colls, k), terms);
+	}
 }
 
 /* At least this many objects, a sixteenth of the collection, are many. */
@@ -215,8 +240,15 @@ plan_values_setwise(ArgoQuery *q)
 	if (w == NULL || !argo_is_aggregate(q->stmt) || list_length(q->stmt->from) > 1 ||
 		collection_is_distributed(c))
 		return;
-	leaf = w->kind == APRED_AND && w->driver > 0 ? list_nth(w->args, w->driver - 1) :
-		lookup_read_pred(w);
+	leaf = lookup_read_pred(w);
+	if (w->kind == APRED_AND)
+	{
+		ListCell   *lc;
+
+		foreach(lc, w->args)
+			if (((ArgoPred *) lfirst(lc))->drives)
+				leaf = lfirst(lc);
+	}
 	if (leaf == NULL || leaf->kind == APRED_ID || leaf->kind == APRED_IN)
 		return;
 	dir = directory_size(c);
@@ -277,7 +309,7 @@ argo_plan(ArgoQuery *q)
 	/* the value types each join condition may pair, found once for its SQL */
 	if (list_length(s->from) > 1)
 		join_prune_types(q);
-	else if (s->kind != ASTMT_INSERT)
+	if (s->kind != ASTMT_INSERT)
 	{
 		plan_and_driver(q);
 		plan_values_setwise(q);

@@ -124,8 +124,8 @@ typedef struct ArgoPred
 	/* a leaf whose path has a filter [? …], outside any filter (analysis): */
 	struct ArgoPred *filter_cands;	/* TRUE wherever the leaf is: [*] in place of filters */
 	ArgoPath   *filter_array;	/* the path to the first filter or [*]: FALSE needs a value there */
-	/* AND (exec/plan.c): 1 + the term whose few objects the others are judged on, or 0 */
-	int			driver;
+	/* a term of WHERE's AND whose few objects the others are judged on (exec/plan.c) */
+	bool		drives;
 } ArgoPred;
 
 /* A AND B (or OR): one n-ary node, however long the chain. */

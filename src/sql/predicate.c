@@ -374,10 +374,20 @@ emit_checked_and(SqlBuf *buf, ArgoCollection *c, List *args)
  * term's objects found and intersected (orders of a status, 50,000, in
  * a week, 2,000: the status's 50,000 rows read for nothing).
  */
-static void
-emit_driven_and(SqlBuf *buf, ArgoCollection *c, ArgoPred *p)
+static ArgoPred *
+driving_term(ArgoPred *p)
 {
-	ArgoPred   *driver = list_nth(p->args, p->driver - 1);
+	ListCell   *lc;
+
+	foreach(lc, p->args)
+		if (((ArgoPred *) lfirst(lc))->drives)
+			return lfirst(lc);
+	return NULL;
+}
+
+static void
+emit_driven_and(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, ArgoPred *driver)
+{
 	List	   *rest = NIL;
 	ListCell   *lc;
 
@@ -398,9 +408,9 @@ emit_binary(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 	bool		intersect = (p->kind == APRED_AND) == truth;
 	List	   *args = p->args;
 
-	if (p->kind == APRED_AND && truth && p->driver > 0)
+	if (p->kind == APRED_AND && truth && driving_term(p) != NULL)
 	{
-		emit_driven_and(buf, c, p);
+		emit_driven_and(buf, c, p, driving_term(p));
 		return;
 	}
 
