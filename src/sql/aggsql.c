@@ -687,7 +687,9 @@ aggsql_build(ArgoQuery *q)
 	g.unwind = s->unwind;
 	g.groups = palloc(sizeof(ValueCols) * Max(list_length(s->group_by), 1));
 	g.targets = palloc(sizeof(TargetCols) * Max(list_length(s->targets), 1));
-	if (unwind_one_pass_applies(q))
+	if (unwind_docs_applies(q))
+		g.buf = buf = unwind_docs(q, g.groups, g.targets);
+	else if (unwind_one_pass_applies(q))
 		g.buf = buf = unwind_one_pass(q, g.groups, g.targets);
 	else
 	{

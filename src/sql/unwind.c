@@ -17,11 +17,13 @@
 
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 
 #include "common/keypath.h"
 #include "common/sqlbuf.h"
 #include "store/collection.h"
+#include "store/docs.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
@@ -153,23 +155,57 @@ tag_elements(Tagged *t, ArgoCollection *c, ArgoPath *unwind)
 	}
 }
 
-/* "pg_catalog.agg(col) FILTER (WHERE m.role = role) AS name" */
-static void
-filtered(StringInfo sql, const char *agg, const char *col, int role, const char *name)
+/*
+ * A unit's values at one path taken from its element in the document
+ * (unwind_docs): SQL expressions for the scalar's three typed columns,
+ * and for whether the element reaches any value there; NULL where the
+ * unit's rows give them (tagged by role).
+ */
+typedef struct UnitVals
 {
-	appendStringInfo(sql, ", pg_catalog.%s(%s) FILTER (WHERE m.role OPERATOR(pg_catalog.=) %d) AS %s",
-					 agg, col, role, name);
+	const char *num;
+	const char *str;
+	const char *boolean;
+	const char *present;
+} UnitVals;
+
+/*
+ * ", agg(col) FILTER (WHERE m.role = role) AS name" over the unit's
+ * rows; from a document, the element's one value there is the aggregate
+ * already (a count of it, 1 or 0).
+ */
+static void
+unit_column(StringInfo sql, const UnitVals *u, const char *agg, const char *col, int role,
+			const char *name)
+{
+	const char *v;
+
+	if (u == NULL)
+	{
+		appendStringInfo(sql, ", pg_catalog.%s(%s) FILTER (WHERE m.role OPERATOR(pg_catalog.=) %d) AS %s",
+						 agg, col, role, name);
+		return;
+	}
+	if (strcmp(col, "DISTINCT m.root") == 0)
+		v = psprintf("CASE WHEN %s THEN 1 ELSE 0 END", u->present);
+	else
+	{
+		v = strcmp(col, "r.valnum") == 0 ? u->num : strcmp(col, "r.valstr") == 0 ? u->str : u->boolean;
+		if (strcmp(agg, "count") == 0)
+			v = psprintf("CASE WHEN %s IS NOT NULL THEN 1 ELSE 0 END", v);
+	}
+	appendStringInfo(sql, ", %s AS %s", v, name);
 }
 
 /* A unit's columns for group path i: its element's scalar there. */
 static ValueCols
-group_columns(StringInfo sql, int i)
+group_columns(StringInfo sql, int i, const UnitVals *u)
 {
 	ValueCols	v;
 
-	filtered(sql, "max", "r.valnum", i, psprintf("g%dn", i));
-	filtered(sql, "max", "r.valstr", i, psprintf("g%ds", i));
-	filtered(sql, "bool_or", "r.valbool", i, psprintf("g%db", i));
+	unit_column(sql, u, "max", "r.valnum", i, psprintf("g%dn", i));
+	unit_column(sql, u, "max", "r.valstr", i, psprintf("g%ds", i));
+	unit_column(sql, u, "bool_or", "r.valbool", i, psprintf("g%db", i));
 	v.num = psprintf("o.g%dn", i);
 	v.str = psprintf("o.g%ds", i);
 	v.boolean = psprintf("o.g%db", i);
@@ -178,7 +214,7 @@ group_columns(StringInfo sql, int i)
 
 /* A unit's partial aggregate for target j, and the target's columns over the units. */
 static TargetCols
-target_columns(StringInfo sql, ArgoTarget *t, int j)
+target_columns(StringInfo sql, ArgoTarget *t, int j, const UnitVals *u)
 {
 	static const char *const parts[][3] = {
 		{"sum", "r.valnum", "s"}, {"count", "r.valnum", "n"},
@@ -191,7 +227,7 @@ target_columns(StringInfo sql, ArgoTarget *t, int j)
 	if (t->agg == AAGG_COUNT)
 	{
 		/* the values the element reaches, null, objects and arrays included */
-		filtered(sql, "count", "DISTINCT m.root", ROLE_TARGET(j), psprintf("a%dc", j));
+		unit_column(sql, u, "count", "DISTINCT m.root", ROLE_TARGET(j), psprintf("a%dc", j));
 		tc.n = 1;
 		tc.col[0] = psprintf("coalesce(pg_catalog.sum(%sc), 0)::bigint", a);
 		return tc;
@@ -203,7 +239,7 @@ target_columns(StringInfo sql, ArgoTarget *t, int j)
 			(t->agg == AAGG_COUNT_NUMBERS && i != 1) ||
 			(t->agg == AAGG_MIN && (i < 2 || i > 4)) || (t->agg == AAGG_MAX && i < 5))
 			continue;
-		filtered(sql, parts[i][0], parts[i][1], ROLE_TARGET(j), psprintf("a%d%s", j, parts[i][2]));
+		unit_column(sql, u, parts[i][0], parts[i][1], ROLE_TARGET(j), psprintf("a%d%s", j, parts[i][2]));
 	}
 	tc.n = 1;
 	if (t->agg == AAGG_SUM)
@@ -243,7 +279,7 @@ unwind_one_pass(ArgoQuery *q, ValueCols *groups, TargetCols *targets)
 	foreach(lc, s->group_by)
 	{
 		tag_path(&t, c, lfirst(lc), false, foreach_current_index(lc));
-		groups[foreach_current_index(lc)] = group_columns(&cols, foreach_current_index(lc));
+		groups[foreach_current_index(lc)] = group_columns(&cols, foreach_current_index(lc), NULL);
 	}
 	foreach(lc, s->targets)
 	{
@@ -259,7 +295,7 @@ unwind_one_pass(ArgoQuery *q, ValueCols *groups, TargetCols *targets)
 		else if (tg->agg != AAGG_NONE)
 		{
 			tag_path(&t, c, tg->path, tg->agg == AAGG_COUNT, ROLE_TARGET(j));
-			targets[j] = target_columns(&cols, tg, j);
+			targets[j] = target_columns(&cols, tg, j, NULL);
 		}
 	}
 	tag_elements(&t, c, s->unwind);
@@ -283,5 +319,163 @@ unwind_one_pass(ArgoQuery *q, ValueCols *groups, TargetCols *targets)
 					 sqlbuf_param(buf, INT4ARRAYOID, sql_int4_array(t.elems, t.n)),
 					 sqlbuf_param(buf, INT4ARRAYOID, sql_int4_array(t.roles, t.n)),
 					 sqlbuf_param(buf, INT4ARRAYOID, sql_int4_array(t.roots, t.n)));
+	return buf;
+}
+
+/*
+ * The same pass over the selected objects' kept documents: each element
+ * of the array is a unit, its values at the paths taken from it (jsonb's
+ * #> on key steps), an object whose array is missing, empty or not an
+ * array one unit without values — where every path's steps around its
+ * first [*] are object keys.  Each object's rows were probed through
+ * two objid indexes (18 rows an order, for a month's 8,282 orders);
+ * a document is one probe, its items read in place.
+ */
+
+/* steps [from, to) of path, all object keys, as a text[] for #>; 0 where one is not a key */
+static Datum
+key_steps(ArgoPath *path, int from, int to)
+{
+	Datum	   *keys = palloc(sizeof(Datum) * Max(to - from, 1));
+
+	for (int i = from; i < to; i++)
+	{
+		ArgoStep   *st = list_nth(path->steps, i);
+
+		if (st->key == NULL || st->is_index || st->is_wild || st->filter || st->is_self)
+			return (Datum) 0;
+		keys[i - from] = CStringGetTextDatum(st->key);
+	}
+	return PointerGetDatum(construct_array(keys, to - from, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+/* The index in path->steps of its first [*], after the alias step if any. */
+static int
+first_wild_step(ArgoPath *path)
+{
+	ListCell   *lc;
+
+	foreach(lc, path->steps)
+		if (((ArgoStep *) lfirst(lc))->is_wild)
+			return foreach_current_index(lc);
+	return -1;
+}
+
+static int
+alias_step(ArgoPath *path)
+{
+	return path->nsegs > 0 && list_length(path->steps) == path->nsegs + 1 ? 1 : 0;
+}
+
+/* The steps of a path into the unwound array after its [*], or 0. */
+static Datum
+element_steps(ArgoPath *path)
+{
+	int			w = first_wild_step(path);
+
+	if (w < 0 || key_steps(path, alias_step(path), w) == (Datum) 0)
+		return (Datum) 0;
+	return key_steps(path, w + 1, list_length(path->steps));
+}
+
+/* Whether the one pass can read documents: the collection's may be read, and every path is keys around its [*]. */
+bool
+unwind_docs_applies(ArgoQuery *q)
+{
+	ArgoStmt   *s = q->stmt;
+	ListCell   *lc;
+
+	if (!unwind_one_pass_applies(q) || !docs_readable(linitial(q->colls)) ||
+		element_steps(s->unwind) == (Datum) 0)
+		return false;
+	foreach(lc, s->group_by)
+		if (element_steps(lfirst(lc)) == (Datum) 0)
+			return false;
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		if (t->agg != AAGG_COUNT_STAR && t->agg != AAGG_NONE && element_steps(t->path) == (Datum) 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The unit's element's values at path (element_steps): its value there
+ * taken once per unit as column v<i> of the units (into vals), and the
+ * typed columns as expressions over it.
+ */
+static UnitVals *
+element_values(SqlBuf *buf, ArgoPath *path, StringInfo vals, int *nvals)
+{
+	UnitVals   *u = palloc(sizeof(UnitVals));
+	char	   *v = psprintf("w.v%d", *nvals);
+
+	appendStringInfo(vals, ", (CASE WHEN s.real = 1 THEN s.el END) OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[] AS v%d",
+					 sqlbuf_param(buf, TEXTARRAYOID, element_steps(path)), (*nvals)++);
+	u->num = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'number' THEN %s::pg_catalog.float8 END", v, v);
+	u->str = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'string' THEN (%s OPERATOR(pg_catalog.#>>) '{}'::pg_catalog.text[]) COLLATE pg_catalog.\"C\" END",
+					  v, v);
+	u->boolean = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'boolean' THEN %s::pg_catalog.bool END", v, v);
+	u->present = psprintf("%s IS NOT NULL", v);
+	return u;
+}
+
+/*
+ * unwind_one_pass over documents, where unwind_docs_applies.  Each
+ * object's array is set out by jsonb_array_elements in the select list
+ * (a function scan joined laterally, memoized for nothing, cost twice as
+ * much); an object without elements gives one element standing for
+ * none, NULL (a jsonb null in its place stands for a null element).
+ * Each path's value is taken from the element once (OFFSET 0 keeps the
+ * planner from repeating it in every typed column).
+ */
+SqlBuf *
+unwind_docs(ArgoQuery *q, ValueCols *groups, TargetCols *targets)
+{
+	ArgoStmt   *s = q->stmt;
+	ArgoCollection *c = linitial(q->colls);
+	SqlBuf	   *buf = sqlbuf_create();
+	StringInfoData cols,
+				vals;
+	int			nvals = 0;
+	int			array;
+	ListCell   *lc;
+
+	initStringInfo(&cols);
+	initStringInfo(&vals);
+	foreach(lc, s->group_by)
+		groups[foreach_current_index(lc)] =
+			group_columns(&cols, foreach_current_index(lc), element_values(buf, lfirst(lc), &vals, &nvals));
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *tg = lfirst(lc);
+		int			j = foreach_current_index(lc);
+
+		targets[j].n = 0;
+		if (tg->agg == AAGG_COUNT_STAR)
+		{
+			targets[j].n = 1;
+			targets[j].col[0] = "pg_catalog.count(*)";
+		}
+		else if (tg->agg != AAGG_NONE)
+			targets[j] = target_columns(&cols, tg, j, element_values(buf, tg->path, &vals, &nvals));
+	}
+	array = sqlbuf_param(buf, TEXTARRAYOID,
+						 key_steps(s->unwind, alias_step(s->unwind), first_wild_step(s->unwind)));
+	appendStringInfo(&buf->sql,
+					 "SELECT @COLS@ FROM (SELECT w.objid%s FROM (SELECT s.objid%s FROM ("
+					 "SELECT b.objid, CASE WHEN x.n OPERATOR(pg_catalog.>) 0 THEN 1 END AS real,"
+					 " pg_catalog.jsonb_array_elements(CASE WHEN x.n OPERATOR(pg_catalog.>) 0 THEN x.a ELSE '[null]'::pg_catalog.jsonb END) AS el FROM (",
+					 cols.data, vals.data);
+	sql_base_objids(buf, c, s->where);
+	appendStringInfo(&buf->sql,
+					 ") b LEFT JOIN %s d ON d.objid OPERATOR(pg_catalog.=) b.objid"
+					 " CROSS JOIN LATERAL (SELECT y.a, CASE pg_catalog.jsonb_typeof(y.a) WHEN 'array' THEN pg_catalog.jsonb_array_length(y.a) ELSE 0 END AS n"
+					 " FROM (SELECT COALESCE(d.doc, %s($%d, b.objid)) OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[] AS a) y OFFSET 0) x"
+					 ") s OFFSET 0) w) o",
+					 c->doc_table, argo_function("argo_object"),
+					 sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)), array);
 	return buf;
 }

@@ -19,5 +19,7 @@ typedef struct TargetCols
 
 extern bool unwind_one_pass_applies(ArgoQuery *q);
 extern SqlBuf *unwind_one_pass(ArgoQuery *q, ValueCols *groups, TargetCols *targets);
+extern bool unwind_docs_applies(ArgoQuery *q);
+extern SqlBuf *unwind_docs(ArgoQuery *q, ValueCols *groups, TargetCols *targets);
 
 #endif							/* ARGO_SQL_UNWIND_H */
