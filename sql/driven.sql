@@ -81,6 +81,18 @@ SELECT c, dv_groups(c) AS setwise_groups,
          WHERE e LIKE '%OFFSET 0)%') AS rows_whole
   FROM unnest(ARRAY['dv3', 'dv1']) c;
 DROP FUNCTION dv_groups(text);
+-- a join's aggregate whose one side finds more objects than the other's
+-- collection holds: the other's rows read whole, its keys' values too
+SELECT argo_create_collection('dvs');
+SELECT argo_load('dvs', $$SELECT jsonb_build_object('t', 'd' || lpad(i::text, 3, '0'), 'k', 'k' || (i % 4)) FROM generate_series(0, 499) i$$);
+SELECT (SELECT array_agg(x::text ORDER BY x::text) FROM argo_query(
+          $$SELECT b.k, COUNT(*) AS n, SUM(a.n) AS total FROM dv3 AS a INNER JOIN dvs AS b ON (a.t = b.t) WHERE a.n < 3000 GROUP BY b.k$$) x)
+     = (SELECT array_agg(x::text ORDER BY x::text) FROM (
+          SELECT jsonb_build_object('b', jsonb_build_object('k', 'k' || (substr(a.doc->>'t', 2)::int % 4)), 'n', count(*), 'total', sum(a.i)) AS x
+            FROM dv_docs a WHERE a.i < 3000 GROUP BY substr(a.doc->>'t', 2)::int % 4) j) AS join_groups,
+       (SELECT count(*) FROM argo_explain($$SELECT b.k, COUNT(*) AS n FROM dv3 AS a INNER JOIN dvs AS b ON (a.t = b.t) WHERE a.n < 3000 GROUP BY b.k$$) e
+         WHERE e LIKE '%OFFSET 0)%') >= 2 AS rows_whole;
+SELECT argo_drop_collection('dvs');
 -- terms that are all common, or all rare: intersected as before
 SELECT dv_driven('dv3', $$t >= 'd010' AND n > 100$$) AS all_common,
        dv_driven('dv3', $$n < 20 AND t < 'd010'$$) AS all_rare;

@@ -222,39 +222,113 @@ directory_size(ArgoCollection *c)
 }
 
 /*
- * An aggregate whose WHERE finds many objects reads their keys' rows
- * whole (q->values_setwise): one scan and a hash per key instead of a
- * probe per object, which costs more once the objects are a sixteenth
- * of the collection.  Counted from the index of the term that finds
- * them (the AND's driver, or the one leaf), PostgreSQL estimating a
- * fifteenth of them (2,001 of 30,326 orders of a status).
+ * The term that finds FROM item k's objects, of WHERE's terms on k alone:
+ * the one such term, or the AND's driver; NULL where none is counted.
+ */
+static ArgoPred *
+finding_term(ArgoQuery *q, int k)
+{
+	ArgoPred   *w = q->stmt->where;
+	ArgoPred   *leaf = NULL;
+	int			n = 0;
+	ListCell   *lc;
+
+	if (w == NULL)
+		return NULL;
+	if (w->kind != APRED_AND)
+		leaf = joinsql_pred_sources(w) == ((uint32) 1 << k) ? w : NULL;
+	else
+		foreach(lc, w->args)
+		{
+			ArgoPred   *a = lfirst(lc);
+
+			if (joinsql_pred_sources(a) != ((uint32) 1 << k))
+				continue;
+			n++;
+			if (a->drives || leaf == NULL)
+				leaf = a;
+		}
+	if (leaf == NULL || (n > 1 && !leaf->drives) || lookup_read_pred(leaf) == NULL ||
+		leaf->kind == APRED_ID || leaf->kind == APRED_IN)
+		return NULL;
+	return leaf;
+}
+
+/*
+ * Which FROM items' aggregated keys are read whole (q->setwise_sources):
+ * one scan and a hash per key instead of a probe per object, which costs
+ * more once the objects are a sixteenth of the collection or, in a join,
+ * more than another item's collection holds (a month's 8,282 orders
+ * joined through 29,000 items to 5,000 products: each product's
+ * category looked up 6 times).  Counted from the index of the term that
+ * finds them; PostgreSQL estimated a fifteenth of them (2,001 of 30,326
+ * orders of a status).
  */
 static void
 plan_values_setwise(ArgoQuery *q)
 {
-	ArgoPred   *w = q->stmt->where;
-	ArgoCollection *c = linitial(q->colls);
-	ArgoPred   *leaf;
-	double		dir;
+	int			n = list_length(q->colls);
+	double	   *dir = palloc(sizeof(double) * n);
+	double		largest = 0;
 
-	if (w == NULL || !argo_is_aggregate(q->stmt) || list_length(q->stmt->from) > 1 ||
-		collection_is_distributed(c))
+	if (!argo_is_aggregate(q->stmt) || q->stmt->where == NULL)
 		return;
-	leaf = lookup_read_pred(w);
-	if (w->kind == APRED_AND)
+	for (int k = 0; k < n; k++)
 	{
-		ListCell   *lc;
-
-		foreach(lc, w->args)
-			if (((ArgoPred *) lfirst(lc))->drives)
-				leaf = lfirst(lc);
+		if (collection_is_distributed(list_nth(q->colls, k)))
+			return;
+		dir[k] = directory_size(list_nth(q->colls, k));
+		largest = Max(largest, dir[k]);
 	}
-	if (leaf == NULL || leaf->kind == APRED_ID || leaf->kind == APRED_IN)
+	for (int k = 0; k < n; k++)
+	{
+		ArgoPred   *leaf = finding_term(q, k);
+		int64		want = (int64) (n == 1 ? Max(SETWISE_MIN, dir[0] / 16) : largest + 1);
+		int64		found;
+
+		if (leaf == NULL)
+			continue;
+		found = lookup_count_entries(list_nth(q->colls, k), leaf, want, GetActiveSnapshot());
+		if (n == 1 && found >= want)
+			q->setwise_sources |= 1;
+		for (int j = 0; j < n && n > 1; j++)
+			if (j != k && found >= 0 && dir[j] <= (double) found)
+				q->setwise_sources |= (uint32) 1 << j;
+	}
+}
+
+/* The value types an aggregate's scalar path's key holds now (ArgoPath.value_types). */
+static void
+ask_value_types(ArgoQuery *q, ArgoPath *path)
+{
+	ArgoCollection *c;
+
+	if (path == NULL || path->wild || path->filtered || path->id)
 		return;
-	dir = directory_size(c);
-	q->values_setwise =
-		lookup_count_entries(c, leaf, (int64) Max(SETWISE_MIN, dir / 16), GetActiveSnapshot()) >=
-		(int64) Max(SETWISE_MIN, dir / 16);
+	c = list_nth(q->colls, path->source);
+	if (c->format != ARGO_FORMAT_ARGO3 || collection_is_distributed(c))
+		return;
+	path->value_types = VALUE_TYPES_KNOWN;
+	for (int t = 0; t < 3; t++)
+		if (lookup_key_may_have(c, path->keystr, t, GetActiveSnapshot()))
+			path->value_types |= 1 << t;
+}
+
+/*
+ * For an aggregate's group and aggregated paths, which value tables to
+ * join: one descent of each (keyid, value) index.
+ */
+static void
+plan_value_types(ArgoQuery *q)
+{
+	ListCell   *lc;
+
+	if (!argo_is_aggregate(q->stmt))
+		return;
+	foreach(lc, q->stmt->group_by)
+		ask_value_types(q, lfirst(lc));
+	foreach(lc, q->stmt->targets)
+		ask_value_types(q, ((ArgoTarget *) lfirst(lc))->path);
 }
 
 /* How a SELECT runs here, reading a distributed collection's shards' tables. */
@@ -313,6 +387,7 @@ argo_plan(ArgoQuery *q)
 	{
 		plan_and_driver(q);
 		plan_values_setwise(q);
+		plan_value_types(q);
 	}
 	switch (s->kind)
 	{

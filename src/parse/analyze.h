@@ -25,11 +25,12 @@ typedef struct ArgoQuery
 	 */
 	bool		shared;
 	/*
-	 * The plan (exec/plan.c) found WHERE's objects many, a sixteenth of
-	 * the collection or more: their aggregated keys' rows are read whole
-	 * and hashed rather than looked up object by object.
+	 * Bit k: the plan (exec/plan.c) found FROM item k's objects in the
+	 * aggregate many — a sixteenth of the collection or more, or in a
+	 * join more than the item's collection holds: their aggregated keys'
+	 * rows are read whole and hashed rather than looked up one by one.
 	 */
-	bool		values_setwise;
+	uint32		setwise_sources;
 } ArgoQuery;
 
 extern Jsonb *literal_to_jsonb(ArgoLiteral *lit);

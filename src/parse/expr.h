@@ -66,7 +66,11 @@ typedef struct ArgoPath
 	int			first_wild;		/* wild: the segment of the first [*] */
 	char	   *out_name;		/* a GROUP BY path a target renames: its name */
 	bool		filtered;		/* a filter [? pred] or a[-1]: judged on documents */
+	/* an aggregate's scalar path (exec/plan.c): VALUE_TYPES_KNOWN | bit t where the key may hold type t (0 strings, 1 numbers, 2 booleans); 0: not asked */
+	int			value_types;
 } ArgoPath;
+
+#define VALUE_TYPES_KNOWN 8
 
 typedef enum ArgoCmpOp
 {

@@ -56,8 +56,9 @@ objid_of(ArgoQuery *q, ArgoPath *path)
 static ValueCols
 value_join(AggGen *g, ArgoCollection *c, ArgoPath *path, const char *alias)
 {
-	return (g->q->values_setwise ? sql_value_join_setwise : sql_value_join)
-		(g->buf, c, objid_of(g->q, path), path->keystr, alias);
+	return sql_value_join_types(g->buf, c, objid_of(g->q, path), path->keystr, alias,
+								path->value_types,
+								(g->q->setwise_sources & ((uint32) 1 << path->source)) != 0);
 }
 
 static ArgoCollection *

@@ -179,9 +179,23 @@ emit_pairs(JoinCtx *jc, ArgoSource *src, int b)
 		/* with [*], two elements may make one pair: UNION keeps it once */
 		if (branches++ > 0)
 			appendStringInfoString(&jc->buf->sql, lp->wild || rp->wild ? " UNION " : " UNION ALL ");
-		appendStringInfo(&jc->buf->sql,
-						 "SELECT %sx.objid AS o%d, y.objid AS o%d FROM %s x JOIN %s y ON x.%s OPERATOR(pg_catalog.=) y.%s",
-						 lp->wild || rp->wild ? "DISTINCT " : "", a, b, ta, tb, cols[t], cols[t]);
+		appendStringInfo(&jc->buf->sql, "SELECT %sx.objid AS o%d, y.objid AS o%d FROM %s x JOIN ",
+						 lp->wild || rp->wild ? "DISTINCT " : "", a, b, ta);
+		if (jc->q->setwise_sources & ((uint32) 1 << b))
+		{
+			/*
+			 * More values come from a's side than b's collection holds
+			 * (exec/plan.c): b's rows of the key read whole and hashed,
+			 * not looked up once per value (a month's 29,000 items'
+			 * skus, each looked up among 5,000 products).
+			 */
+			appendStringInfo(&jc->buf->sql, "(SELECT objid, keyid, %s FROM %s WHERE true", cols[t], tb);
+			emit_key_match(jc, "keyid", cb, rp);
+			appendStringInfoString(&jc->buf->sql, " OFFSET 0) y");
+		}
+		else
+			appendStringInfo(&jc->buf->sql, "%s y", tb);
+		appendStringInfo(&jc->buf->sql, " ON x.%s OPERATOR(pg_catalog.=) y.%s", cols[t], cols[t]);
 		/* equal strings have equal indexed prefixes: lets the index join */
 		if (t == 0)
 			appendStringInfo(&jc->buf->sql,

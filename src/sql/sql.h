@@ -93,9 +93,9 @@ extern void sql_base_objids(SqlBuf *buf, ArgoCollection *c, ArgoPred *where);
 extern ValueCols sql_value_join(SqlBuf *buf, ArgoCollection *c,
 								const char *objid_expr, const char *keystr,
 								const char *alias);
-extern ValueCols sql_value_join_setwise(SqlBuf *buf, ArgoCollection *c,
-										const char *objid_expr, const char *keystr,
-										const char *alias);
+extern ValueCols sql_value_join_types(SqlBuf *buf, ArgoCollection *c,
+									  const char *objid_expr, const char *keystr,
+									  const char *alias, int types, bool setwise);
 extern void sql_order_keys(StringInfo out, ValueCols *v, bool desc, bool nulls_first);
 
 /* filter.c: a leaf through a filter [? pred], judged on each candidate object */
