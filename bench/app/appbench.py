@@ -27,8 +27,11 @@ import json
 import os
 import random
 import re
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 import psycopg
@@ -486,7 +489,78 @@ def same_state(conn):
     return bad
 
 
-def report(n, rounds, info, loads, sizes, reads, writes, bad):
+# ---------- under load (pgbench) ----------
+# (name, {system: script}); :c a customer, :o an order, :s a status, drawn
+# by pgbench; the customer's email from app_emails, a lookup every system pays.
+LOAD_SHAPES = [
+    ("by-email read", {
+        "argo": "SELECT x FROM argo_query('SELECT * FROM customers WHERE email = $1', "
+                "(SELECT to_jsonb(email) FROM app_emails WHERE cid = :c::int)) x;",
+        "gin": "SELECT doc FROM g_customers WHERE doc @> jsonb_build_object('email', "
+               "(SELECT email FROM app_emails WHERE cid = :c::int));",
+        "tuned": "SELECT doc FROM t_customers WHERE doc->>'email' = (SELECT email FROM app_emails WHERE cid = :c::int);"}),
+    ("one-field update by id", {
+        "argo": "SELECT x FROM argo_query('UPDATE orders SET status = $2 WHERE ID() = $1', to_jsonb(:o::bigint), "
+                "CASE :s::int WHEN 0 THEN '\"paid\"'::jsonb ELSE '\"shipped\"'::jsonb END) x;",
+        "gin": "UPDATE g_orders SET doc = jsonb_set(doc, '{status}', "
+               "CASE :s::int WHEN 0 THEN '\"paid\"'::jsonb ELSE '\"shipped\"'::jsonb END) WHERE id = :o::bigint;",
+        "tuned": "UPDATE t_orders SET doc = jsonb_set(doc, '{status}', "
+                 "CASE :s::int WHEN 0 THEN '\"paid\"'::jsonb ELSE '\"shipped\"'::jsonb END) WHERE id = :o::bigint;"}),
+]
+LOAD_CLIENTS = [1, 8, 32]
+
+
+def pgbench(path, clients, defines, seconds=None, transactions=None):
+    """tps of one script under pgbench -M prepared."""
+    cmd = ["pgbench", "-n", "-M", "prepared", "-c", str(clients), "-j", str(min(clients, 8)),
+           "--random-seed", "1", "-f", path]
+    cmd += ["-T", str(seconds)] if seconds else ["-t", str(transactions)]
+    for k, v in defines.items():
+        cmd += ["-D", "%s=%s" % (k, v)]
+    cmd.append(os.environ.get("PGDATABASE", "postgres"))
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    m = re.search(r"tps = ([0-9.]+) \(without initial connection time\)", p.stdout)
+    if p.returncode != 0 or not m:
+        raise RuntimeError("pgbench failed:\n" + p.stdout[-2000:] + p.stderr[-2000:])
+    return float(m.group(1))
+
+
+def run_load(conn, n, emails, seconds):
+    """The by-email read and the one-field update at 1, 8 and 32 clients,
+    the systems interleaved per point; tps. seconds 0: each script run
+    briefly, to check it (the suite)."""
+    with conn.cursor() as cur:
+        cur.execute("DROP TABLE IF EXISTS app_emails")
+        cur.execute("CREATE TABLE app_emails (cid int PRIMARY KEY, email text)")
+        with cur.copy("COPY app_emails FROM STDIN") as cp:
+            for cid, e in emails.items():
+                cp.write_row((cid, e))
+        cur.execute("ANALYZE app_emails")
+        cur.execute("CHECKPOINT")
+    tmp = tempfile.mkdtemp(prefix="argo-appbench-")
+    defines = {"ncust": max(n // 10, 10), "norders": n}
+    res = {}
+    try:
+        for name, scripts in LOAD_SHAPES:
+            for clients in (LOAD_CLIENTS if seconds else [2]):
+                for system in SYSTEMS:
+                    path = os.path.join(tmp, "%s.sql" % system)
+                    with open(path, "w") as f:
+                        f.write("\\set c random(1, :ncust)\n\\set o random(1, :norders)\n"
+                                "\\set s random(0, 1)\n" + scripts[system] + "\n")
+                    tps = pgbench(path, clients, defines, seconds=seconds or None,
+                                  transactions=None if seconds else 50)
+                    res.setdefault((name, clients), {})[system] = tps
+                log("  %-24s %2d clients  %s" % (name, clients, "  ".join(
+                    "%s %.0f" % (s, res[(name, clients)][s]) for s in SYSTEMS)))
+    finally:
+        shutil.rmtree(tmp)
+        with conn.cursor() as cur:
+            cur.execute("DROP TABLE IF EXISTS app_emails")
+    return res
+
+
+def report(n, rounds, info, loads, sizes, reads, writes, bad, under_load, seconds):
     lines = ["# The shop benchmark, %d orders" % n, "",
              "%s; PostgreSQL %s; %d cores (%s), %.0f GiB; median of %d rounds after a warm-up, one client; "
              "milliseconds; speedup = jsonb time / Argo time (above 1: Argo is faster)."
@@ -505,6 +579,14 @@ def report(n, rounds, info, loads, sizes, reads, writes, bad):
             low.append(name)
         lines.append("| %s | %.2f | %.2f | %.2f | %.2f× | %.2f× |" % (name, r["argo"], r["gin"], r["tuned"], g, t))
     lines.append("| geometric mean | | | | **%.2f×** | **%.2f×** |" % (geomean(ratios_gin), geomean(ratios_tuned)))
+    if under_load:
+        lines += ["", "Under load: pgbench -M prepared, %d s a point, the systems interleaved; "
+                  "transactions per second (ratio: Argo's tps / jsonb's)." % seconds, "",
+                  "| shape | clients | argo | gin | tuned | argo vs gin | argo vs tuned |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        for (name, clients), r in under_load.items():
+            lines.append("| %s | %d | %.0f | %.0f | %.0f | %.2f× | %.2f× |" % (
+                name, clients, r["argo"], r["gin"], r["tuned"], r["argo"] / r["gin"], r["argo"] / r["tuned"]))
     lines += ["", "Shapes below 0.5× tuned: %s." % (", ".join(low) or "none"), "",
               "Tuned's indexes (beside each table's GIN on the document):", ""] + \
              ["- `%s`" % ix for ix in TUNED_INDEXES]
@@ -517,9 +599,13 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", default=None, help="only the shapes whose name contains this")
+    ap.add_argument("--load-seconds", type=int, default=8,
+                    help="seconds per pgbench point under load (0: none; the check runs each script briefly)")
     ap.add_argument("--check-only", action="store_true", help="2 rounds, answers compared, no report")
     ap.add_argument("--reuse", action="store_true",
-                    help="the database already holds this scale's data (a developer's rerun; no report)")
+                    help="the database already holds this scale's data (a developer's rerun; no report; "
+                    "after a run's writes, shapes over the orders they inserted (no ship) and "
+                    "sessions expiring meanwhile may differ, as the jsonb SQL writes them)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "out"))
     args = ap.parse_args()
     rounds = 2 if args.check_only else args.rounds
@@ -540,10 +626,16 @@ def main():
     log("writes ...")
     writes, bad_w = run_writes(conn, args.orders, rounds, args.seed, args.only)
     bad += bad_w + ([] if args.only else same_state(conn))
+    under_load = {}
+    if not args.only and (args.check_only or args.load_seconds > 0):
+        # after the comparison of every collection: these writes differ per system
+        log("under load (tps: %s) ..." % ", ".join(SYSTEMS))
+        under_load = run_load(conn, args.orders, emails, 0 if args.check_only else args.load_seconds)
     for b in bad:
         log("MISMATCH " + b)
     if not args.check_only:
-        text_ = report(args.orders, rounds, machine_info(conn), loads, sizes, reads, writes, bad)
+        text_ = report(args.orders, rounds, machine_info(conn), loads, sizes, reads, writes, bad,
+                       under_load, args.load_seconds)
         os.makedirs(args.out, exist_ok=True)
         path = os.path.join(args.out, "appbench-%d.md" % args.orders)
         with open(path, "w") as f:
