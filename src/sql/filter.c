@@ -52,21 +52,11 @@ write_literal(StringInfo out, ArgoLiteral *lit)
 	}
 }
 
-/*
- * How many of a path's steps name its FROM item (alias.path, analyse.c's
- * bind_path) rather than a key of the object: 0 or 1.
- */
-static int
-alias_steps(ArgoPath *path)
-{
-	return path->nsegs > 0 && list_length(path->steps) == path->nsegs + 1 ? 1 : 0;
-}
-
 /* A path's steps: keys, positions, {"*": true}, {"?": pred}. */
 static void
 write_steps(StringInfo out, ArgoPath *path)
 {
-	int			skip = alias_steps(path);
+	int			skip = sql_alias_steps(path);
 	ListCell   *lc;
 
 	appendStringInfoChar(out, '[');
@@ -99,7 +89,7 @@ Datum
 sql_path_steps(ArgoPath *path)
 {
 	StringInfoData json;
-	int			skip = alias_steps(path);
+	int			skip = sql_alias_steps(path);
 	ListCell   *lc;
 
 	initStringInfo(&json);

@@ -97,6 +97,8 @@ extern ValueCols sql_value_join_types(SqlBuf *buf, ArgoCollection *c,
 									  const char *objid_expr, const char *keystr,
 									  const char *alias, int types, bool setwise);
 extern void sql_order_keys(StringInfo out, ValueCols *v, bool desc, bool nulls_first);
+extern int	sql_alias_steps(ArgoPath *path);
+extern Datum sql_key_steps(ArgoPath *path, int from, int to);
 
 /* filter.c: a leaf through a filter [? pred], judged on each candidate object */
 extern void sql_filter_check(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth);

@@ -17,7 +17,6 @@
 
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
-#include "utils/array.h"
 #include "utils/builtins.h"
 
 #include "common/keypath.h"
@@ -332,23 +331,6 @@ unwind_one_pass(ArgoQuery *q, ValueCols *groups, TargetCols *targets)
  * a document is one probe, its items read in place.
  */
 
-/* steps [from, to) of path, all object keys, as a text[] for #>; 0 where one is not a key */
-static Datum
-key_steps(ArgoPath *path, int from, int to)
-{
-	Datum	   *keys = palloc(sizeof(Datum) * Max(to - from, 1));
-
-	for (int i = from; i < to; i++)
-	{
-		ArgoStep   *st = list_nth(path->steps, i);
-
-		if (st->key == NULL || st->is_index || st->is_wild || st->filter || st->is_self)
-			return (Datum) 0;
-		keys[i - from] = CStringGetTextDatum(st->key);
-	}
-	return PointerGetDatum(construct_array(keys, to - from, TEXTOID, -1, false, TYPALIGN_INT));
-}
-
 /* The index in path->steps of its first [*], after the alias step if any. */
 static int
 first_wild_step(ArgoPath *path)
@@ -361,21 +343,15 @@ first_wild_step(ArgoPath *path)
 	return -1;
 }
 
-static int
-alias_step(ArgoPath *path)
-{
-	return path->nsegs > 0 && list_length(path->steps) == path->nsegs + 1 ? 1 : 0;
-}
-
 /* The steps of a path into the unwound array after its [*], or 0. */
 static Datum
 element_steps(ArgoPath *path)
 {
 	int			w = first_wild_step(path);
 
-	if (w < 0 || key_steps(path, alias_step(path), w) == (Datum) 0)
+	if (w < 0 || sql_key_steps(path, sql_alias_steps(path), w) == (Datum) 0)
 		return (Datum) 0;
-	return key_steps(path, w + 1, list_length(path->steps));
+	return sql_key_steps(path, w + 1, list_length(path->steps));
 }
 
 /* Whether the one pass can read documents: the collection's may be read, and every path is keys around its [*]. */
@@ -463,7 +439,7 @@ unwind_docs(ArgoQuery *q, ValueCols *groups, TargetCols *targets)
 			targets[j] = target_columns(&cols, tg, j, element_values(buf, tg->path, &vals, &nvals));
 	}
 	array = sqlbuf_param(buf, TEXTARRAYOID,
-						 key_steps(s->unwind, alias_step(s->unwind), first_wild_step(s->unwind)));
+						 sql_key_steps(s->unwind, sql_alias_steps(s->unwind), first_wild_step(s->unwind)));
 	appendStringInfo(&buf->sql,
 					 "SELECT @COLS@ FROM (SELECT w.objid%s FROM (SELECT s.objid%s FROM ("
 					 "SELECT b.objid, CASE WHEN x.n OPERATOR(pg_catalog.>) 0 THEN 1 END AS real,"
