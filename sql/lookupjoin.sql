@@ -56,12 +56,23 @@ FROM (VALUES ('rj3'), ('rj1')) rs(r),
 ORDER BY 1, 2, 3;
 -- the pairs in full, once
 SELECT x FROM argo_query('SELECT * FROM lj3 AS l JOIN rj3 AS r ON l.k = r.v WHERE l.n BETWEEN 1 AND 20') x;
--- not found from C: a filter on the right part, an ORDER BY, a LEFT JOIN, a projection
+-- not found from C: a filter on the right part, an ORDER BY, a LEFT JOIN
 SELECT q, (SELECT count(*) FROM argo_explain(q) e WHERE e LIKE '%pairs found from C%') AS from_c
 FROM (VALUES ('SELECT * FROM lj3 AS l JOIN rj3 AS r ON l.k = r.v WHERE r.m > 1'),
              ('SELECT * FROM lj3 AS l JOIN rj3 AS r ON l.k = r.v WHERE l.n > 1 ORDER BY r.m'),
-             ('SELECT * FROM lj3 AS l LEFT JOIN rj3 AS r ON l.k = r.v WHERE l.n > 1'),
-             ('SELECT l.n, r.m FROM lj3 AS l JOIN rj3 AS r ON l.k = r.v WHERE l.n > 1')) qs(q);
+             ('SELECT * FROM lj3 AS l LEFT JOIN rj3 AS r ON l.k = r.v WHERE l.n > 1')) qs(q);
+-- a projection's pairs from C too (the left objects read whole to pair
+-- them, the parts as projected): the same tuples as the join's SQL gives
+-- (an AND in WHERE sends it there), parts lacking the paths included
+SELECT r, t, w,
+       (SELECT count(*) FROM argo_explain(format('SELECT %s FROM lj3 AS l JOIN %s AS r ON l.k = r.v WHERE %s', t, r, w)) e
+         WHERE e LIKE '%pairs found from C%') > 0 AS from_c,
+       pg_temp.lj(format('SELECT %s FROM lj3 AS l JOIN %s AS r ON l.k = r.v WHERE %s', t, r, w)) IS NOT DISTINCT FROM
+       pg_temp.lj(format('SELECT %s FROM lj3 AS l JOIN %s AS r ON l.k = r.v WHERE %s AND EXISTS l.n', t, r, w)) AS same
+FROM (VALUES ('rj3'), ('rj1')) rs(r),
+     (VALUES ('l.n, r.m'), ('r.m'), ('l.o, r.v'), ('l.nosuch, r.nosuch')) ts(t),
+     (VALUES ('l.n BETWEEN 1 AND 20'), ('l.n IN (3, 4, 10)')) ws(w)
+ORDER BY 1, 2, 3;
 -- more pairs than work_mem holds: the SQL finds them, the same
 SELECT count(*) FROM argo_query('INSERT INTO lj3 OBJECTS $1',
   (SELECT jsonb_agg(jsonb_build_object('n', 1000 + i, 'k', 'many')) FROM generate_series(1, 40) i)) x;

@@ -445,10 +445,20 @@ run_join(ArgoQuery *q, ObjFetch **fetch, result_emit emit, void *arg)
 		ps->part = k;
 		dj.rb[k] = rebuilder_create(keydict_of(list_nth(q->colls, k)), store_part, ps);
 	}
-	if (lookup_join_pairs(q, fetch[0], &pairs))
+	if (lookup_join_applies(q))
 	{
-		probe_pairs(&dj, &pairs);
-		return;
+		/* a projection's left objects read whole to pair them: the ON path may not be projected */
+		ObjFetch   *left = q->stmt->star ? fetch[0] :
+			objfetch_open(linitial(q->colls), NIL, false, false);
+		bool		paired = left != NULL && lookup_join_pairs(q, left, &pairs);
+
+		if (left != NULL && left != fetch[0])
+			objfetch_close(left);
+		if (paired)
+		{
+			probe_pairs(&dj, &pairs);
+			return;
+		}
 	}
 	fetch_tuples(q, &dj, false);
 }

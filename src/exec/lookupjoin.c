@@ -3,13 +3,15 @@
  * index nested loop would: the left objects by the WHERE's one predicate
  * (lookup.c), each one's value at the ON path taken from the object
  * itself, and the right objects holding that value found from the right
- * collection's (keyid, value) index.
+ * collection's (keyid, value) index.  For a projection the left objects
+ * are read whole to pair them (the ON path may not be projected), and
+ * the tuples' parts then as the projection reads them.
  *
  * NoBench's Q11 (SELECT * FROM nb AS l JOIN nb AS r ON l.nested_obj.str =
  * r.str1 WHERE l.num BETWEEN …) paid SQL for it: planning a custom plan
  * every time, and for each left object an objid-index probe reading all
  * of its string rows to find one key's.  Only a plain inner join of two
- * parts, SELECT *, one equality of plain paths, WHERE one predicate of
+ * parts, SELECT * or a projection, one equality of plain paths, WHERE one predicate of
  * the left part that lookup.c can answer, no ORDER BY, LIMIT, OFFSET or
  * DISTINCT: the pairs come in the order SQL gives them (left id, then
  * right id).  Anything a lookup declines, or more pairs than work_mem
@@ -39,7 +41,7 @@ join_paths(ArgoStmt *s, ArgoPath **lp, ArgoPath **rp)
 	ArgoSource *src;
 	ArgoPred   *w = s->where;
 
-	if (list_length(s->from) != 2 || !s->star || s->order_by || s->limit ||
+	if (list_length(s->from) != 2 || s->id_name || s->order_by || s->limit ||
 		s->offset || s->distinct || s->unwind || argo_is_aggregate(s))
 		return false;
 	src = lsecond(s->from);
