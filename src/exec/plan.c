@@ -152,7 +152,7 @@ mark_driver(ArgoCollection *c, List *terms)
 	ArgoPred   *driver = NULL;
 	ListCell   *lc;
 
-	if (list_length(terms) < 2 || list_length(terms) > 16 ||
+	if (c == NULL || list_length(terms) < 2 || list_length(terms) > 16 ||
 		collection_is_distributed(c) || !docs_readable(c))
 		return;
 	foreach(lc, terms)
@@ -275,7 +275,7 @@ plan_values_setwise(ArgoQuery *q)
 		return;
 	for (int k = 0; k < n; k++)
 	{
-		if (collection_is_distributed(list_nth(q->colls, k)))
+		if (list_nth(q->colls, k) == NULL || collection_is_distributed(list_nth(q->colls, k)))
 			return;
 		dir[k] = directory_size(list_nth(q->colls, k));
 		largest = Max(largest, dir[k]);
@@ -306,7 +306,7 @@ ask_value_types(ArgoQuery *q, ArgoPath *path)
 	if (path == NULL || path->wild || path->filtered || path->id)
 		return;
 	c = list_nth(q->colls, path->source);
-	if (c->format != ARGO_FORMAT_ARGO3 || collection_is_distributed(c))
+	if (c == NULL || c->format != ARGO_FORMAT_ARGO3 || collection_is_distributed(c))
 		return;
 	path->value_types = VALUE_TYPES_KNOWN;
 	for (int t = 0; t < 3; t++)
@@ -383,7 +383,8 @@ argo_plan(ArgoQuery *q)
 	/* the value types each join condition may pair, found once for its SQL */
 	if (list_length(s->from) > 1)
 		join_prune_types(q);
-	if (s->kind != ASTMT_INSERT)
+	/* statements over collections that exist (an UPSERT may make its own) */
+	if (s->kind == ASTMT_SELECT || (s->kind != ASTMT_INSERT && !s->upsert))
 	{
 		plan_and_driver(q);
 		plan_values_setwise(q);

@@ -12,10 +12,7 @@
 
 typedef enum ArgoLitType
 {
-	ALIT_NULL,
-	ALIT_STRING,
-	ALIT_NUMBER,
-	ALIT_BOOL,
+	ALIT_NULL, ALIT_STRING, ALIT_NUMBER, ALIT_BOOL,
 	ALIT_JSON					/* an object or array, compared whole (reference.md §7) */
 } ArgoLitType;
 
@@ -66,11 +63,9 @@ typedef struct ArgoPath
 	int			first_wild;		/* wild: the segment of the first [*] */
 	char	   *out_name;		/* a GROUP BY path a target renames: its name */
 	bool		filtered;		/* a filter [? pred] or a[-1]: judged on documents */
-	/* an aggregate's scalar path (exec/plan.c): VALUE_TYPES_KNOWN | bit t where the key may hold type t (0 strings, 1 numbers, 2 booleans); 0: not asked */
-	int			value_types;
+	int			value_types;	/* exec/plan.c: VALUE_TYPES_KNOWN | bit t, type t held */
 } ArgoPath;
-
-#define VALUE_TYPES_KNOWN 8
+#define VALUE_TYPES_KNOWN 8		/* (t: 0 strings, 1 numbers, 2 booleans) */
 
 typedef enum ArgoCmpOp
 {
@@ -128,8 +123,7 @@ typedef struct ArgoPred
 	/* a leaf whose path has a filter [? …], outside any filter (analysis): */
 	struct ArgoPred *filter_cands;	/* TRUE wherever the leaf is: [*] in place of filters */
 	ArgoPath   *filter_array;	/* the path to the first filter or [*]: FALSE needs a value there */
-	/* a term of WHERE's AND whose few objects the others are judged on (exec/plan.c) */
-	bool		drives;
+	bool		drives;			/* exec/plan.c: the AND's others judged on its objects */
 } ArgoPred;
 
 /* A AND B (or OR): one n-ary node, however long the chain. */
