@@ -66,6 +66,12 @@ SELECT x->>'updated' = (SELECT count(*)::text FROM dv_docs WHERE doc->>'s' = 'sh
   FROM argo_query($$UPDATE dv3 SET seen = true WHERE s = 'shipped' AND n BETWEEN 1000 AND 1600$$) x;
 SELECT count(*) = (SELECT count(*) FROM dv_docs WHERE doc->>'s' = 'shipped' AND i BETWEEN 1000 AND 1600) AS seen
   FROM argo_query('SELECT n FROM dv3 WHERE seen = true') x;
+-- the updated objects' documents moved: the value rows' hints (doctid)
+-- are stale for them, and their documents are found by key instead
+SELECT c, dv_driven(c, $$n BETWEEN 900 AND 1700 AND s = 'shipped' AND NOT EXISTS seen$$) AS driven,
+       dv_same(c, $$n BETWEEN 900 AND 1700 AND s = 'shipped' AND NOT EXISTS seen$$,
+                  $$i BETWEEN 900 AND 1700 AND doc->>'s' = 'shipped' AND NOT (i BETWEEN 1000 AND 1600)$$) AS after_update
+  FROM unnest(ARRAY['dv3']) c;
 -- an aggregate whose WHERE finds a sixteenth of the objects or more reads
 -- its keys' rows whole (exec/plan.c, plan_values_setwise): the same groups
 CREATE FUNCTION dv_groups(coll text) RETURNS boolean LANGUAGE sql AS $$

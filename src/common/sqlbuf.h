@@ -22,6 +22,8 @@ typedef struct SqlBuf
 	bool		custom_plan;	/* its best plan depends on the values */
 	bool		generic_plan;	/* … never does: plan it once */
 	bool		fast_start;		/* streamed: plan for its first rows, as a cursor */
+	bool		want_doctid;	/* the next leaf's rows give their doctid too, if they have it */
+	bool		gave_doctid;	/* … and they did */
 } SqlBuf;
 
 extern SqlBuf *sqlbuf_create(void);

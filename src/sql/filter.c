@@ -287,22 +287,38 @@ sql_doc_judges(ArgoPred *p)
 
 /*
  * After "SELECT f.objid FROM (candidates) f": keep the candidates where
- * every leaf of preds (each through a filter) is TRUE, judged on one
- * read of the object.
+ * every leaf of preds is TRUE, judged on one read of the object; with
+ * hinted, the candidates also give f.doctid.
  */
 void
-sql_filter_checks(SqlBuf *buf, ArgoCollection *c, List *preds)
+sql_filter_checks(SqlBuf *buf, ArgoCollection *c, List *preds, bool hinted)
 {
 	bool		docs = docs_readable(c);
 	int			name = sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name));
 	const char *object;
 	ListCell   *lc;
 
-	if (docs)
-		appendStringInfo(&buf->sql, " LEFT JOIN %s d ON d.objid OPERATOR(pg_catalog.=) f.objid",
+	if (docs && hinted)
+	{
+		/*
+		 * f.doctid, where the candidate's value row last saw its document:
+		 * a TID scan, checked to hold that object, before a descent of
+		 * c_doc's key where it moved (a week's 1,933 orders: 3.6 -> 2.3 ms).
+		 */
+		appendStringInfo(&buf->sql,
+						 " LEFT JOIN %s h ON h.ctid OPERATOR(pg_catalog.=) f.doctid AND h.objid OPERATOR(pg_catalog.=) f.objid",
 						 c->doc_table);
-	object = psprintf("%s%s($%d, f.objid)%s", docs ? "COALESCE(d.doc, " : "",
-					  argo_function("argo_object"), name, docs ? ")" : "");
+		object = psprintf("COALESCE(h.doc, (SELECT d.doc FROM %s d WHERE d.objid OPERATOR(pg_catalog.=) f.objid), %s($%d, f.objid))",
+						  c->doc_table, argo_function("argo_object"), name);
+	}
+	else
+	{
+		if (docs)
+			appendStringInfo(&buf->sql, " LEFT JOIN %s d ON d.objid OPERATOR(pg_catalog.=) f.objid",
+							 c->doc_table);
+		object = psprintf("%s%s($%d, f.objid)%s", docs ? "COALESCE(d.doc, " : "",
+						  argo_function("argo_object"), name, docs ? ")" : "");
+	}
 	foreach(lc, preds)
 		appendStringInfo(&buf->sql, " %s %s(%s, $%d) IS TRUE",
 						 foreach_current_index(lc) == 0 ? "WHERE" : "AND",

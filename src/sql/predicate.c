@@ -364,7 +364,7 @@ emit_checked_and(SqlBuf *buf, ArgoCollection *c, List *args)
 	appendStringInfoString(&buf->sql, "SELECT f.objid FROM (");
 	emit_chain(buf, c, sets, 0, list_length(sets), "INTERSECT", true);
 	appendStringInfoString(&buf->sql, ") f");
-	sql_filter_checks(buf, c, checked);
+	sql_filter_checks(buf, c, checked, false);
 	return true;
 }
 
@@ -396,9 +396,16 @@ emit_driven_and(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, ArgoPred *driver)
 			rest = lappend(rest, lfirst(lc));
 	buf->custom_plan = true;
 	appendStringInfoString(&buf->sql, "SELECT f.objid FROM (");
+	/* a plain leaf's rows say where their object's document lies */
+	buf->want_doctid = docs_readable(c) && !driver->path->wild && !driver->path->filtered &&
+		(driver->kind == APRED_CMP || driver->kind == APRED_BETWEEN || driver->kind == APRED_LIKE) &&
+		driver->lit->type != ALIT_JSON;
+	buf->gave_doctid = false;
 	emit_set(buf, c, driver, true);
+	buf->want_doctid = false;
 	appendStringInfoString(&buf->sql, ") f");
-	sql_filter_checks(buf, c, rest);
+	sql_filter_checks(buf, c, rest, buf->gave_doctid);
+	buf->gave_doctid = false;
 }
 
 static void

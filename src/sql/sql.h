@@ -102,7 +102,7 @@ extern Datum sql_key_steps(ArgoPath *path, int from, int to);
 
 /* filter.c: a leaf through a filter [? pred], judged on each candidate object */
 extern void sql_filter_check(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth);
-extern void sql_filter_checks(SqlBuf *buf, ArgoCollection *c, List *preds);
+extern void sql_filter_checks(SqlBuf *buf, ArgoCollection *c, List *preds, bool hinted);
 extern bool sql_doc_judges(ArgoPred *p);
 extern Jsonb *sql_pred_spec(ArgoPred *p);
 extern Datum sql_path_steps(ArgoPath *path);

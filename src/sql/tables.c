@@ -20,6 +20,7 @@
 #include "common/common.h"
 #include "common/keypath.h"
 #include "common/sqlbuf.h"
+#include "store/access.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/keydict.h"
@@ -249,7 +250,20 @@ sql_path_key_match(SqlBuf *buf, ArgoCollection *c, const char *col, ArgoPath *pa
 void
 sql_begin_leaf(SqlBuf *buf, ArgoCollection *c, ArgoLitType t, ArgoPath *path)
 {
-	appendStringInfo(&buf->sql, "SELECT objid FROM %s WHERE ", sql_typed_table(c, t));
+	bool		doctid = false;
+
+	/* asked of one leaf (sql/predicate.c, emit_driven_and); a table made before 0.7 has none */
+	if (buf->want_doctid)
+	{
+		const char *suffix = c->format == ARGO_FORMAT_ARGO1 ? "data" :
+			t == ALIT_STRING ? "str" : t == ALIT_NUMBER ? "num" : "bool";
+
+		doctid = get_attnum(argo_table_relid(c, suffix), "doctid") != InvalidAttrNumber;
+		buf->want_doctid = false;
+		buf->gave_doctid = doctid;
+	}
+	appendStringInfo(&buf->sql, "SELECT objid%s FROM %s WHERE ", doctid ? ", doctid" : "",
+					 sql_typed_table(c, t));
 	sql_path_key_match(buf, c, "keyid", path);
 	appendStringInfoString(&buf->sql, " AND ");
 }
