@@ -135,24 +135,23 @@ collect_id(void *arg, Datum *values, bool *nulls)
  * two-key top 20 of 200k orders from their documents: about half the
  * time).  At most work_mem's worth of ids.
  */
-static bool
+static void
 ids_first(ArgoStmt *s, RowDriver *d)
 {
 	IdList		l = {CurrentMemoryContext};
 	double		n;
 
 	if (s->order_by == NIL || s->limit == NULL)
-		return false;
+		return;
 	n = s->limit->num + (s->offset ? s->offset->num : 0);
 	if (n > (double) work_mem * 1024 / sizeof(int64))
-		return false;
+		return;
 	argo_stream_rows(d->sql, collect_id, &l);
 	/* an SPI call leaves SPI's memory current; the driver's is ours */
 	MemoryContextSwitchTo(l.cxt);
 	d->sql = NULL;
 	d->ids = l.ids;
 	d->nids = l.n;
-	return true;
 }
 
 /*

@@ -368,12 +368,7 @@ emit_checked_and(SqlBuf *buf, ArgoCollection *c, List *args)
 	return true;
 }
 
-/*
- * An AND whose plan found one term's objects few (exec/plan.c): those
- * objects, each judged on itself for the other terms, rather than every
- * term's objects found and intersected (orders of a status, 50,000, in
- * a week, 2,000: the status's 50,000 rows read for nothing).
- */
+/* The term of an AND the plan found few objects for (exec/plan.c), or NULL. */
 static ArgoPred *
 driving_term(ArgoPred *p)
 {
@@ -385,6 +380,11 @@ driving_term(ArgoPred *p)
 	return NULL;
 }
 
+/*
+ * That term's objects, each judged on itself for the other terms, rather
+ * than every term's objects found and intersected (orders of a status,
+ * 50,000, in a week, 2,000: the status's 50,000 rows read for nothing).
+ */
 static void
 emit_driven_and(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, ArgoPred *driver)
 {
