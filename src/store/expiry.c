@@ -101,7 +101,7 @@ create_expiry_index(ArgoCollection *c, const char *keystr)
 	int32		keyid;
 
 	keydict_assign(c, &k, 1, &keyid);
-	run_ddl(psprintf("CREATE INDEX ON %s (%s(valstr)) WHERE keyid = %d",
+	run_ddl(psprintf("CREATE INDEX ON %s (%s(valstr)) WHERE keyid OPERATOR(pg_catalog.=) %d",
 					 string_table(c), argo_function("argo_expiry_time"), keyid));
 }
 
