@@ -260,6 +260,22 @@ target_columns(StringInfo sql, ArgoTarget *t, int j, const UnitVals *u)
 }
 
 /*
+ * A target that needs no column of the units: COUNT(*) (counted over
+ * them) or a group path (the group's columns); false for an aggregate.
+ */
+static bool
+unit_free_target(ArgoTarget *tg, TargetCols *tc)
+{
+	tc->n = 0;
+	if (tg->agg == AAGG_COUNT_STAR)
+	{
+		tc->n = 1;
+		tc->col[0] = "pg_catalog.count(*)";
+	}
+	return tg->agg == AAGG_COUNT_STAR || tg->agg == AAGG_NONE;
+}
+
+/*
  * The statement's start, "SELECT @COLS@ FROM (the units) o",
  * for the caller to go on with GROUP BY; the group paths' and targets'
  * columns over "o" into groups and targets.
@@ -285,13 +301,7 @@ unwind_one_pass(ArgoQuery *q, ValueCols *groups, TargetCols *targets)
 		ArgoTarget *tg = lfirst(lc);
 		int			j = foreach_current_index(lc);
 
-		targets[j].n = 0;
-		if (tg->agg == AAGG_COUNT_STAR)
-		{
-			targets[j].n = 1;
-			targets[j].col[0] = "pg_catalog.count(*)";
-		}
-		else if (tg->agg != AAGG_NONE)
+		if (!unit_free_target(tg, &targets[j]))
 		{
 			tag_path(&t, c, tg->path, tg->agg == AAGG_COUNT, ROLE_TARGET(j));
 			targets[j] = target_columns(&cols, tg, j, NULL);
@@ -429,13 +439,7 @@ unwind_docs(ArgoQuery *q, ValueCols *groups, TargetCols *targets)
 		ArgoTarget *tg = lfirst(lc);
 		int			j = foreach_current_index(lc);
 
-		targets[j].n = 0;
-		if (tg->agg == AAGG_COUNT_STAR)
-		{
-			targets[j].n = 1;
-			targets[j].col[0] = "pg_catalog.count(*)";
-		}
-		else if (tg->agg != AAGG_NONE)
+		if (!unit_free_target(tg, &targets[j]))
 			targets[j] = target_columns(&cols, tg, j, element_values(buf, tg->path, &vals, &nvals));
 	}
 	array = sqlbuf_param(buf, TEXTARRAYOID,
