@@ -16,6 +16,7 @@ RELEASES=(
 	"0.6 d4aec58fff5ff72591dde7ae84de6079028b69b9"
 	"0.7 417defbd0ef89d2e6ece689469bd4c0a6c3e6636"
 	"0.8 b0085c42f5411ad628372dc2371b24fe4d80e31e"
+	"0.9 81d0b5aa7f02883fda08e19d9d75b3aa98283616"
 )
 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 SUDO=${SUDO:-}
@@ -66,12 +67,12 @@ for r in "${RELEASES[@]}"; do
 		continue
 	fi
 	$SUDO make -s -C "$old" install PG_CONFIG=$PG_CONFIG >/dev/null
-	psql -X -q -c "DROP DATABASE IF EXISTS $DB" -c "DROP ROLE IF EXISTS argo_up_reader" -c "CREATE DATABASE $DB"
+	psql -X -q -c "DROP DATABASE IF EXISTS $DB" -c "DROP ROLE IF EXISTS argo_up_reader" -c "DROP ROLE IF EXISTS argo_up_writer" -c "CREATE DATABASE $DB"
 	psql -X -q -d $DB -f test/upgrade/before.sql
 	$SUDO make -s install PG_CONFIG=$PG_CONFIG >/dev/null
 	psql -X -q -d $DB -f test/upgrade/after.sql
 	upgraded=$(psql -X -A -t -d $DB -c "$SIGNATURE")
-	psql -X -q -c "DROP DATABASE $DB" -c "DROP ROLE argo_up_reader"
+	psql -X -q -c "DROP DATABASE $DB" -c "DROP ROLE argo_up_reader" -c "DROP ROLE argo_up_writer"
 	if [ "$upgraded" != "$fresh" ]; then
 		echo "upgrade from $version: the updated extension differs from a fresh install:"
 		diff <(echo "$fresh") <(echo "$upgraded") || true

@@ -324,7 +324,14 @@ plan_value_types(ArgoQuery *q)
 	ListCell   *lc;
 
 	if (!argo_is_aggregate(q->stmt))
+	{
+		/* ORDER BY two paths with LIMIT (sql/firstgroup.c) */
+		if (q->stmt->limit && q->stmt->where == NULL && list_length(q->stmt->order_by) >= 2 &&
+			list_length(q->stmt->order_by) <= 3)
+			foreach(lc, q->stmt->order_by)
+				ask_value_types(q, ((ArgoOrder *) lfirst(lc))->path);
 		return;
+	}
 	foreach(lc, q->stmt->group_by)
 		ask_value_types(q, lfirst(lc));
 	foreach(lc, q->stmt->targets)

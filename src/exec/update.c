@@ -242,6 +242,7 @@ change_objects(Updater *u, const int64 *ids, int n, RowLog *log,
 		if (applied)
 		{
 			collection_check_object(u->coll, u->schema, changed);
+			keyflags_check_object(u->coll, changed);
 			u->ids[kept] = u->ids[i];
 			u->docs[kept] = u->docs[i];
 			u->after[kept] = changed;

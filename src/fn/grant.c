@@ -13,7 +13,8 @@
  *   read:  SELECT on every table of the collection
  *   write: read, and INSERT, UPDATE, DELETE on the value tables, the
  *          directory and the kept documents, INSERT on the key
- *          dictionary, USAGE on the object and key sequences
+ *          dictionary and UPDATE of its complete column, USAGE on the
+ *          object and key sequences
  *
  * Revoking read revokes write too (a writer reads what it changes);
  * revoking write leaves read.
@@ -30,6 +31,7 @@
 #include "common/common.h"
 #include "common/errors.h"
 #include "common/plancache.h"
+#include "store/access.h"
 #include "store/collection.h"
 #include "store/docs.h"
 #include "store/shard/shard.h"
@@ -137,6 +139,9 @@ run_grants(ArgoCollection *c, Access access, const char *grantee, bool grant)
 		return;
 	run_ddl(psprintf("%s INSERT, UPDATE, DELETE ON %s %s %s", verb, values, to, grantee));
 	run_ddl(psprintf("%s INSERT ON %s %s %s", verb, c->keys_table, to, grantee));
+	/* a write that leaves an object without a complete key clears it */
+	if (get_attnum(argo_table_relid(c, "keys"), "complete") != InvalidAttrNumber)
+		run_ddl(psprintf("%s UPDATE (complete) ON %s %s %s", verb, c->keys_table, to, grantee));
 	run_ddl(psprintf("%s USAGE ON SEQUENCE %s %s %s", verb, sequences(c), to, grantee));
 }
 

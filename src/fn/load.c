@@ -34,6 +34,7 @@
 #include "common/sqlbuf.h"
 #include "store/access.h"
 #include "store/collection.h"
+#include "store/keydict.h"
 #include "store/rowbatch.h"
 #include "store/shard/shard.h"
 #include "sql/sql.h"
@@ -435,6 +436,9 @@ loader_finish(Loader *l)
 	collection_rebuild_indexes(l->coll, l->dropped_indexes);
 	if (l->shards_loading)
 		shardconn_load(l->coll, false);
+	/* the loaded objects are all there are: say which keys each holds */
+	if (l->before == 0)
+		(void) keyflags_set(l->coll, false);
 	analyze_after_load(l);
 	pgstat_progress_end_command();
 	return l->total;

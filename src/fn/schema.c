@@ -571,7 +571,8 @@ argo_analyze_collection(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "argo_analyze must return a row");
 	argo_spi_connect();
-	c = collection_lookup(name, false, RowExclusiveLock);
+	/* writers wait while the complete keys are counted (keyflags.c) */
+	c = collection_lookup(name, false, ShareRowExclusiveLock);
 	objsample_take(c, target, false, &sample);
 	if (sample.ids == (Datum) 0)
 		stats_collect(stats_query(c, EVERY_ROW, (Datum) 0, &sample), c, &ks);
@@ -585,6 +586,7 @@ argo_analyze_collection(PG_FUNCTION_ARGS)
 			stats_collect(stats_query(c, SOME_KEYS, unseen, &sample), c, &ks);
 	}
 	values[0] = Int64GetDatum(stats_write(c, &ks));
+	keyflags_set(c, true);
 	values[1] = Int64GetDatum(sample.objects);
 	values[2] = Int64GetDatum(sample.sampled);
 	SPI_finish();

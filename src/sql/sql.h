@@ -117,6 +117,11 @@ extern void sql_projection_filter(SqlBuf *buf, ArgoCollection *c,
 extern bool topn_applies(ArgoStmt *s);
 extern void topn_emit_ids(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s);
 
+/* firstgroup.c: ORDER BY two paths … LIMIT n, from the first path's first value */
+extern bool firstgroup_applies(ArgoCollection *c, ArgoStmt *s);
+extern int	firstgroup_emit_head(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s);
+extern void firstgroup_emit_tail(SqlBuf *buf, int want);
+
 /* sqlgen.c: whole statements */
 extern SqlBuf *sqlgen_select_rows(ArgoQuery *q);
 extern SqlBuf *sqlgen_select_ids(ArgoQuery *q);

@@ -21,6 +21,7 @@
 #include "common/common.h"
 #include "common/sqlbuf.h"
 #include "store/collection.h"
+#include "store/keydict.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
@@ -160,11 +161,16 @@ emit_typed_branch(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, int t,
  * holds one value in an object).  With DESC the objects lacking one come
  * first, and finding them was an anti-join of every object against the
  * key's rows (145 ms at 200k orders, ORDER BY created DESC LIMIT 20
- * OFFSET 10000) where there were none; two index counts cost a tenth.
+ * OFFSET 10000) where there were none; two index counts cost a tenth,
+ * and the key's complete flag, when set, spares them (keyflags.c).
  */
 static void
 emit_some_lack(SqlBuf *buf, ArgoCollection *c, int k)
 {
+	char	   *complete = keyflags_sql(c, k);
+
+	if (complete)
+		appendStringInfo(&buf->sql, " AND NOT %s", complete);
 	appendStringInfo(&buf->sql, " AND (SELECT pg_catalog.count(*) FROM %s) OPERATOR(pg_catalog.>) (",
 					 c->obj_table);
 	if (c->format == ARGO_FORMAT_ARGO1)

@@ -97,8 +97,10 @@ argo_check_privilege(Relation rel, AclMode mode)
 }
 
 /*
- * A writer of c also adds keys to its dictionary, with the key sequence:
- * INSERT on the one, USAGE on the other.  Checked at every write, not
+ * A writer of c also adds keys to its dictionary, with the key sequence,
+ * and clears the dictionary's complete flags (store/keyflags.c): INSERT
+ * and UPDATE (complete) on the one, USAGE on the other.  Checked at every
+ * write, not
  * only when a document with a new key comes (which may be weeks after
  * the role was set up), so a role granted too little fails on its first
  * write, naming what it lacks and how to grant it.
@@ -109,18 +111,27 @@ collection_check_writer(ArgoCollection *c)
 	Oid			keys = argo_table_relid(c, "keys");
 	Oid			kseq = get_relname_relid(psprintf("%s_kseq", c->name),
 										 get_namespace_oid(ARGO_SCHEMA, false));
+	AttrNumber	complete = get_attnum(keys, "complete");
 	const char *missing = NULL;
+	const char *why = "adds the keys of new documents to its key dictionary";
 
 	if (pg_class_aclcheck(keys, GetUserId(), ACL_INSERT) != ACLCHECK_OK)
 		missing = psprintf("table %s_keys", c->name);
 	else if (OidIsValid(kseq) &&
 			 pg_class_aclcheck(kseq, GetUserId(), ACL_USAGE | ACL_UPDATE) != ACLCHECK_OK)
 		missing = psprintf("sequence %s_kseq", c->name);
+	else if (complete != InvalidAttrNumber &&
+			 pg_class_aclcheck(keys, GetUserId(), ACL_UPDATE) != ACLCHECK_OK &&
+			 pg_attribute_aclcheck(keys, complete, GetUserId(), ACL_UPDATE) != ACLCHECK_OK)
+	{
+		missing = psprintf("column complete of table %s_keys", c->name);
+		why = "clears a key's complete flag when it leaves an object without a key every object had";
+	}
 	if (missing != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for %s", missing),
-				 errdetail("A writer of collection \"%s\" adds the keys of new documents to its key dictionary.", c->name),
+				 errdetail("A writer of collection \"%s\" %s.", c->name, why),
 				 errhint("argo_grant('%s', role, 'write') grants what a writer needs.", c->name)));
 }
 

@@ -273,7 +273,10 @@ register_callbacks(void)
 	callbacks_registered = true;
 }
 
-/* The dictionary's indexes: on keyid (column 1) and on keystr (column 2). */
+/*
+ * The dictionary's unique indexes: on keyid (column 1) and on keystr
+ * (column 2); not the partial one on keyid of the complete keys.
+ */
 static void
 find_indexes(KeyDict *d, Relation rel)
 {
@@ -286,9 +289,11 @@ find_indexes(KeyDict *d, Relation rel)
 		Oid			idx = lfirst_oid(lc);
 		Relation	irel = index_open(idx, AccessShareLock);
 
-		if (irel->rd_index->indnatts == 1 && irel->rd_index->indkey.values[0] == 1)
+		bool		one = irel->rd_index->indisunique && irel->rd_index->indnatts == 1;
+
+		if (one && irel->rd_index->indkey.values[0] == 1)
 			d->id_index = idx;
-		else if (irel->rd_index->indnatts == 1 && irel->rd_index->indkey.values[0] == 2)
+		else if (one && irel->rd_index->indkey.values[0] == 2)
 			d->str_index = idx;
 		index_close(irel, AccessShareLock);
 	}

@@ -11,11 +11,13 @@
 
 /*
  * Per-key statistics kept in the dictionary by argo_analyze: rows and
- * distinct values per type, and rows holding null (or marking {} / []).
+ * distinct values per type, and rows holding null (or marking {} / []);
+ * whether every object holds a scalar at the key (keyflags.c).
  */
 #define ARGO_KEY_STATS_COLUMNS \
 	"rows_str bigint, distinct_str bigint, rows_num bigint, distinct_num bigint, " \
-	"rows_bool bigint, distinct_bool bigint, rows_null bigint, analyzed_at pg_catalog.timestamptz"
+	"rows_bool bigint, distinct_bool bigint, rows_null bigint, analyzed_at pg_catalog.timestamptz, " \
+	"complete boolean"
 
 typedef struct KeyDict KeyDict;
 
@@ -34,5 +36,11 @@ extern void keydict_assign(ArgoCollection *c, char **keys, int n, int32 *ids);
 extern void keydict_assign_existing(ArgoCollection *c, char **keys, int n, int32 *ids);
 extern List *keydict_take_missing(void);
 extern const char *keydict_cached_keystr(const char *coll, int32 id);
+
+/* keyflags.c: the keys every object holds a scalar at (the complete column) */
+extern bool keyflags_usable(ArgoCollection *c);
+extern void keyflags_check_object(ArgoCollection *c, Jsonb *doc);
+extern bool keyflags_set(ArgoCollection *c, bool wait);
+extern char *keyflags_sql(ArgoCollection *c, int k);
 
 #endif							/* ARGO_KEYDICT_H */

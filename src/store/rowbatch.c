@@ -400,6 +400,8 @@ rowbatch_add_object(RowBatch *b, int64 objid, Jsonb *obj)
 	argo_check_object(obj);
 	if (b->schema != NULL)
 		collection_check_object(b->coll, b->schema, obj);
+	if (b->directory)
+		keyflags_check_object(b->coll, obj);
 	add_objid(b, objid, obj);
 	it = JsonbIteratorInit(&obj->root);
 	while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)

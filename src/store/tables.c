@@ -47,7 +47,7 @@ collection_table_columns(const char *suffix, bool distributed)
 
 /*
  * The key dictionary, its statistics columns filled by argo_analyze
- * (schema.c), and its id sequence.
+ * (schema.c), its complete column (keyflags.c), and its id sequence.
  */
 void
 collection_create_dictionary(ArgoCollection *c)
@@ -59,4 +59,6 @@ collection_create_dictionary(ArgoCollection *c)
 					 ARGO_KEY_STATS_COLUMNS ")",
 					 c->keys_table, kseq));
 	run_ddl(psprintf("ALTER SEQUENCE %s OWNED BY %s.keyid", kseq, c->keys_table));
+	/* the few keys every object holds, read by each writing transaction */
+	run_ddl(psprintf("CREATE INDEX ON %s (keyid) WHERE complete", c->keys_table));
 }

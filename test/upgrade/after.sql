@@ -130,3 +130,23 @@ BEGIN
     RAISE EXCEPTION 'a range over an upgraded collection''s covering index is wrong';
   END IF;
 END $$;
+-- 0.10: every dictionary has the complete column and its partial index,
+-- a role that could add keys may clear it, and argo_analyze sets it
+DO $$
+BEGIN
+  IF (SELECT count(*) FROM pg_attribute WHERE attname = 'complete' AND NOT attisdropped
+        AND attrelid IN ('argo_data.up3_keys'::regclass, 'argo_data.up1_keys'::regclass,
+                         'argo_data.upempty_keys'::regclass)) <> 3
+     OR (SELECT count(*) FROM pg_index WHERE indrelid = 'argo_data.up3_keys'::regclass
+           AND indpred IS NOT NULL) <> 1 THEN
+    RAISE EXCEPTION 'an upgraded key dictionary lacks its complete column or its index';
+  END IF;
+  IF has_table_privilege('argo_up_writer', 'argo_data.up3_keys', 'INSERT')
+     AND NOT has_column_privilege('argo_up_writer', 'argo_data.up3_keys', 'complete', 'UPDATE') THEN
+    RAISE EXCEPTION 'a role that may add keys may not clear a complete flag after the update';
+  END IF;
+  PERFORM argo_analyze('up3');
+  IF (SELECT count(*) FROM argo_query('SELECT * FROM up3 ORDER BY num DESC LIMIT 3')) <> 3 THEN
+    RAISE EXCEPTION 'ORDER BY … DESC LIMIT over an upgraded collection is wrong';
+  END IF;
+END $$;

@@ -29,6 +29,15 @@ END $$;
 -- a collection someone was given read access to
 CREATE ROLE argo_up_reader;
 GRANT SELECT ON ALL TABLES IN SCHEMA argo_data TO argo_up_reader;
+-- and a role that may add keys to up3's dictionary, granted by hand
+-- (where the release has one per collection)
+CREATE ROLE argo_up_writer;
+DO $$
+BEGIN
+  IF to_regclass('argo_data.up3_keys') IS NOT NULL THEN
+    GRANT SELECT, INSERT ON argo_data.up3_keys TO argo_up_writer;
+  END IF;
+END $$;
 CREATE TABLE before_upgrade AS
   SELECT 'up3' AS coll, x AS doc FROM argo_query('SELECT * FROM up3') x
   UNION ALL SELECT 'up1', x FROM argo_query('SELECT * FROM up1') x;
