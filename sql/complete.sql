@@ -47,7 +47,12 @@ LANGUAGE sql AS $$
                ('SELECT * FROM COLL ORDER BY o.x DESC, i DESC'),
                ('SELECT * FROM COLL ORDER BY s, p DESC'),
                ('SELECT * FROM COLL ORDER BY p, s DESC'),
-               ('SELECT * FROM COLL ORDER BY s, i')) qs(q),
+               ('SELECT * FROM COLL ORDER BY s, i'),
+               ('SELECT * FROM COLL WHERE s = ''a'' ORDER BY n DESC'),
+               ('SELECT * FROM COLL WHERE s = ''b'' ORDER BY i'),
+               ('SELECT * FROM COLL WHERE n = 5 ORDER BY s DESC, ID()'),
+               ('SELECT * FROM COLL WHERE s = ''a'' ORDER BY p DESC'),
+               ('SELECT * FROM COLL WHERE s = ''zz'' ORDER BY n DESC')) qs(q),
        (VALUES (5, 0), (20, 7), (150, 0), (40, 290)) lo(l, o)
 $$;
 
@@ -65,6 +70,7 @@ SELECT count(*) > 0 AS gated FROM argo_explain('SELECT * FROM cf3 ORDER BY n DES
  WHERE l LIKE '%complete%';
 SELECT count(*) > 0 AS first_group FROM argo_explain('SELECT * FROM cf3 ORDER BY s, n DESC LIMIT 3') l
  WHERE l LIKE '%WITH f AS MATERIALIZED%';
+
 
 -- a write that leaves an object without n clears n's flag, in its
 -- transaction: the object comes first in DESC order
@@ -124,6 +130,31 @@ SELECT cf_complete('cfl');
 SELECT argo_query('UPDATE cfl UNSET n WHERE i = 1');
 SELECT argo_load('cfl', 'SELECT doc FROM cf_docs WHERE i > 1 ORDER BY i');
 SELECT cf_complete('cfl');
+
+-- WHERE p = x ORDER BY q LIMIT n, x's objects too many to sort in C:
+-- walked in q's index order, the same slices
+SELECT argo_create_collection('cfw');
+SELECT argo_load('cfw', $$SELECT jsonb_build_object('i', i, 'g', (ARRAY['x', 'y'])[i % 2 + 1],
+                                                    'n', (i * 37) % 1001, 'h', i % 3)
+                            FROM generate_series(1, 3000) i$$);
+SELECT cf_complete('cfw');
+SELECT count(*) > 0 AS where_group FROM argo_explain('SELECT * FROM cfw WHERE g = ''x'' ORDER BY n DESC LIMIT 3') l
+ WHERE l LIKE '%WITH f AS MATERIALIZED%';
+SELECT q, l, o, cf_mismatches(q, l, o) AS mismatches
+FROM (VALUES ('SELECT * FROM cfw WHERE g = ''x'' ORDER BY n DESC'),
+             ('SELECT * FROM cfw WHERE g = ''y'' ORDER BY n, ID()'),
+             ('SELECT * FROM cfw WHERE h = 1 ORDER BY g DESC')) qs(q),
+     (VALUES (5, 0), (20, 30), (40, 1480)) lo(l, o)
+ORDER BY 1, 2;
+SELECT string_agg(x->>'i', ', ') AS first FROM argo_query('SELECT * FROM cfw WHERE g = ''x'' ORDER BY n DESC LIMIT 4') x;
+-- an object without n clears the flag: the general sort answers, and an
+-- object of the group without n comes first
+SELECT argo_query('INSERT INTO cfw OBJECT {"i": 9000, "g": "y"}');
+SELECT cf_complete('cfw');
+SELECT cf_mismatches('SELECT * FROM cfw WHERE g = ''x'' ORDER BY n DESC', 4, 0) AS mismatches;
+SELECT argo_query('INSERT INTO cfw OBJECT {"i": 9001, "g": "x"}');
+SELECT string_agg(x->>'i', ', ') AS first FROM argo_query('SELECT * FROM cfw WHERE g = ''x'' ORDER BY n DESC LIMIT 4') x;
+SELECT argo_drop_collection('cfw');
 
 -- a writer granted by argo_grant may clear a flag
 CREATE ROLE cf_writer;

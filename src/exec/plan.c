@@ -325,9 +325,12 @@ plan_value_types(ArgoQuery *q)
 
 	if (!argo_is_aggregate(q->stmt))
 	{
-		/* ORDER BY two paths with LIMIT (sql/firstgroup.c) */
-		if (q->stmt->limit && q->stmt->where == NULL && list_length(q->stmt->order_by) >= 2 &&
-			list_length(q->stmt->order_by) <= 3)
+		ArgoStmt   *s = q->stmt;
+		ArgoPred   *w = s->where;
+
+		/* ORDER BY two paths, or one WHERE p = x, with LIMIT (sql/firstgroup.c) */
+		if (s->limit && list_length(s->order_by) <= 3 &&
+			(w == NULL ? list_length(s->order_by) >= 2 : w->kind == APRED_CMP && w->op == ACMP_EQ))
 			foreach(lc, q->stmt->order_by)
 				ask_value_types(q, ((ArgoOrder *) lfirst(lc))->path);
 		return;

@@ -1,7 +1,8 @@
 /*
  * firstgroup.c — ORDER BY two paths with LIMIT over every object: the
  * first objects are those of the first path's first value, in the
- * second path's order, when that group alone fills the LIMIT.
+ * second path's order, when that group alone fills the LIMIT.  And
+ * WHERE p = literal ORDER BY q LIMIT n alike: the group is WHERE's.
  *
  * ORDER BY status, total DESC LIMIT 20 sorted the sort keys of every
  * object (212 ms at 200,000 orders; jsonb with an index on both, 1 ms).
@@ -17,6 +18,9 @@
  * both checked in the same statement, under its snapshot, as a one-time
  * filter.  When a check fails or the group is too small, the general
  * sort runs instead (its SQL follows, behind the opposite filter).
+ *
+ * WHERE status = 'new' ORDER BY created DESC LIMIT 20 probed the created
+ * row of each of 26,322 new orders (170 ms); the walk meets about 150.
  */
 #include "postgres.h"
 
@@ -55,22 +59,36 @@ single_type(ArgoOrder *o)
 	return -1;
 }
 
+/* WHERE p = a string or a number, alone. */
+static bool
+where_equality(ArgoPred *p)
+{
+	return p != NULL && p->kind == APRED_CMP && p->op == ACMP_EQ &&
+		!p->path->wild && !p->path->filtered && !p->path->id &&
+		(p->lit->type == ALIT_STRING || p->lit->type == ALIT_NUMBER);
+}
+
 /*
- * Every object, ordered by two paths (then, if written, ID()), with a
- * LIMIT, each path holding one type when planned (exec/plan.c).
+ * Every object ordered by two paths (then, if written, ID()), or those
+ * WHERE p = literal ordered by another path, with a LIMIT; each path
+ * ordered by holding one type when planned (exec/plan.c).
  */
 bool
 firstgroup_applies(ArgoCollection *c, ArgoStmt *s)
 {
 	int			n = list_length(s->order_by);
-	ArgoOrder  *third = n == 3 ? lthird(s->order_by) : NULL;
+	ArgoOrder  *last = n > 0 ? llast(s->order_by) : NULL;
 
-	if (s->where || s->limit == NULL || !(s->star || s->id_name) ||
+	if (s->limit == NULL || !(s->star || s->id_name) ||
 		c->format != ARGO_FORMAT_ARGO3 || !keyflags_usable(c))
 		return false;
-	if (n != 2 && !(third && third->path->id && !third->desc))
-		return false;
-	return single_type(linitial(s->order_by)) >= 0 && single_type(lsecond(s->order_by)) >= 0;
+	/* a trailing ID() is the order ties take anyway */
+	if (last && last->path->id && !last->desc)
+		n--;
+	if (s->where)
+		return n == 1 && where_equality(s->where) && single_type(linitial(s->order_by)) >= 0 &&
+			strcmp(s->where->path->keystr, ((ArgoOrder *) linitial(s->order_by))->path->keystr) != 0;
+	return n == 2 && single_type(linitial(s->order_by)) >= 0 && single_type(lsecond(s->order_by)) >= 0;
 }
 
 static const char *
@@ -139,6 +157,48 @@ emit_checks(SqlBuf *buf, ArgoCollection *c, ArgoOrder *o, int t, int k)
 }
 
 /*
+ * "WITH f AS (…)": the objects of the group, walked in the order path's
+ * index order.  The group is the first path's first value (o1), or the
+ * objects WHERE eq holds.
+ */
+static void
+emit_walk(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, ArgoOrder *o1, ArgoPred *eq,
+		  ArgoOrder *o2, int want)
+{
+	int			t2 = single_type(o2);
+	int			k2 = sql_key_param(buf, c, o2->path->keystr);
+	int64		n = (int64) s->limit->num + (s->offset ? (int64) s->offset->num : 0);
+	int			cap = sqlbuf_param(buf, INT8OID, Int64GetDatum(Max(n * WALK_PER_OBJECT, WALK_MIN)));
+	int			t1 = o1 ? single_type(o1) : -1;
+	int			k1 = sql_key_param(buf, c, o1 ? o1->path->keystr : eq->path->keystr);
+
+	/* the order path's first rows, as its index gives them */
+	appendStringInfo(&buf->sql,
+					 "WITH f AS MATERIALIZED (SELECT y.objid FROM (SELECT y.objid, y.%s FROM %s y"
+					 " WHERE y.keyid OPERATOR(pg_catalog.=) $%d",
+					 column_of(t2), table_of(c, t2), k2);
+	if (o1)
+		emit_checks(buf, c, o1, t1, k1);
+	emit_checks(buf, c, o2, t2, k2);
+	appendStringInfo(&buf->sql, " ORDER BY %s, y.objid LIMIT $%d) y",
+					 order_terms("y", t2, o2->desc), cap);
+	/* those of the group */
+	appendStringInfo(&buf->sql,
+					 " WHERE EXISTS (SELECT FROM %s x WHERE x.objid OPERATOR(pg_catalog.=) y.objid"
+					 " AND x.keyid OPERATOR(pg_catalog.=) $%d AND ",
+					 o1 ? table_of(c, t1) : sql_typed_table(c, eq->lit->type), k1);
+	if (o1)
+	{
+		appendStringInfo(&buf->sql, "x.%s OPERATOR(pg_catalog.=) ", column_of(t1));
+		emit_first_value(buf, c, t1, k1, o1->desc);
+	}
+	else
+		sql_value_comparison(buf, eq->lit, ACMP_EQ);
+	appendStringInfo(&buf->sql, ") ORDER BY %s, y.objid LIMIT $%d)",
+					 order_terms("y", t2, o2->desc), want);
+}
+
+/*
  * "WITH f AS (…) <f's objects, numbered> UNION ALL SELECT * FROM (": the
  * caller writes the general sort's (objid, ord), then firstgroup_emit_tail.
  * Returns the parameter of LIMIT + OFFSET.
@@ -146,34 +206,13 @@ emit_checks(SqlBuf *buf, ArgoCollection *c, ArgoOrder *o, int t, int k)
 int
 firstgroup_emit_head(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 {
-	ArgoOrder  *o1 = linitial(s->order_by);
-	ArgoOrder  *o2 = lsecond(s->order_by);
-	int			t1 = single_type(o1);
-	int			t2 = single_type(o2);
-	int			k1 = sql_key_param(buf, c, o1->path->keystr);
-	int			k2 = sql_key_param(buf, c, o2->path->keystr);
 	int64		off = s->offset ? (int64) s->offset->num : 0;
 	int			want = sqlbuf_param(buf, INT8OID, Int64GetDatum((int64) s->limit->num + off));
 
-	int			cap = sqlbuf_param(buf, INT8OID, Int64GetDatum(Max(((int64) s->limit->num + off) * WALK_PER_OBJECT, WALK_MIN)));
-
-	/* the second path's first rows, as its index gives them */
-	appendStringInfo(&buf->sql,
-					 "WITH f AS MATERIALIZED (SELECT y.objid FROM (SELECT y.objid, y.%s FROM %s y"
-					 " WHERE y.keyid OPERATOR(pg_catalog.=) $%d",
-					 t2 == TYPE_STR ? "valstr" : "valnum", table_of(c, t2), k2);
-	emit_checks(buf, c, o1, t1, k1);
-	emit_checks(buf, c, o2, t2, k2);
-	appendStringInfo(&buf->sql, " ORDER BY %s, y.objid LIMIT $%d) y",
-					 order_terms("y", t2, o2->desc), cap);
-	/* those holding the first path's first value */
-	appendStringInfo(&buf->sql,
-					 " WHERE EXISTS (SELECT FROM %s x WHERE x.objid OPERATOR(pg_catalog.=) y.objid"
-					 " AND x.keyid OPERATOR(pg_catalog.=) $%d AND x.%s OPERATOR(pg_catalog.=) ",
-					 table_of(c, t1), k1, column_of(t1));
-	emit_first_value(buf, c, t1, k1, o1->desc);
-	appendStringInfo(&buf->sql, ") ORDER BY %s, y.objid LIMIT $%d)",
-					 order_terms("y", t2, o2->desc), want);
+	if (s->where)
+		emit_walk(buf, c, s, NULL, s->where, linitial(s->order_by), want);
+	else
+		emit_walk(buf, c, s, linitial(s->order_by), NULL, lsecond(s->order_by), want);
 	appendStringInfoString(&buf->sql,
 						   " SELECT h.objid, pg_catalog.row_number() OVER () AS ord FROM (SELECT objid FROM f");
 	if (off > 0)

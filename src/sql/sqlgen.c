@@ -328,15 +328,18 @@ static void
 emit_selected(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 {
 	appendStringInfoString(&buf->sql, "WITH m AS MATERIALIZED (");
-	if (topn_applies(s))
-		topn_emit_ids(buf, c, s);
-	else if (firstgroup_applies(c, s))
+	if (firstgroup_applies(c, s))
 	{
 		int			want = firstgroup_emit_head(buf, c, s);
 
-		emit_ordered_ids(buf, c, s, (Datum) 0);
+		if (topn_applies(s))
+			topn_emit_ids(buf, c, s);
+		else
+			emit_ordered_ids(buf, c, s, (Datum) 0);
 		firstgroup_emit_tail(buf, want);
 	}
+	else if (topn_applies(s))
+		topn_emit_ids(buf, c, s);
 	else if (select_is_ordered(s))
 		emit_ordered_ids(buf, c, s, (Datum) 0);
 	else
