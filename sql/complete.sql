@@ -70,6 +70,8 @@ SELECT count(*) > 0 AS gated FROM argo_explain('SELECT * FROM cf3 ORDER BY n DES
  WHERE l LIKE '%complete%';
 SELECT count(*) > 0 AS first_group FROM argo_explain('SELECT * FROM cf3 ORDER BY s, n DESC LIMIT 3') l
  WHERE l LIKE '%WITH f AS MATERIALIZED%';
+SELECT count(*) > 0 AS one_path FROM argo_explain('SELECT * FROM cf3 ORDER BY n DESC LIMIT 3 OFFSET 5') l
+ WHERE l LIKE '%WITH f AS MATERIALIZED%';
 
 
 -- a write that leaves an object without n clears n's flag, in its

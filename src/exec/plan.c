@@ -328,9 +328,9 @@ plan_value_types(ArgoQuery *q)
 		ArgoStmt   *s = q->stmt;
 		ArgoPred   *w = s->where;
 
-		/* ORDER BY two paths, or one WHERE p = x, with LIMIT (sql/firstgroup.c) */
+		/* ORDER BY with LIMIT, of every object or WHERE p = x (sql/firstgroup.c) */
 		if (s->limit && list_length(s->order_by) <= 3 &&
-			(w == NULL ? list_length(s->order_by) >= 2 : w->kind == APRED_CMP && w->op == ACMP_EQ))
+			(w == NULL || (w->kind == APRED_CMP && w->op == ACMP_EQ)))
 			foreach(lc, q->stmt->order_by)
 				ask_value_types(q, ((ArgoOrder *) lfirst(lc))->path);
 		return;

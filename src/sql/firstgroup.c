@@ -21,6 +21,9 @@
  *
  * WHERE status = 'new' ORDER BY created DESC LIMIT 20 probed the created
  * row of each of 26,322 new orders (170 ms); the walk meets about 150.
+ * And ORDER BY one path of one type, every object: the index's first
+ * rows are the answer, without the top-N's merge of three types and
+ * objects lacking the path, sorted and numbered (LIMIT 20 OFFSET 10000).
  */
 #include "postgres.h"
 
@@ -88,6 +91,8 @@ firstgroup_applies(ArgoCollection *c, ArgoStmt *s)
 	if (s->where)
 		return n == 1 && where_equality(s->where) && single_type(linitial(s->order_by)) >= 0 &&
 			strcmp(s->where->path->keystr, ((ArgoOrder *) linitial(s->order_by))->path->keystr) != 0;
+	if (n == 1)
+		return single_type(linitial(s->order_by)) >= 0;
 	return n == 2 && single_type(linitial(s->order_by)) >= 0 && single_type(lsecond(s->order_by)) >= 0;
 }
 
@@ -168,9 +173,8 @@ emit_walk(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, ArgoOrder *o1, ArgoPred *
 	int			t2 = single_type(o2);
 	int			k2 = sql_key_param(buf, c, o2->path->keystr);
 	int64		n = (int64) s->limit->num + (s->offset ? (int64) s->offset->num : 0);
-	int			cap = sqlbuf_param(buf, INT8OID, Int64GetDatum(Max(n * WALK_PER_OBJECT, WALK_MIN)));
 	int			t1 = o1 ? single_type(o1) : -1;
-	int			k1 = sql_key_param(buf, c, o1 ? o1->path->keystr : eq->path->keystr);
+	int			k1 = o1 || eq ? sql_key_param(buf, c, o1 ? o1->path->keystr : eq->path->keystr) : 0;
 
 	/* the order path's first rows, as its index gives them */
 	appendStringInfo(&buf->sql,
@@ -180,8 +184,21 @@ emit_walk(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, ArgoOrder *o1, ArgoPred *
 	if (o1)
 		emit_checks(buf, c, o1, t1, k1);
 	emit_checks(buf, c, o2, t2, k2);
-	appendStringInfo(&buf->sql, " ORDER BY %s, y.objid LIMIT $%d) y",
-					 order_terms("y", t2, o2->desc), cap);
+	if (o1 == NULL && eq == NULL)
+	{
+		/*
+		 * No group: the index's first rows, ties taken whole, sorted once
+		 * (an incremental sort of each run of equal prefixes measured the
+		 * same on a deep page: 9-10 ms for 10,020 rows either way).
+		 */
+		appendStringInfo(&buf->sql, " ORDER BY %s%s FETCH FIRST $%d ROWS WITH TIES) y"
+						 " ORDER BY %s, y.objid LIMIT $%d)",
+						 t2 == TYPE_STR ? "pg_catalog.left(y.valstr, 256)" : "y.valnum",
+						 o2->desc ? " DESC" : "", want, order_terms("y", t2, o2->desc), want);
+		return;
+	}
+	appendStringInfo(&buf->sql, " ORDER BY %s, y.objid LIMIT $%d) y", order_terms("y", t2, o2->desc),
+					 sqlbuf_param(buf, INT8OID, Int64GetDatum(Max(n * WALK_PER_OBJECT, WALK_MIN))));
 	/* those of the group */
 	appendStringInfo(&buf->sql,
 					 " WHERE EXISTS (SELECT FROM %s x WHERE x.objid OPERATOR(pg_catalog.=) y.objid"
@@ -211,6 +228,8 @@ firstgroup_emit_head(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s)
 
 	if (s->where)
 		emit_walk(buf, c, s, NULL, s->where, linitial(s->order_by), want);
+	else if (list_length(s->order_by) == 1 || ((ArgoOrder *) lsecond(s->order_by))->path->id)
+		emit_walk(buf, c, s, NULL, NULL, linitial(s->order_by), want);
 	else
 		emit_walk(buf, c, s, linitial(s->order_by), NULL, lsecond(s->order_by), want);
 	appendStringInfoString(&buf->sql,
