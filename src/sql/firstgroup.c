@@ -211,7 +211,12 @@ emit_walk(SqlBuf *buf, ArgoCollection *c, ArgoStmt *s, ArgoOrder *o1, ArgoPred *
 	}
 	else
 		sql_value_comparison(buf, eq->lit, ACMP_EQ);
-	appendStringInfo(&buf->sql, ") ORDER BY %s, y.objid LIMIT $%d)",
+	/*
+	 * OFFSET 0: probed per row as the walk goes, never a semi-join; a hash
+	 * of the whole group was planned on a misestimate (26,322 new orders
+	 * read to find 129: 25 ms).
+	 */
+	appendStringInfo(&buf->sql, " OFFSET 0) ORDER BY %s, y.objid LIMIT $%d)",
 					 order_terms("y", t2, o2->desc), want);
 }
 
