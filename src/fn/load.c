@@ -438,7 +438,7 @@ loader_finish(Loader *l)
 		shardconn_load(l->coll, false);
 	/* the loaded objects are all there are: say which keys each holds */
 	if (l->before == 0)
-		(void) keyflags_set(l->coll, false);
+		(void) keyflags_set(l->coll, false, false);
 	analyze_after_load(l);
 	pgstat_progress_end_command();
 	return l->total;

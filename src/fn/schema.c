@@ -586,7 +586,7 @@ argo_analyze_collection(PG_FUNCTION_ARGS)
 			stats_collect(stats_query(c, SOME_KEYS, unseen, &sample), c, &ks);
 	}
 	values[0] = Int64GetDatum(stats_write(c, &ks));
-	keyflags_set(c, true);
+	keyflags_set(c, true, true);
 	values[1] = Int64GetDatum(sample.objects);
 	values[2] = Int64GetDatum(sample.sampled);
 	SPI_finish();

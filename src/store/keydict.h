@@ -40,7 +40,7 @@ extern const char *keydict_cached_keystr(const char *coll, int32 id);
 /* keyflags.c: the keys every object holds a scalar at (the complete column) */
 extern bool keyflags_usable(ArgoCollection *c);
 extern void keyflags_check_object(ArgoCollection *c, Jsonb *doc);
-extern bool keyflags_set(ArgoCollection *c, bool wait);
+extern bool keyflags_set(ArgoCollection *c, bool wait, bool counted);
 extern char *keyflags_sql(ArgoCollection *c, int k);
 
 #endif							/* ARGO_KEYDICT_H */

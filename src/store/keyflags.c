@@ -26,6 +26,7 @@
 #include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -258,19 +259,52 @@ keyflags_check_object(ArgoCollection *c, Jsonb *doc)
 }
 
 /*
+ * The keys worth counting: no array step, and, where argo_analyze has
+ * just counted them (counted), at least half as many rows as objects (a
+ * key every object has is in every object sampled).  An int4[].
+ */
+static Datum
+candidates(ArgoCollection *c, bool counted)
+{
+	SqlBuf	   *buf = sqlbuf_create();
+	bool		isnull;
+	Datum		ids;
+
+	appendStringInfo(&buf->sql,
+					 "SELECT coalesce(pg_catalog.array_agg(keyid), '{}'::pg_catalog.int4[]) FROM %s"
+					 " WHERE pg_catalog.strpos(keystr, '[') OPERATOR(pg_catalog.=) 0",
+					 c->keys_table);
+	if (counted)
+		appendStringInfo(&buf->sql,
+						 " AND (coalesce(rows_str, 0) OPERATOR(pg_catalog.+) coalesce(rows_num, 0)"
+						 " OPERATOR(pg_catalog.+) coalesce(rows_bool, 0)) OPERATOR(pg_catalog.>=)"
+						 " ((SELECT pg_catalog.count(*) FROM %s) OPERATOR(pg_catalog./) 2)",
+						 c->obj_table);
+	/* not read-only: it must see the counts argo_analyze has just written */
+	if (argo_run(buf, false) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read the keys of collection \"%s\"", c->name);
+	ids = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return datumCopy(ids, false, -1);
+}
+
+/*
  * Set each key's flag to whether every object holds a scalar there,
  * counted under a lock that keeps writers out (ShareRowExclusiveLock on
  * the directory: no two setters at once either).  Keys with an array
  * step are left unflagged.  wait: block for the lock; else skip when
  * writers hold it.  Under a transaction snapshot, which may not see
- * what writers committed before the lock, nothing is set.
+ * what writers committed before the lock, nothing is set.  counted:
+ * argo_analyze has just written the keys' row counts.  Counting every
+ * key's rows tripled argo_analyze (100k NoBench objects: 0.18 -> 0.67
+ * s); the candidates' rows are found through their indexes.
  */
 bool
-keyflags_set(ArgoCollection *c, bool wait)
+keyflags_set(ArgoCollection *c, bool wait, bool counted)
 {
 	Oid			obj = argo_table_relid(c, "obj");
 	SqlBuf	   *buf;
 	const char *rows;
+	int			k;
 
 	if (!keyflags_usable(c) || IsolationUsesXactSnapshot())
 		return false;
@@ -279,24 +313,25 @@ keyflags_set(ArgoCollection *c, bool wait)
 	else if (!ConditionalLockRelationOid(obj, ShareRowExclusiveLock))
 		return false;
 	buf = sqlbuf_create();
+	k = sqlbuf_param(buf, INT4ARRAYOID, candidates(c, counted));
 	if (c->format == ARGO_FORMAT_ARGO1)
-		rows = psprintf("SELECT keyid FROM %s WHERE pg_catalog.num_nonnulls(valstr, valnum, valbool) OPERATOR(pg_catalog.>) 0",
-						c->data_table);
+		rows = psprintf("SELECT keyid FROM %s WHERE keyid OPERATOR(pg_catalog.=) ANY ($%d)"
+						" AND pg_catalog.num_nonnulls(valstr, valnum, valbool) OPERATOR(pg_catalog.>) 0",
+						c->data_table, k);
 	else
-		rows = psprintf("SELECT keyid FROM %s UNION ALL SELECT keyid FROM %s"
-						" UNION ALL SELECT keyid FROM %s WHERE valbool IS NOT NULL",
-						c->num_table, c->str_table, c->bool_table);
+		rows = psprintf("SELECT keyid FROM %s WHERE keyid OPERATOR(pg_catalog.=) ANY ($%d)"
+						" UNION ALL SELECT keyid FROM %s WHERE keyid OPERATOR(pg_catalog.=) ANY ($%d)"
+						" UNION ALL SELECT keyid FROM %s WHERE keyid OPERATOR(pg_catalog.=) ANY ($%d) AND valbool IS NOT NULL",
+						c->num_table, k, c->str_table, k, c->bool_table, k);
 	appendStringInfo(&buf->sql,
 					 "WITH n AS (SELECT pg_catalog.count(*) AS n FROM %s),"
-					 " r AS (SELECT x.keyid, pg_catalog.count(*) AS c FROM (%s) x"
-					 " WHERE x.keyid OPERATOR(pg_catalog.=) ANY (SELECT keyid FROM %s WHERE pg_catalog.strpos(keystr, '[') OPERATOR(pg_catalog.=) 0)"
-					 " GROUP BY x.keyid),"
+					 " r AS (SELECT x.keyid, pg_catalog.count(*) AS c FROM (%s) x GROUP BY x.keyid),"
 					 " s AS (SELECT k.keyid, coalesce(r.c OPERATOR(pg_catalog.=) n.n, n.n OPERATOR(pg_catalog.=) 0"
 					 " AND pg_catalog.strpos(k.keystr, '[') OPERATOR(pg_catalog.=) 0) AS full"
 					 " FROM %s k CROSS JOIN n LEFT JOIN r ON r.keyid OPERATOR(pg_catalog.=) k.keyid)"
 					 " UPDATE %s k SET complete = s.full FROM s"
 					 " WHERE k.keyid OPERATOR(pg_catalog.=) s.keyid AND k.complete IS DISTINCT FROM s.full",
-					 c->obj_table, rows, c->keys_table, c->keys_table, c->keys_table);
+					 c->obj_table, rows, c->keys_table, c->keys_table);
 	if (argo_run(buf, false) != SPI_OK_UPDATE)
 		elog(ERROR, "could not set the complete keys of collection \"%s\"", c->name);
 	CacheInvalidateRelcacheByRelid(argo_table_relid(c, "keys"));
