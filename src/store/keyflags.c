@@ -216,7 +216,20 @@ clear_flag(ArgoCollection *c, int32 keyid)
 	SqlBuf	   *buf = sqlbuf_create();
 	Oid			keys = argo_table_relid(c, "keys");
 
+	/*
+	 * Cleared already, by a writer that committed after this backend read
+	 * the flags in its transaction (the invalidation comes only with a
+	 * lock it takes anew): nothing to do, and no 40001 for it under
+	 * REPEATABLE READ.
+	 */
+	appendStringInfo(&buf->sql, "SELECT FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d AND complete",
+					 c->keys_table, sqlbuf_param(buf, INT4OID, Int32GetDatum(keyid)));
+	if (argo_run_snapshot(buf, GetLatestSnapshot()) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the complete keys of collection \"%s\"", c->name);
+	if (SPI_processed == 0)
+		return;
 	/* the writer's privilege to: collection_check_writer (store/access.c) */
+	buf = sqlbuf_create();
 	/* no "AND complete": a row set after this snapshot must conflict */
 	appendStringInfo(&buf->sql, "UPDATE %s SET complete = false WHERE keyid OPERATOR(pg_catalog.=) $%d",
 					 c->keys_table, sqlbuf_param(buf, INT4OID, Int32GetDatum(keyid)));
