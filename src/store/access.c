@@ -100,10 +100,10 @@ argo_check_privilege(Relation rel, AclMode mode)
  * A writer of c also adds keys to its dictionary, with the key sequence,
  * and clears the dictionary's complete flags (store/keyflags.c): INSERT
  * and UPDATE (complete) on the one, USAGE on the other.  Checked at every
- * write, not
- * only when a document with a new key comes (which may be weeks after
- * the role was set up), so a role granted too little fails on its first
- * write, naming what it lacks and how to grant it.
+ * write, not only when a document with a new key comes or a flag must be
+ * cleared (which may be weeks after the role was set up), so a role
+ * granted too little fails on its first write, naming what it lacks and
+ * how to grant it.
  */
 void
 collection_check_writer(ArgoCollection *c)
