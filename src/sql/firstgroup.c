@@ -9,9 +9,8 @@
  * Here the first status comes from its index, the second path's index
  * is walked in its order (a bounded stretch of it), and each object met
  * is kept if it holds that status (an index probe), until LIMIT + OFFSET
- * are found.  The sort
- * guarantees this: every object of the first group sorts before every
- * other, given that
+ * are found.  The sort guarantees this: every object of the first group
+ * sorts before every other, given that
  *   - each path holds one type only (other types sort elsewhere), and
  *   - no object lacks a path whose lacking objects sort first (the
  *     keys' complete flags, store/keyflags.c);
