@@ -584,6 +584,21 @@ lookup_key_may_have(ArgoCollection *c, const char *keystr, int t, Snapshot snap)
 	return tl->irel == NULL || found.n > 0;
 }
 
+/* n plus the entries of tl's index matching keys, counted up to limit. */
+static int64
+count_index_entries(TypeLookup *tl, Snapshot snap, ScanKey keys, int nkeys,
+					int64 n, int64 limit)
+{
+	IndexScanDesc scan = index_beginscan(tl->rel, tl->irel, snap, nkeys, 0);
+
+	index_rescan(scan, keys, nkeys, NULL, 0);
+	while (n < limit && index_getnext_tid(scan, ForwardScanDirection) != NULL)
+		if ((++n & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+	index_endscan(scan);
+	return n;
+}
+
 /*
  * How many entries keyid has in c's (keyid, value) indexes, counted up to
  * limit from the index alone (dead ones too: an estimate); -1 where an
@@ -602,20 +617,14 @@ lookup_key_entries(ArgoCollection *c, int32 keyid, int64 limit, Snapshot snap)
 	{
 		TypeLookup *tl = type_lookup(c, types, t);
 		ScanKeyData key;
-		IndexScanDesc scan;
 
 		if (tl->irel == NULL)
 		{
 			n = -1;
 			break;
 		}
-		scan = index_beginscan(tl->rel, tl->irel, snap, 1, 0);
 		ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(keyid));
-		index_rescan(scan, &key, 1, NULL, 0);
-		while (n < limit && index_getnext_tid(scan, ForwardScanDirection) != NULL)
-			if ((++n & 1023) == 0)
-				CHECK_FOR_INTERRUPTS();
-		index_endscan(scan);
+		n = count_index_entries(tl, snap, &key, 1, n, limit);
 	}
 	close_types(types);
 	return n;
@@ -646,17 +655,11 @@ lookup_count_entries(ArgoCollection *c, ArgoPred *p, int64 limit, Snapshot snap)
 	{
 		ScanKeyData skeys[3];
 		int			nkeys;
-		IndexScanDesc scan;
 
 		if (n < 0 || n >= limit)
 			break;
 		nkeys = value_keys(skeys, tl->irel, ((ArgoKey *) lfirst(lc))->id, &t);
-		scan = index_beginscan(tl->rel, tl->irel, snap, nkeys, 0);
-		index_rescan(scan, skeys, nkeys, NULL, 0);
-		while (n < limit && index_getnext_tid(scan, ForwardScanDirection) != NULL)
-			if ((++n & 1023) == 0)
-				CHECK_FOR_INTERRUPTS();
-		index_endscan(scan);
+		n = count_index_entries(tl, snap, skeys, nkeys, n, limit);
 	}
 	close_types(types);
 	return n;
