@@ -149,8 +149,8 @@ argo_number_to_numeric(double d)
 }
 
 /* Whether s is JSON number syntax: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][-+]?[0-9]+)? */
-static bool
-json_number_syntax(const char *s)
+bool
+argo_json_number_syntax(const char *s)
 {
 	if (*s == '-')
 		s++;
@@ -192,7 +192,7 @@ argo_number_from_exact(text *exact, double d)
 	char	   *s = text_to_cstring(exact);
 	Numeric		num;
 
-	if (!json_number_syntax(s) || strtod(s, NULL) != d)
+	if (!argo_json_number_syntax(s) || strtod(s, NULL) != d)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("a value table holds an exact number text that is not its number"),

@@ -68,6 +68,7 @@ extern bool schema_accepts(Jsonb *schema, Jsonb *obj, char **path, const char **
 
 /* docpred.c: predicates through filters [? …], judged on a document */
 extern bool doc_filter_keeps(JsonbValue *elem, Jsonb *spec);
+extern struct DocExpr *doc_compute_compile(Jsonb *spec);
 
 /* docpick.c: a projection through filters or negative indices, from the document */
 extern Jsonb *doc_pick(Jsonb *doc, Jsonb **paths, int npaths);

@@ -37,6 +37,7 @@
 #include "common/fold.h"
 #include "common/numbers.h"
 #include "doc/doc.h"
+#include "doc/docexpr.h"
 
 PG_FUNCTION_INFO_V1(argo_filter_test);
 PG_FUNCTION_INFO_V1(argo_text_vector);
@@ -92,6 +93,13 @@ typedef struct Pred
 	Lit		   *lit2;
 	int			nlits;
 	Lit		   *lits;
+	/* 'x': a test with a computed side (kind2: c, l, b, i, n, N), its expressions */
+	char		kind2;
+	DocExpr    *x;
+	DocExpr    *y;
+	DocExpr    *z;
+	int			nys;
+	DocExpr   **ys;
 } Pred;
 
 /* The values a path reaches, and what the first [*] or filter met. */
@@ -106,6 +114,11 @@ typedef struct Reach
 
 static Truth eval(Pred *pred, JsonbValue *ctx);
 static Pred *compile_pred(JsonbValue *spec);
+static void *hook_compile(JsonbValue *spec);
+static int	hook_judge(void *pred, JsonbValue *ctx);
+
+/* How an expression's CASE compiles and judges its predicates. */
+static const DocPredHooks hooks = {hook_compile, hook_judge};
 
 /* The member key of spec object o, or NULL. */
 static JsonbValue *
@@ -251,6 +264,44 @@ compile_leaf(JsonbValue *leaf)
 	return p;
 }
 
+/* {"k": "x", "t": test, "op": n, "like": n, "x": e, "y": e, "z": e, "ys": [e, …]} */
+static Pred *
+compile_expr_leaf(JsonbValue *leaf)
+{
+	static const char *const tests[] = {"cmp", "like", "between", "in", "null", "notnull"};
+	static const char codes[] = "clbinN";
+	Pred	   *p = palloc0(sizeof(Pred));
+	JsonbValue *t = pred_member(leaf, "t");
+	JsonbValue *m;
+
+	p->kind = 'x';
+	for (int i = 0; t != NULL && t->type == jbvString && i < lengthof(tests); i++)
+		if (t->val.string.len == strlen(tests[i]) &&
+			memcmp(t->val.string.val, tests[i], t->val.string.len) == 0)
+			p->kind2 = codes[i];
+	if (p->kind2 == 0)
+		bad_spec("unknown test of an expression");
+	p->x = doc_expr_compile(pred_member(leaf, "x"), &hooks);
+	p->op = spec_int(leaf, p->kind2 == 'l' ? "like" : "op");
+	if ((m = pred_member(leaf, "y")) != NULL)
+		p->y = doc_expr_compile(m, &hooks);
+	if ((m = pred_member(leaf, "z")) != NULL)
+		p->z = doc_expr_compile(m, &hooks);
+	if ((m = pred_member(leaf, "ys")) != NULL)
+	{
+		if (!is_container(m, true))
+			bad_spec("\"ys\" is an array of expressions");
+		p->nys = (int) JsonContainerSize(m->val.binary.data);
+		p->ys = palloc(sizeof(DocExpr *) * Max(p->nys, 1));
+		for (int i = 0; i < p->nys; i++)
+			p->ys[i] = doc_expr_compile(getIthJsonbValueFromContainer(m->val.binary.data, (uint32) i), &hooks);
+	}
+	if ((strchr("clb", p->kind2) != NULL && p->y == NULL) || (p->kind2 == 'b' && p->z == NULL) ||
+		p->op < 0 || p->op > (p->kind2 == 'l' ? 3 : 5))
+		bad_spec("a test of an expression lacks an operand");
+	return p;
+}
+
 static Pred *
 compile_pred(JsonbValue *spec)
 {
@@ -258,8 +309,10 @@ compile_pred(JsonbValue *spec)
 	Pred	   *p;
 
 	check_stack_depth();
-	if (spec->type != jbvBinary || !JsonContainerIsObject(spec->val.binary.data))
+	if (spec == NULL || spec->type != jbvBinary || !JsonContainerIsObject(spec->val.binary.data))
 		bad_spec("a predicate is an object");
+	if (pred_member(spec, "x") != NULL)
+		return compile_expr_leaf(spec);
 	if ((sub = pred_member(spec, "not")) != NULL)
 	{
 		p = palloc0(sizeof(Pred));
@@ -445,6 +498,25 @@ compare_whole(JsonbValue *v, const JsonbValue *whole, int op)
 	return (op == 0 ? eq : !eq) ? T_TRUE : T_FALSE;
 }
 
+/* LIKE (kind 0-3: LIKE, ILIKE, ~, ~*): strings only, matched as SQL matches valstr (common/fold.c) */
+static Truth
+like_test(JsonbValue *v, JsonbValue *pat, int kind)
+{
+	static PGFunction const fns[] = {textlike, texticlike, textregexeq, texticregexeq};
+	text	   *value;
+	text	   *pattern;
+
+	if (v->type != jbvString || pat->type != jbvString)
+		return T_UNKNOWN;
+	value = cstring_to_text_with_len(v->val.string.val, v->val.string.len);
+	pattern = cstring_to_text_with_len(pat->val.string.val, pat->val.string.len);
+	return DatumGetBool(DirectFunctionCall2Coll(fns[kind],
+												kind == 1 || kind == 3 ?
+												argo_fold_collation() : C_COLLATION_OID,
+												PointerGetDatum(value), PointerGetDatum(pattern))) ?
+		T_TRUE : T_FALSE;
+}
+
 /* What a comparison, LIKE or BETWEEN asks of each value. */
 typedef struct Test
 {
@@ -476,20 +548,7 @@ pred_value_test(const Test *t, JsonbValue *v)
 			return T_UNKNOWN;
 		return c >= 0 && hi <= 0 ? T_TRUE : T_FALSE;
 	}
-	/* LIKE: strings only, matched as SQL matches valstr (common/fold.c) */
-	if (v->type != jbvString)
-		return T_UNKNOWN;
-	{
-		static PGFunction const fns[] = {textlike, texticlike, textregexeq, texticregexeq};
-		text	   *value = cstring_to_text_with_len(v->val.string.val, v->val.string.len);
-		text	   *pattern = cstring_to_text_with_len(t->lit->v.val.string.val, t->lit->v.val.string.len);
-
-		return DatumGetBool(DirectFunctionCall2Coll(fns[t->op],
-													t->op == 1 || t->op == 3 ?
-													argo_fold_collation() : C_COLLATION_OID,
-													PointerGetDatum(value), PointerGetDatum(pattern))) ?
-			T_TRUE : T_FALSE;
-	}
+	return like_test(v, (JsonbValue *) &t->lit->v, t->op);
 }
 
 /*
@@ -628,6 +687,52 @@ text_test(const Pred *leaf, Reach *r)
 		T_TRUE : T_FALSE;
 }
 
+/* a op b of two computed values: exact unless both sides are paths alone (reference.md §9.4) */
+static Truth
+compare_values(Pred *leaf, JsonbValue *a, JsonbValue *b, DocExpr *bx, int op)
+{
+	int			c;
+
+	if (!doc_value_compare(a, b, !(doc_expr_is_plain(leaf->x) && doc_expr_is_plain(bx)), &c))
+		return T_UNKNOWN;
+	return op_holds(op, c) ? T_TRUE : T_FALSE;
+}
+
+/* A test with a computed side: UNKNOWN where a side has no value, or values of two types. */
+static Truth
+eval_expr_leaf(Pred *leaf, JsonbValue *ctx)
+{
+	JsonbValue	x,
+				y,
+				z;
+	bool		has = doc_expr_eval(leaf->x, ctx, &x);
+	Truth		t = T_FALSE;
+
+	switch (leaf->kind2)
+	{
+		case 'n':
+			return has && x.type == jbvNull ? T_TRUE : T_FALSE;
+		case 'N':
+			return has && x.type != jbvNull ? T_TRUE : T_FALSE;
+		case 'i':
+			for (int i = 0; i < leaf->nys; i++)
+				t = or3(t, has && doc_expr_eval(leaf->ys[i], ctx, &y) ?
+						compare_values(leaf, &x, &y, leaf->ys[i], 0) : T_UNKNOWN);
+			return t;
+		default:
+			break;
+	}
+	if (!has || !doc_expr_eval(leaf->y, ctx, &y))
+		return T_UNKNOWN;
+	if (leaf->kind2 == 'l')
+		return like_test(&x, &y, leaf->op);
+	if (leaf->kind2 == 'c')
+		return compare_values(leaf, &x, &y, leaf->y, leaf->op);
+	if (!doc_expr_eval(leaf->z, ctx, &z) || y.type != z.type)
+		return T_UNKNOWN;
+	return and3(compare_values(leaf, &x, &y, leaf->y, 5), compare_values(leaf, &x, &z, leaf->z, 3));
+}
+
 static Truth
 eval_leaf(Pred *leaf, JsonbValue *ctx)
 {
@@ -635,6 +740,8 @@ eval_leaf(Pred *leaf, JsonbValue *ctx)
 	Truth		t = T_FALSE;
 	Test		test;
 
+	if (leaf->kind == 'x')
+		return eval_expr_leaf(leaf, ctx);
 	reach(ctx, &leaf->path, 0, &r);
 	switch (leaf->kind)
 	{
@@ -689,6 +796,29 @@ eval(Pred *pred, JsonbValue *ctx)
 		default:
 			return eval_leaf(pred, ctx);
 	}
+}
+
+static void *
+hook_compile(JsonbValue *spec)
+{
+	return compile_pred(spec);
+}
+
+static int
+hook_judge(void *pred, JsonbValue *ctx)
+{
+	Truth		t = eval(pred, ctx);
+
+	return t == T_TRUE ? 1 : t == T_FALSE ? 0 : -1;
+}
+
+/* An expression's spec compiled (into the current memory), its CASEs' predicates judged here. */
+DocExpr *
+doc_compute_compile(Jsonb *spec)
+{
+	JsonbValue	v = {.type = jbvBinary, .val.binary = {.data = &spec->root, .len = VARSIZE(spec)}};
+
+	return doc_expr_compile(&v, &hooks);
 }
 
 /* A compiled spec kept for as long as the same spec comes (bytes compared). */

@@ -306,6 +306,12 @@ argo_cursor_open(const char *query, Jsonb **params, int nparams, ArgoShare *shar
 		arg = pick_begin(stmt, emit, arg);
 		emit = pick_emit;
 	}
+	/* computed targets, before DISTINCT as well */
+	if (stmt->computed != NIL)
+	{
+		arg = compute_begin(stmt, emit, arg);
+		emit = compute_emit;
+	}
 	c->share = share;
 	if (share != NULL && share_statement(c, emit, arg))
 		;

@@ -480,6 +480,12 @@ argo_run_analyzed(ArgoQuery *q, result_emit emit, void *arg)
 		arg = pick_begin(q->stmt, emit, arg);
 		emit = pick_emit;
 	}
+	/* computed targets, before DISTINCT as well */
+	if (q->stmt->computed != NIL)
+	{
+		arg = compute_begin(q->stmt, emit, arg);
+		emit = compute_emit;
+	}
 	p = argo_plan(q);
 	argo_run_plan(p, emit, arg);
 	argo_plan_close(p);

@@ -37,6 +37,11 @@ typedef struct Picking Picking;
 extern Picking *pick_begin(ArgoStmt *s, result_emit emit, void *arg);
 extern void pick_emit(void *arg, int64 objid, Jsonb *doc);
 
+/* compute.c: computed targets (reference.md §9.2), made from whole objects */
+typedef struct Computing Computing;
+extern Computing *compute_begin(ArgoStmt *s, result_emit emit, void *arg);
+extern void compute_emit(void *arg, int64 objid, Jsonb *doc);
+
 /* except.c: SELECT * EXCEPT (…), each result without those paths */
 typedef struct Excepting Excepting;
 extern Excepting *except_begin(ArgoStmt *s, result_emit emit, void *arg);

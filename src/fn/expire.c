@@ -18,6 +18,7 @@
 #include "utils/timestamp.h"
 
 #include "common/errors.h"
+#include "common/isotime.h"
 #include "common/plancache.h"
 #include "common/sqlbuf.h"
 #include "store/collection.h"
@@ -33,74 +34,13 @@ PG_FUNCTION_INFO_V1(argo_expiry_time);
 
 #define EXPIRE_BATCH 1000
 
-/* n digits at s, their value into *v */
-static bool
-digits(const char **s, int n, int *v)
-{
-	*v = 0;
-	for (int i = 0; i < n; i++, (*s)++)
-	{
-		if (**s < '0' || **s > '9')
-			return false;
-		*v = *v * 10 + (**s - '0');
-	}
-	return true;
-}
-
-/*
- * Whether s is an ISO 8601 timestamp with its zone: YYYY-MM-DD, T or a
- * space, hh:mm[:ss[.fff…]], then Z or ±hh[[:]mm], every field in range
- * (so PostgreSQL's input never fails on it).
- */
-static bool
-iso_with_zone(const char *s)
-{
-	int			y,
-				mo,
-				d,
-				h,
-				mi,
-				sec = 0,
-				zh,
-				zm = 0;
-
-	if (!digits(&s, 4, &y) || *s++ != '-' || !digits(&s, 2, &mo) || *s++ != '-' ||
-		!digits(&s, 2, &d) || (*s != 'T' && *s != 't' && *s != ' ') || !++s ||
-		!digits(&s, 2, &h) || *s++ != ':' || !digits(&s, 2, &mi))
-		return false;
-	if (*s == ':' && (s++, !digits(&s, 2, &sec)))
-		return false;
-	if (*s == '.')
-	{
-		if (s[1] < '0' || s[1] > '9')
-			return false;
-		for (s++; *s >= '0' && *s <= '9'; s++)
-			;
-	}
-	if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > day_tab[isleap(y)][mo - 1] || h > 23 ||
-		mi > 59 || sec > 59)
-		return false;
-	if (*s == 'Z' || *s == 'z')
-		return s[1] == '\0';
-	if (*s != '+' && *s != '-')
-		return false;
-	s++;
-	if (!digits(&s, 2, &zh) || zh > 15)
-		return false;
-	if (*s == ':')
-		s++;
-	if (*s != '\0' && (!digits(&s, 2, &zm) || zm > 59))
-		return false;
-	return *s == '\0';
-}
-
 /* argo_expiry_time(text) RETURNS timestamptz: an ISO 8601 timestamp with its zone, else NULL */
 Datum
 argo_expiry_time(PG_FUNCTION_ARGS)
 {
 	char	   *s = text_to_cstring(PG_GETARG_TEXT_PP(0));
 
-	if (!iso_with_zone(s))
+	if (!argo_iso_with_zone(s))
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(DirectFunctionCall3(timestamptz_in, CStringGetDatum(s),
 										ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));

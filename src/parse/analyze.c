@@ -18,11 +18,13 @@
 #include "utils/numeric.h"
 
 #include "common/errors.h"
+#include "doc/docexpr.h"
 #include "common/keypath.h"
 #include "common/numbers.h"
 #include "store/collection.h"
 #include "store/shard/shard.h"
 #include "parse/analyze.h"
+#include "parse/compute.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
 
@@ -77,6 +79,8 @@ literal_from_scalar(ArgoLiteral *lit, JsonbValue *v)
 			lit->type = ALIT_NUMBER;
 			lit->num = argo_number_from_numeric(v->val.numeric, NULL);
 			lit->str = NULL;
+			lit->numtext = DatumGetCString(DirectFunctionCall1(numeric_out,
+															   NumericGetDatum(v->val.numeric)));
 			break;
 		case jbvBool:
 			lit->type = ALIT_BOOL;
@@ -550,11 +554,13 @@ plan_filtered_leaves(AnalyzeState *as, ArgoPred *p)
 		{
 			ArgoPred   *a = lfirst(lc);
 
-			if (a->path != NULL && a->path->filtered && a->filter_cands == NULL)
+			/* a computed test's candidates are every object (sql/predicate.c) */
+			if (a->path != NULL && a->path->filtered && a->filter_cands == NULL &&
+				a->kind != APRED_EXPR)
 				plan_filtered_leaf(as, a);
 		}
 	}
-	else if (p->path != NULL && p->path->filtered)
+	else if (p->path != NULL && p->path->filtered && p->kind != APRED_EXPR)
 		plan_filtered_leaf(as, p);
 }
 
@@ -796,6 +802,120 @@ commute_op(ArgoCmpOp op)
 	return commuted[op];
 }
 
+/* ---------- expressions (reference.md §9) ---------- */
+
+static void analyze_expr(AnalyzeState *as, ArgoExpr *e);
+
+/* Where the statement cannot compute yet: in a join, inside a filter, on shards. */
+static void
+check_expr_place(AnalyzeState *as, int location)
+{
+	if (as->qualified)
+		semantic_error(as, location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+					   "an expression in a join is not supported yet");
+	if (as->filter_depth > 0)
+		semantic_error(as, location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+					   "an expression inside a filter [? …] is not supported yet");
+	not_on_shards(as, location, "an expression");
+}
+
+/* CASE's predicates are judged on the document: none that needs an index or a join. */
+static void
+check_case_pred(AnalyzeState *as, ArgoPred *p, int location)
+{
+	ListCell   *lc;
+
+	check_stack_depth();
+	if (p == NULL)
+		return;
+	if (p->kind == APRED_ID || p->kind == APRED_TEXT || p->kind == APRED_PART_EXISTS ||
+		p->list_param != NULL)
+		semantic_error(as, location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+					   "ID(), @@ and IN $n inside CASE are not supported yet");
+	check_case_pred(as, p->left, location);
+	foreach(lc, p->args)
+		check_case_pred(as, lfirst(lc), location);
+}
+
+static void
+analyze_exprs(AnalyzeState *as, List *exprs)
+{
+	ListCell   *lc;
+
+	foreach(lc, exprs)
+		analyze_expr(as, lfirst(lc));
+}
+
+static void
+analyze_expr(AnalyzeState *as, ArgoExpr *e)
+{
+	ListCell   *lc;
+
+	check_stack_depth();
+	if (e == NULL)
+		return;
+	switch (e->kind)
+	{
+		case AX_LIT:
+			bind_literal(as, e->lit);
+			break;
+		case AX_PATH:
+			if (e->path->id)
+				semantic_error(as, e->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+							   "ID() in an expression is not supported yet");
+			bind_path(as, e->path);
+			if (e->path->wild)
+				semantic_error(as, e->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+							   "A path with [*] or a filter reaches many values; an expression takes one.",
+							   "a path with [*] or a filter [? …] in an expression is not supported");
+			break;
+		case AX_FUNC:
+			if (!doc_function_known(e->func))
+				semantic_error(as, e->location, ERRCODE_UNDEFINED_FUNCTION,
+							   "reference.md §9.1 lists the functions of Argo/SQL.",
+							   "function %s() does not exist", e->func);
+			if (!doc_function_arity(e->func, list_length(e->args)))
+				semantic_error(as, e->location, ERRCODE_UNDEFINED_FUNCTION, NULL,
+							   "function %s() does not take %d argument(s)", e->func,
+							   list_length(e->args));
+			analyze_exprs(as, e->args);
+			break;
+		case AX_CASE:
+			foreach(lc, e->whens)
+			{
+				analyze_pred(as, lfirst(lc));
+				check_case_pred(as, lfirst(lc), e->location);
+			}
+			analyze_exprs(as, e->thens);
+			analyze_expr(as, e->els);
+			break;
+		default:
+			analyze_exprs(as, e->args);
+	}
+}
+
+/*
+ * A test with a computed side: its expressions bound, and a stand-in
+ * path that marks it judged on documents (as a leaf through a filter is:
+ * no index finds its objects, sql/predicate.c).
+ */
+static void
+analyze_expr_leaf(AnalyzeState *as, ArgoPred *p)
+{
+	ArgoPath   *standin = palloc0(sizeof(ArgoPath));
+
+	check_expr_place(as, p->x->location);
+	analyze_expr(as, p->x);
+	analyze_expr(as, p->y);
+	analyze_expr(as, p->z);
+	analyze_exprs(as, p->ys);
+	standin->keystr = "";
+	standin->prefix = "";
+	standin->filtered = true;
+	standin->location = p->x->location;
+	p->path = standin;
+}
+
 static void
 analyze_pred(AnalyzeState *as, ArgoPred *p)
 {
@@ -804,6 +924,11 @@ analyze_pred(AnalyzeState *as, ArgoPred *p)
 	check_stack_depth();
 	if (p == NULL)
 		return;
+	if (p->kind == APRED_EXPR)
+	{
+		analyze_expr_leaf(as, p);
+		return;
+	}
 	if (as->filter_depth > 0 && p->kind == APRED_ID)
 		semantic_error(as, p->lit ? p->lit->location : 0, ERRCODE_FEATURE_NOT_SUPPORTED,
 					   "A filter's paths start at the array element it tests.",
@@ -973,7 +1098,8 @@ output_name_path(ArgoStmt *s, ArgoPath *path)
 		ArgoTarget *t = lfirst(lc);
 		ArgoPath   *copy;
 
-		if (t->agg != AAGG_NONE || t->alias == NULL || strcmp(t->alias, first->key) != 0)
+		if (t->agg != AAGG_NONE || t->path == NULL || t->alias == NULL ||
+			strcmp(t->alias, first->key) != 0)
 			continue;
 		copy = palloc(sizeof(ArgoPath));
 		*copy = *t->path;
@@ -1439,10 +1565,124 @@ check_id_aggregates(AnalyzeState *as, ArgoStmt *s)
 	}
 }
 
+/* Whether a one-key path names a computed target (ORDER BY total). */
+static ArgoTarget *
+computed_name(ArgoStmt *s, ArgoPath *path)
+{
+	ArgoStep   *first = linitial(path->steps);
+	ListCell   *lc;
+
+	if (path->id || list_length(path->steps) != 1 || first->is_index)
+		return NULL;
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		if (t->expr != NULL && strcmp(t->alias, first->key) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+/* A name once among a result's keys (42712), as check_projection has it. */
+static List *
+add_output_name(AnalyzeState *as, List *names, const char *name, int location)
+{
+	ListCell   *lc;
+
+	foreach(lc, names)
+		if (strcmp(lfirst(lc), name) == 0)
+			semantic_error(as, location, ERRCODE_DUPLICATE_ALIAS,
+						   "Give each target its own name with AS.",
+						   "output name \"%s\" is used twice", name);
+	return lappend(names, (char *) name);
+}
+
+/*
+ * Targets with an expression: the statement reads whole objects (as
+ * SELECT *, with ID() if a target), and exec/compute.c makes each
+ * result from its object, every target in order.
+ */
+static void
+read_whole_for_compute(AnalyzeState *as, ArgoStmt *s)
+{
+	List	   *ids = NIL;
+	List	   *named = NIL;
+	List	   *nested = NIL;
+	ListCell   *lc;
+	bool		any = false;
+
+	foreach(lc, s->targets)
+		any |= ((ArgoTarget *) lfirst(lc))->expr != NULL;
+	if (!any)
+		return;
+	foreach(lc, s->order_by)
+		if (computed_name(s, ((ArgoOrder *) lfirst(lc))->path) != NULL)
+			semantic_error(as, ((ArgoOrder *) lfirst(lc))->path->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+						   "ORDER BY a computed target is not supported yet");
+	/* ORDER BY a renamed path's name: its path, before the targets are set aside */
+	foreach(lc, s->order_by)
+		((ArgoOrder *) lfirst(lc))->path = output_name_path(s, ((ArgoOrder *) lfirst(lc))->path);
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		if (t->expr == NULL)
+			continue;
+		check_expr_place(as, t->location);
+		if (argo_is_aggregate(s))
+			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+						   "a computed target in an aggregate query is not supported yet");
+		if (s->except != NIL)
+			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+						   "a computed target beside EXCEPT is not supported yet");
+		analyze_expr(as, t->expr);
+	}
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		if (t->expr != NULL)
+			named = add_output_name(as, list_concat_copy(named, nested), t->alias, t->location);
+		else if (t->path->id)
+		{
+			ids = lappend(ids, t);
+			named = add_output_name(as, list_concat_copy(named, nested), t->alias ? t->alias : "_id",
+									t->location);
+		}
+		else
+		{
+			bind_path(as, t->path);
+			if (t->path->wild || t->path->filtered)
+				semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+							   "a path with [*], a filter or a negative index beside a computed target is not supported yet");
+			if (s->star)
+				semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+							   "* is the whole object already; only ID() and computed targets may be added to it.",
+							   "SELECT * with other paths is not supported");
+			if (t->alias != NULL)
+				named = add_output_name(as, list_concat_copy(named, nested), t->alias, t->location);
+			else
+			{
+				const char *key = ((ArgoStep *) linitial(t->path->steps))->key;
+
+				(void) add_output_name(as, named, key, t->location);
+				nested = lappend(nested, (char *) key);
+			}
+		}
+	}
+	s->computed = s->targets;
+	s->computed_star = s->star;
+	s->targets = ids;
+	s->star = true;
+}
+
 static void
 analyze_select(AnalyzeState *as, ArgoStmt *s)
 {
 	ListCell   *lc;
+
+	read_whole_for_compute(as, s);
 
 	foreach(lc, s->group_by)
 		lfirst(lc) = output_name_path(s, lfirst(lc));
@@ -1612,6 +1852,10 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 		/* through [*] and filters: every element reached (update_ops.c) */
 		bind_path(&as, item->path);
 		check_set_indexes(&as, item->path);
+		if (item->expr != NULL)
+			semantic_error(&as, item->expr->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   "SET takes a JSON value or a parameter for now.",
+						   "SET p = an expression is not supported yet");
 		if (item->value)
 			bind_json(&as, item->value);
 		if (item->kind == ASET_INC)

@@ -29,9 +29,13 @@ typedef struct ArgoLiteral
 	int			user_param;		/* the $n it was bound from, for argo_explain */
 	int			location;
 	bool		keep_first;		/* APPEND's KEEP FIRST n (else LAST) */
+	char	   *numtext;		/* a parameter's number, exactly as given */
 } ArgoLiteral;
 
 struct ArgoPred;
+
+/* An expression of reference.md §9 (parse/compute.h). */
+typedef struct ArgoExpr ArgoExpr;
 
 /*
  * One step of a path: an object key, an array index, [*], or a filter
@@ -92,7 +96,9 @@ typedef enum ArgoPredKind
 	APRED_ISNOTNULL,			/* path IS NOT NULL */
 	APRED_ID,					/* ID() op lit, ID() IN (lits): no path */
 	APRED_PART_EXISTS,			/* EXISTS alias: a LEFT JOIN's part matched */
-	APRED_TEXT					/* path @@ 'query': text search (reference.md §7) */
+	APRED_TEXT,					/* path @@ 'query': text search (reference.md §7) */
+	APRED_EXPR					/* a test with a computed side (reference.md §9):
+								 * expr_test says which; path is a stand-in */
 } ArgoPredKind;
 
 struct ArgoTarget;
@@ -124,26 +130,15 @@ typedef struct ArgoPred
 	struct ArgoPred *filter_cands;	/* TRUE wherever the leaf is: [*] in place of filters */
 	ArgoPath   *filter_array;	/* the path to the first filter or [*]: FALSE needs a value there */
 	bool		drives;			/* exec/plan.c: the AND's others judged on its objects */
+	/* APRED_EXPR: expr_test (CMP, LIKE, BETWEEN, IN, ISNULL, ISNOTNULL) of x */
+	ArgoPredKind expr_test;
+	ArgoExpr   *x;
+	ArgoExpr   *y;			/* CMP's other side, LIKE's pattern, BETWEEN's low */
+	ArgoExpr   *z;			/* BETWEEN's high */
+	List	   *ys;				/* IN: of ArgoExpr * */
 } ArgoPred;
 
 /* A AND B (or OR): one n-ary node, however long the chain. */
 extern ArgoPred *pred_combine(ArgoPredKind kind, ArgoPred *a, ArgoPred *b);
-
-/* What a target or HAVING term aggregates. */
-typedef enum ArgoAggKind
-{
-	AAGG_NONE,
-	AAGG_COUNT_STAR,
-	AAGG_COUNT,
-	AAGG_SUM,
-	AAGG_AVG,
-	AAGG_MIN,
-	AAGG_MAX,
-	AAGG_COUNT_DISTINCT,
-	AAGG_COUNT_NUMBERS,			/* not in Argo/SQL: a shard's count of AVG's numbers */
-	AAGG_ARRAY,					/* ARRAY_AGG(p): the values, whole (reference.md §2.5) */
-	AAGG_FIRST,					/* FIRST(p ORDER BY q): p of the group's first object */
-	AAGG_LAST
-} ArgoAggKind;
 
 #endif							/* ARGO_PARSE_EXPR_H */

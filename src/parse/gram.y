@@ -13,6 +13,7 @@
 #include "nodes/pg_list.h"
 
 #include "common/errors.h"
+#include "parse/compute.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
 #include "parser.h"
@@ -46,6 +47,21 @@ static ArgoPred *make_agg_leaf(ArgoTarget *agg, ArgoCmpOp op, ArgoLiteral *lit);
 static ArgoJson *make_json(char *text, ArgoLiteral *lit, int location);
 static ArgoSetItem *make_set(ArgoSetKind kind, ArgoPath *path, ArgoJson *value);
 static ArgoCmpOp commute(ArgoCmpOp op);
+static ArgoTarget *make_target(ArgoParseState *ps, ArgoExpr *e, char *alias, int location);
+static ArgoTarget *make_agg_of(ArgoParseState *ps, ArgoAggKind agg, ArgoExpr *e, int location);
+static ArgoExpr *make_expr(ArgoExprKind kind, int location);
+static ArgoExpr *make_op(char op, ArgoExpr *a, ArgoExpr *b, int location);
+static ArgoExpr *make_neg(ArgoExpr *a, int location);
+static ArgoExpr *make_call(char *name, List *args, int location);
+static ArgoPred *make_compare(ArgoParseState *ps, ArgoExpr *l, ArgoCmpOp op, ArgoExpr *r);
+static ArgoPred *make_like_x(ArgoParseState *ps, ArgoExpr *x, ArgoLikeKind kind, ArgoExpr *pattern);
+static ArgoPred *make_between(ArgoParseState *ps, ArgoExpr *x, ArgoExpr *lo, ArgoExpr *hi);
+static ArgoPred *make_in_x(ArgoParseState *ps, ArgoExpr *x, List *list);
+static ArgoPred *make_in_param_x(ArgoParseState *ps, ArgoExpr *x, ArgoLiteral *param);
+static ArgoPred *make_null_test(ArgoPredKind kind, ArgoExpr *x);
+static ArgoPath *expr_plain_path(ArgoParseState *ps, ArgoExpr *e, const char *what);
+static ArgoLiteral *expr_literal(ArgoParseState *ps, ArgoExpr *e, const char *what);
+static ArgoSetItem *make_set_x(ArgoPath *path, ArgoExpr *e);
 %}
 
 %define api.pure full
@@ -73,6 +89,7 @@ static ArgoCmpOp commute(ArgoCmpOp op);
 	ArgoAggKind agg;
 	ArgoLikeKind like;
 	ArgoReturningClause *returning;
+	ArgoExpr   *expr;
 	List	   *list;
 }
 
@@ -82,7 +99,7 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %}
 
 %token <str> IDENT NUMBER STRING PARAM JSONTEXT
-%token NE LE GE PLUS_EQ MINUS_EQ TSMATCH
+%token NE LE GE PLUS_EQ MINUS_EQ TSMATCH CONCAT
 
 /* keywords: keep AND first and WHERE last (see scan_bracket_is_subscript) */
 %token <str> AND ANY AS ASC AVG BETWEEN BY COUNT DELETE_P DESC EXISTS FALSE_P
@@ -91,11 +108,12 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %token <str> ADD_P APPEND ID_P REMOVE RETURNING UPSERT
 %token <str> DISTINCT HAVING ILIKE LEFT OUTER_P OBJECTS
 %token <str> NULLS_P FIRST_P LAST_P EXCEPT_P ARRAY_AGG EACH KEEP
+%token <str> CASE_P WHEN_P THEN_P ELSE_P END_P
 %token <str> UPDATE WHERE
 
 %type <stmt>	stmt select_stmt select_body insert_stmt delete_stmt update_stmt upsert_stmt
 %type <lit>	opt_keep
-%type <lit>		literal value opt_limit opt_offset
+%type <lit>		literal opt_limit opt_offset
 %type <path>	path id_call agg_arg
 %type <step>	first_step
 %type <str>		name key_name opt_alias any_keyword unreserved_keyword
@@ -110,10 +128,12 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %type <order>	order_item
 %type <json>	json_value
 %type <setitem>	set_item unset_item
-%type <list>	target_list targets from_list literal_list json_list order_list opt_group
-%type <list>	opt_order set_list unset_list opt_unset path_list value_list opt_except
+%type <list>	target_list targets from_list json_list order_list opt_group
+%type <list>	opt_order set_list unset_list opt_unset path_list opt_except
 %type <boolean> opt_desc
 %type <order>	opt_nulls opt_agg_order
+%type <expr>	expr primary opt_else
+%type <list>	expr_list when_list
 
 %left OR
 %left AND
@@ -121,6 +141,10 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 /* SELECT DISTINCT EXCEPT …: DISTINCT the keyword, "except" a key */
 %precedence DISTINCT
 %precedence EXCEPT_P
+/* expressions (reference.md §9): SQL's precedence */
+%left '+' '-' CONCAT
+%left '*' '/' '%'
+%precedence UMINUS
 
 %%
 
@@ -189,22 +213,7 @@ targets:
 	;
 
 target:
-	path opt_alias
-		{
-			$$ = palloc0(sizeof(ArgoTarget));
-			$$->agg = AAGG_NONE;
-			$$->path = $1;
-			$$->alias = $2;
-			$$->location = @1;
-		}
-	| id_call opt_alias
-		{
-			$$ = palloc0(sizeof(ArgoTarget));
-			$$->agg = AAGG_NONE;
-			$$->path = $1;
-			$$->alias = $2;
-			$$->location = @1;
-		}
+	expr opt_alias				{ $$ = make_target(ps, $1, $2, @1); }
 	| agg_call opt_alias
 		{
 			$$ = $1;
@@ -225,11 +234,9 @@ id_call:
 
 agg_call:
 	COUNT '(' '*' ')'			{ $$ = make_agg(AAGG_COUNT_STAR, NULL, @1); }
-	| COUNT '(' path ')'		{ $$ = make_agg(AAGG_COUNT, $3, @1); }
-	| COUNT '(' DISTINCT path ')'	{ $$ = make_agg(AAGG_COUNT_DISTINCT, $4, @1); }
-	| agg_func '(' path ')'		{ $$ = make_agg($1, $3, @1); }
-	| agg_func '(' id_call ')'	{ $$ = make_agg($1, $3, @1); }
-	| COUNT '(' id_call ')'		{ $$ = make_agg(AAGG_COUNT_STAR, NULL, @1); }
+	| COUNT '(' expr ')'		{ $$ = make_agg_of(ps, AAGG_COUNT, $3, @1); }
+	| COUNT '(' DISTINCT expr ')'	{ $$ = make_agg_of(ps, AAGG_COUNT_DISTINCT, $4, @1); }
+	| agg_func '(' expr ')'		{ $$ = make_agg_of(ps, $1, $3, @1); }
 	| ARRAY_AGG '(' agg_arg opt_agg_order ')'
 		{
 			$$ = make_agg(AAGG_ARRAY, $3, @1);
@@ -486,7 +493,7 @@ set_list:
 	;
 
 set_item:
-	path '=' json_value			{ $$ = make_set(ASET_SET, $1, $3); }
+	path '=' expr				{ $$ = make_set_x($1, $3); }
 	| path PLUS_EQ literal		{ $$ = make_set(ASET_INC, $1, make_json(NULL, $3, @3)); }
 	| path MINUS_EQ literal
 		{
@@ -551,74 +558,103 @@ pred:
 	;
 
 leaf:
-	path cmp_op value			{ $$ = make_leaf(APRED_CMP, $1, $2, $3, NULL); }
-	| value cmp_op path			{ $$ = make_leaf(APRED_CMP, $3, commute($2), $1, NULL); }
-	| path '=' value			{ $$ = make_leaf(APRED_CMP, $1, ACMP_EQ, $3, NULL); }
-	| value '=' path			{ $$ = make_leaf(APRED_CMP, $3, ACMP_EQ, $1, NULL); }
-	| path like_op value		{ $$ = make_like($1, $2, $3); }
-	| path TSMATCH value		{ $$ = make_leaf(APRED_TEXT, $1, ACMP_EQ, $3, NULL); }
-	| path NOT like_op value	{ $$ = make_pred(APRED_NOT, make_like($1, $3, $4), NULL); }
-	| path BETWEEN value AND value
-		{ $$ = make_leaf(APRED_BETWEEN, $1, ACMP_EQ, $3, $5); }
-	| path NOT BETWEEN value AND value
+	expr cmp_op expr			{ $$ = make_compare(ps, $1, $2, $3); }
+	| expr '=' expr				{ $$ = make_compare(ps, $1, ACMP_EQ, $3); }
+	| expr like_op expr			{ $$ = make_like_x(ps, $1, $2, $3); }
+	| expr TSMATCH expr
 		{
-			$$ = make_pred(APRED_NOT,
-						   make_leaf(APRED_BETWEEN, $1, ACMP_EQ, $4, $6), NULL);
+			$$ = make_leaf(APRED_TEXT, expr_plain_path(ps, $1, "@@"), ACMP_EQ,
+						   expr_literal(ps, $3, "@@"), NULL);
 		}
-	| path IN_P '(' value_list ')'		{ $$ = make_in($1, $4); }
-	| path NOT IN_P '(' value_list ')'	{ $$ = make_pred(APRED_NOT, make_in($1, $5), NULL); }
-	| path IN_P PARAM			{ $$ = make_in_param(make_in($1, NIL), make_param(ps, $3, @3)); }
-	| path NOT IN_P PARAM
+	| expr NOT like_op expr		{ $$ = make_pred(APRED_NOT, make_like_x(ps, $1, $3, $4), NULL); }
+	| expr BETWEEN expr AND expr	{ $$ = make_between(ps, $1, $3, $5); }
+	| expr NOT BETWEEN expr AND expr
 		{
-			$$ = make_pred(APRED_NOT,
-						   make_in_param(make_in($1, NIL), make_param(ps, $4, @4)), NULL);
+			$$ = make_pred(APRED_NOT, make_between(ps, $1, $4, $6), NULL);
 		}
-	| value cmp_op ANY path		{ $$ = make_leaf(APRED_ANY, $4, $2, $1, NULL); }
-	| value '=' ANY path		{ $$ = make_leaf(APRED_ANY, $4, ACMP_EQ, $1, NULL); }
-	| agg_call cmp_op literal	{ $$ = make_agg_leaf($1, $2, $3); }
-	| agg_call '=' literal		{ $$ = make_agg_leaf($1, ACMP_EQ, $3); }
-	| value cmp_op agg_call		{ $$ = make_agg_leaf($3, commute($2), $1); }
-	| value '=' agg_call		{ $$ = make_agg_leaf($3, ACMP_EQ, $1); }
+	| expr IN_P '(' expr_list ')'		{ $$ = make_in_x(ps, $1, $4); }
+	| expr NOT IN_P '(' expr_list ')'	{ $$ = make_pred(APRED_NOT, make_in_x(ps, $1, $5), NULL); }
+	| expr IN_P PARAM			{ $$ = make_in_param_x(ps, $1, make_param(ps, $3, @3)); }
+	| expr NOT IN_P PARAM
+		{
+			$$ = make_pred(APRED_NOT, make_in_param_x(ps, $1, make_param(ps, $4, @4)), NULL);
+		}
+	| expr cmp_op ANY path		{ $$ = make_leaf(APRED_ANY, $4, $2, expr_literal(ps, $1, "ANY"), NULL); }
+	| expr '=' ANY path			{ $$ = make_leaf(APRED_ANY, $4, ACMP_EQ, expr_literal(ps, $1, "ANY"), NULL); }
+	| agg_call cmp_op expr		{ $$ = make_agg_leaf($1, $2, expr_literal(ps, $3, "an aggregate's comparison")); }
+	| agg_call '=' expr			{ $$ = make_agg_leaf($1, ACMP_EQ, expr_literal(ps, $3, "an aggregate's comparison")); }
+	| expr cmp_op agg_call		{ $$ = make_agg_leaf($3, commute($2), expr_literal(ps, $1, "an aggregate's comparison")); }
+	| expr '=' agg_call			{ $$ = make_agg_leaf($3, ACMP_EQ, expr_literal(ps, $1, "an aggregate's comparison")); }
 	| EXISTS path				{ $$ = make_leaf(APRED_EXISTS, $2, ACMP_EQ, NULL, NULL); }
-	| path IS NULL_P			{ $$ = make_leaf(APRED_ISNULL, $1, ACMP_EQ, NULL, NULL); }
-	| path IS NOT NULL_P		{ $$ = make_leaf(APRED_ISNOTNULL, $1, ACMP_EQ, NULL, NULL); }
-	| ID_P '(' ')' cmp_op literal	{ $$ = make_leaf(APRED_ID, NULL, $4, $5, NULL); }
-	| ID_P '(' ')' '=' literal		{ $$ = make_leaf(APRED_ID, NULL, ACMP_EQ, $5, NULL); }
-	| value cmp_op ID_P '(' ')'	{ $$ = make_leaf(APRED_ID, NULL, commute($2), $1, NULL); }
-	| value '=' ID_P '(' ')'		{ $$ = make_leaf(APRED_ID, NULL, ACMP_EQ, $1, NULL); }
-	| ID_P '(' ')' BETWEEN literal AND literal
+	| expr IS NULL_P			{ $$ = make_null_test(APRED_ISNULL, $1); }
+	| expr IS NOT NULL_P		{ $$ = make_null_test(APRED_ISNOTNULL, $1); }
+	;
+
+/* An expression (reference.md §9.1); a sign binds to a number only where an operand begins (scan.l). */
+expr:
+	primary						{ $$ = $1; }
+	| '-' expr %prec UMINUS		{ $$ = make_neg($2, @1); }
+	| expr '+' expr				{ $$ = make_op('+', $1, $3, @2); }
+	| expr '-' expr				{ $$ = make_op('-', $1, $3, @2); }
+	| expr '*' expr				{ $$ = make_op('*', $1, $3, @2); }
+	| expr '/' expr				{ $$ = make_op('/', $1, $3, @2); }
+	| expr '%' expr				{ $$ = make_op('%', $1, $3, @2); }
+	| expr CONCAT expr			{ $$ = make_op('|', $1, $3, @2); }
+	;
+
+primary:
+	literal
 		{
-			$$ = pred_combine(APRED_AND, make_leaf(APRED_ID, NULL, ACMP_GE, $5, NULL),
-							  make_leaf(APRED_ID, NULL, ACMP_LE, $7, NULL));
+			$$ = make_expr(AX_LIT, @1);
+			$$->lit = $1;
 		}
-	| ID_P '(' ')' NOT BETWEEN literal AND literal
+	| JSONTEXT
 		{
-			$$ = make_pred(APRED_NOT,
-						   pred_combine(APRED_AND, make_leaf(APRED_ID, NULL, ACMP_GE, $6, NULL),
-										make_leaf(APRED_ID, NULL, ACMP_LE, $8, NULL)), NULL);
+			$$ = make_expr(AX_LIT, @1);
+			$$->lit = make_literal(ALIT_JSON, @1);
+			$$->lit->json_text = $1;
 		}
-	| ID_P '(' ')' IN_P '(' literal_list ')'
+	| path
 		{
-			$$ = make_leaf(APRED_ID, NULL, ACMP_EQ, NULL, NULL);
-			$$->lits = $6;
+			$$ = make_expr(AX_PATH, @1);
+			$$->path = $1;
 		}
-	| ID_P '(' ')' NOT IN_P '(' literal_list ')'
+	| id_call
 		{
-			$$ = make_leaf(APRED_ID, NULL, ACMP_EQ, NULL, NULL);
-			$$->lits = $7;
-			$$ = make_pred(APRED_NOT, $$, NULL);
+			$$ = make_expr(AX_PATH, @1);
+			$$->path = $1;
 		}
-	| ID_P '(' ')' IN_P PARAM
+	| '(' expr ')'				{ $$ = $2; $$->parens = true; }
+	| IDENT '(' ')'				{ $$ = make_call($1, NIL, @1); }
+	| IDENT '(' expr_list ')'	{ $$ = make_call($1, $3, @1); }
+	| CASE_P when_list opt_else END_P
 		{
-			$$ = make_in_param(make_leaf(APRED_ID, NULL, ACMP_EQ, NULL, NULL),
-							   make_param(ps, $5, @5));
+			$$ = make_expr(AX_CASE, @1);
+			$$->whens = linitial($2);
+			$$->thens = lsecond($2);
+			$$->els = $3;
 		}
-	| ID_P '(' ')' NOT IN_P PARAM
+	;
+
+/* CASE's branches: a list of two lists, the predicates and their expressions */
+when_list:
+	WHEN_P pred THEN_P expr		{ $$ = list_make2(list_make1($2), list_make1($4)); }
+	| when_list WHEN_P pred THEN_P expr
 		{
-			$$ = make_in_param(make_leaf(APRED_ID, NULL, ACMP_EQ, NULL, NULL),
-							   make_param(ps, $6, @6));
-			$$ = make_pred(APRED_NOT, $$, NULL);
+			$$ = $1;
+			linitial($$) = lappend(linitial($$), $3);
+			lsecond($$) = lappend(lsecond($$), $5);
 		}
+	;
+
+opt_else:
+	ELSE_P expr					{ $$ = $2; }
+	| %empty				{ $$ = NULL; }
+	;
+
+expr_list:
+	expr						{ $$ = list_make1($1); }
+	| expr_list ',' expr		{ $$ = lappend($1, $3); }
 	;
 
 /* LIKE, ILIKE, and POSIX regular expressions, ~ and ~* */
@@ -636,26 +672,6 @@ cmp_op:
 	| LE						{ $$ = ACMP_LE; }
 	| '>'						{ $$ = ACMP_GT; }
 	| GE						{ $$ = ACMP_GE; }
-	;
-
-/* A literal, or an object or array written inline: a whole value (reference.md §7). */
-value:
-	literal						{ $$ = $1; }
-	| JSONTEXT
-		{
-			$$ = make_literal(ALIT_JSON, @1);
-			$$->json_text = $1;
-		}
-	;
-
-value_list:
-	value						{ $$ = list_make1($1); }
-	| value_list ',' value		{ $$ = lappend($1, $3); }
-	;
-
-literal_list:
-	literal						{ $$ = list_make1($1); }
-	| literal_list ',' literal	{ $$ = lappend($1, $3); }
 	;
 
 literal:
@@ -717,7 +733,7 @@ name:
 unreserved_keyword:
 	ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
 	| ILIKE | LEFT | OUTER_P | OBJECTS | NULLS_P | FIRST_P | LAST_P | EXCEPT_P | ARRAY_AGG
-	| EACH | KEEP
+	| EACH | KEEP | WHEN_P | THEN_P | ELSE_P | END_P
 	;
 
 /* After '.', a keyword can only be a key. */
@@ -733,7 +749,7 @@ any_keyword:
 	| OR | ORDER | SELECT | SET | SUM | TRUE_P | UNSET | UPDATE | WHERE
 	| ADD_P | APPEND | ID_P | REMOVE | RETURNING | UPSERT | DISTINCT | HAVING
 	| ILIKE | LEFT | OUTER_P | OBJECTS | NULLS_P | FIRST_P | LAST_P | EXCEPT_P | ARRAY_AGG
-	| EACH | KEEP
+	| EACH | KEEP | CASE_P | WHEN_P | THEN_P | ELSE_P | END_P
 	;
 
 %%
@@ -1057,7 +1073,7 @@ argo_parse_path(const char *text)
 	PG_END_TRY();
 	t = list_length(s->targets) == 1 ? linitial(s->targets) : NULL;
 
-	if (t == NULL || t->agg != AAGG_NONE || t->alias != NULL || s->star || s->distinct ||
+	if (t == NULL || t->agg != AAGG_NONE || t->path == NULL || t->alias != NULL || s->star || s->distinct ||
 		s->where || s->group_by || s->order_by || s->limit || s->offset ||
 		list_length(s->from) != 1 ||
 		strcmp(((ArgoSource *) linitial(s->from))->coll, "_") != 0 ||
@@ -1078,4 +1094,257 @@ argo_parse(const char *query)
 	if (argo_yyparse(&ps) != 0 || ps.result == NULL)
 		argo_syntax_error(query, 0, "syntax error");
 	return ps.result;
+}
+
+/* ---------- expressions (reference.md §9) ---------- */
+
+static ArgoExpr *
+make_expr(ArgoExprKind kind, int location)
+{
+	ArgoExpr   *e = palloc0(sizeof(ArgoExpr));
+
+	e->kind = kind;
+	e->location = location;
+	return e;
+}
+
+static ArgoExpr *
+make_op(char op, ArgoExpr *a, ArgoExpr *b, int location)
+{
+	ArgoExpr   *e = make_expr(AX_OP, location);
+
+	e->op = op;
+	e->args = list_make2(a, b);
+	return e;
+}
+
+/* -5 written with a space, - 5, is the literal -5 still */
+static ArgoExpr *
+make_neg(ArgoExpr *a, int location)
+{
+	ArgoExpr   *e;
+
+	if (a->kind == AX_LIT && a->lit->type == ALIT_NUMBER && a->lit->paramno == 0 && !a->parens)
+	{
+		a->lit->num = -a->lit->num;
+		a->lit->str = a->lit->str[0] == '-' ? a->lit->str + 1 :
+			psprintf("-%s", a->lit->str[0] == '+' ? a->lit->str + 1 : a->lit->str);
+		a->location = a->lit->location = location;
+		return a;
+	}
+	e = make_expr(AX_NEG, location);
+	e->args = list_make1(a);
+	return e;
+}
+
+static ArgoExpr *
+make_call(char *name, List *args, int location)
+{
+	ArgoExpr   *e = make_expr(AX_FUNC, location);
+
+	e->func = pstrdup(name);
+	for (char *c = e->func; *c; c++)
+		*c = pg_ascii_tolower((unsigned char) *c);
+	e->args = args;
+	return e;
+}
+
+/* A path, not ID() */
+static bool
+is_plain_path(ArgoExpr *e)
+{
+	return e->kind == AX_PATH && !e->path->id;
+}
+
+static bool
+is_id(ArgoExpr *e)
+{
+	return e->kind == AX_PATH && e->path->id;
+}
+
+static bool
+is_value(ArgoExpr *e)
+{
+	return e->kind == AX_LIT;
+}
+
+/* Where only a path may stand (@@, IN $n): a path, else 0A000 naming the place. */
+static ArgoPath *
+expr_plain_path(ArgoParseState *ps, ArgoExpr *e, const char *what)
+{
+	if (!is_plain_path(e))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s of an expression is not supported", what),
+				 argo_errquery(ps->scan.query, e->location)));
+	return e->path;
+}
+
+/* Where only a literal may stand: a literal or parameter, else 0A000. */
+static ArgoLiteral *
+expr_literal(ArgoParseState *ps, ArgoExpr *e, const char *what)
+{
+	if (!is_value(e))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("an expression in %s is not supported", what),
+				 errhint("It compares with a literal or a parameter."),
+				 argo_errquery(ps->scan.query, e->location)));
+	return e->lit;
+}
+
+/* A test whose sides are not a path and a literal: judged on documents. */
+static ArgoPred *
+make_expr_leaf(ArgoPredKind test, ArgoExpr *x)
+{
+	ArgoPred   *p = make_pred(APRED_EXPR, NULL, NULL);
+
+	p->expr_test = test;
+	p->x = x;
+	return p;
+}
+
+/*
+ * l op r: a path and a literal (or ID() and one) are the leaves of 4 and
+ * 7 as before; anything else compares computed values.
+ */
+static ArgoPred *
+make_compare(ArgoParseState *ps, ArgoExpr *l, ArgoCmpOp op, ArgoExpr *r)
+{
+	ArgoPred   *p;
+
+	if (is_plain_path(l) && is_value(r))
+		return make_leaf(APRED_CMP, l->path, op, r->lit, NULL);
+	if (is_value(l) && is_plain_path(r))
+		return make_leaf(APRED_CMP, r->path, commute(op), l->lit, NULL);
+	if (is_id(l) && is_value(r))
+		return make_leaf(APRED_ID, NULL, op, r->lit, NULL);
+	if (is_value(l) && is_id(r))
+		return make_leaf(APRED_ID, NULL, commute(op), l->lit, NULL);
+	p = make_expr_leaf(APRED_CMP, l);
+	p->op = op;
+	p->y = r;
+	return p;
+}
+
+static ArgoPred *
+make_like_x(ArgoParseState *ps, ArgoExpr *x, ArgoLikeKind kind, ArgoExpr *pattern)
+{
+	ArgoPred   *p;
+
+	if (is_plain_path(x) && is_value(pattern))
+		return make_like(x->path, kind, pattern->lit);
+	p = make_expr_leaf(APRED_LIKE, x);
+	p->like = kind;
+	p->y = pattern;
+	return p;
+}
+
+static ArgoPred *
+make_between(ArgoParseState *ps, ArgoExpr *x, ArgoExpr *lo, ArgoExpr *hi)
+{
+	ArgoPred   *p;
+
+	if (is_plain_path(x) && is_value(lo) && is_value(hi))
+		return make_leaf(APRED_BETWEEN, x->path, ACMP_EQ, lo->lit, hi->lit);
+	if (is_id(x) && is_value(lo) && is_value(hi))
+		return pred_combine(APRED_AND, make_leaf(APRED_ID, NULL, ACMP_GE, lo->lit, NULL),
+							make_leaf(APRED_ID, NULL, ACMP_LE, hi->lit, NULL));
+	p = make_expr_leaf(APRED_BETWEEN, x);
+	p->y = lo;
+	p->z = hi;
+	return p;
+}
+
+static ArgoPred *
+make_in_x(ArgoParseState *ps, ArgoExpr *x, List *list)
+{
+	List	   *lits = NIL;
+	ListCell   *lc;
+	ArgoPred   *p;
+
+	foreach(lc, list)
+	{
+		if (!is_value(lfirst(lc)))
+			break;
+		lits = lappend(lits, ((ArgoExpr *) lfirst(lc))->lit);
+	}
+	if (list_length(lits) == list_length(list) && is_plain_path(x))
+		return make_in(x->path, lits);
+	if (list_length(lits) == list_length(list) && is_id(x))
+	{
+		p = make_leaf(APRED_ID, NULL, ACMP_EQ, NULL, NULL);
+		p->lits = lits;
+		return p;
+	}
+	p = make_expr_leaf(APRED_IN, x);
+	p->ys = list;
+	return p;
+}
+
+static ArgoPred *
+make_in_param_x(ArgoParseState *ps, ArgoExpr *x, ArgoLiteral *param)
+{
+	if (is_id(x))
+		return make_in_param(make_leaf(APRED_ID, NULL, ACMP_EQ, NULL, NULL), param);
+	return make_in_param(make_in(expr_plain_path(ps, x, "IN $n"), NIL), param);
+}
+
+static ArgoPred *
+make_null_test(ArgoPredKind kind, ArgoExpr *x)
+{
+	if (is_plain_path(x))
+		return make_leaf(kind, x->path, ACMP_EQ, NULL, NULL);
+	return make_expr_leaf(kind, x);
+}
+
+/* A target: a path or ID() as before; anything else is computed and needs AS. */
+static ArgoTarget *
+make_target(ArgoParseState *ps, ArgoExpr *e, char *alias, int location)
+{
+	ArgoTarget *t = palloc0(sizeof(ArgoTarget));
+
+	t->agg = AAGG_NONE;
+	t->alias = alias;
+	t->location = location;
+	if (e->kind == AX_PATH)
+	{
+		t->path = e->path;
+		return t;
+	}
+	if (alias == NULL)
+		argo_syntax_error(ps->scan.query, location,
+						  "a computed target needs a name: … AS name");
+	t->expr = e;
+	return t;
+}
+
+/* An aggregate of a path or ID() (COUNT(ID()) is COUNT(*)). */
+static ArgoTarget *
+make_agg_of(ArgoParseState *ps, ArgoAggKind agg, ArgoExpr *e, int location)
+{
+	if (e->kind != AX_PATH)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("an aggregate of an expression is not supported yet"),
+				 errhint("Aggregates take a path or ID()."),
+				 argo_errquery(ps->scan.query, e->location)));
+	if (agg == AAGG_COUNT && e->path->id)
+		return make_agg(AAGG_COUNT_STAR, NULL, location);
+	return make_agg(agg, e->path, location);
+}
+
+/* SET p = v: a literal or JSON value as before; anything else computed per object. */
+static ArgoSetItem *
+make_set_x(ArgoPath *path, ArgoExpr *e)
+{
+	ArgoSetItem *item;
+
+	if (e->kind == AX_LIT)
+		return make_set(ASET_SET, path,
+						e->lit->type == ALIT_JSON ? make_json(e->lit->json_text, NULL, e->location) :
+						make_json(NULL, e->lit, e->location));
+	item = make_set(ASET_SET, path, NULL);
+	item->expr = e;
+	return item;
 }

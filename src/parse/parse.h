@@ -10,6 +10,7 @@
 #include "utils/jsonb.h"
 
 #include "common/errors.h"
+#include "parse/aggkind.h"
 #include "parse/expr.h"
 
 struct ArgoOrder;
@@ -24,6 +25,7 @@ typedef struct ArgoTarget
 	int			location;
 	bool		distinct;		/* ARRAY_AGG(DISTINCT p) */
 	struct ArgoOrder *order;	/* ARRAY_AGG, FIRST, LAST: ORDER BY inside, or NULL (id order) */
+	ArgoExpr   *expr;			/* a computed target (path NULL), named by alias */
 } ArgoTarget;
 
 /* A FROM item; join conditions are on every item after the first. */
@@ -75,6 +77,7 @@ typedef struct ArgoSetItem
 	bool		negate;			/* -= */
 	bool		each;			/* APPEND EACH: the elements of an array value */
 	ArgoLiteral *keep;			/* APPEND … KEEP LAST n / FIRST n (keep_first), or NULL */
+	ArgoExpr   *expr;			/* SET p = expr: computed (value NULL) */
 } ArgoSetItem;
 
 /* What a write returns: its count, its objects' ids, or its objects. */
@@ -94,10 +97,7 @@ typedef struct ArgoReturningClause
 
 typedef enum ArgoStmtKind
 {
-	ASTMT_SELECT,
-	ASTMT_INSERT,
-	ASTMT_DELETE,
-	ASTMT_UPDATE
+	ASTMT_SELECT, ASTMT_INSERT, ASTMT_DELETE, ASTMT_UPDATE
 } ArgoStmtKind;
 
 typedef struct ArgoStmt
@@ -106,8 +106,7 @@ typedef struct ArgoStmt
 	bool		star;			/* SELECT * */
 	List	   *targets;		/* of ArgoTarget * */
 	List	   *except;			/* SELECT * EXCEPT (…): of ArgoPath * */
-	List	   *pick;			/* targets through filters or negative indices: of ArgoPath *,
-								 * read as * and cut in C (elempick.c) */
+	List	   *pick;			/* paths through filters or a[-1]: cut in C (elempick.c) */
 	int			except_location;
 	List	   *from;			/* of ArgoSource *; one item for DML */
 	ArgoPred   *where;
@@ -118,8 +117,8 @@ typedef struct ArgoStmt
 	List	   *order_by;		/* of ArgoOrder * */
 	ArgoLiteral *limit;
 	ArgoLiteral *offset;
-	ArgoLiteral *distinct_limit;	/* DISTINCT's LIMIT and OFFSET, once it took */
-	ArgoLiteral *distinct_offset;	/* them from limit and offset (distinct.c) */
+	ArgoLiteral *distinct_limit;	/* DISTINCT's LIMIT and OFFSET (distinct.c) */
+	ArgoLiteral *distinct_offset;
 	List	   *objects;		/* INSERT: of ArgoJson * */
 	List	   *sets;			/* UPDATE: of ArgoSetItem * */
 	bool		upsert;			/* UPSERT: insert when nothing matches */
@@ -129,6 +128,8 @@ typedef struct ArgoStmt
 	bool		select_ids;		/* SELECT ID(): only the ids */
 	char	   *id_name;		/* ID() among the targets: its output name */
 	bool		renames;		/* some path target has AS */
+	List	   *computed;		/* with a computed target: every target (exec/compute.c) */
+	bool		computed_star;	/* … and *: each whole object with the computed keys */
 } ArgoStmt;
 
 /* ---------- parser (gram.y, scan.l) ---------- */
@@ -137,10 +138,7 @@ extern ArgoStmt *argo_parse(const char *query);
 extern ArgoPath *argo_parse_path(const char *text);
 extern bool argo_starts_as_write(const char *query);
 
-/*
- * Raise a 42601 syntax error pointing into the Argo/SQL text; the format
- * stays at the call, where translation finds it.
- */
+/* A 42601 syntax error pointing into the text (the format at the call, for translation) */
 #define argo_syntax_error(query, location, ...) \
 	ereport(ERROR, \
 			(errcode(ERRCODE_SYNTAX_ERROR), \

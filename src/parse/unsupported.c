@@ -35,7 +35,6 @@ static const Construct words[] = {
 	{"over", "a window function", NULL},
 	{"window", "WINDOW", NULL},
 	{"partition", "a window function", NULL},
-	{"case", "CASE", NULL},
 	{"cast", "CAST", NULL},
 	{"similar", "SIMILAR TO", "Use a regular expression: p ~ 'pattern'."},
 	{"escape", "LIKE … ESCAPE", "LIKE escapes % and _ with \\."},
@@ -173,8 +172,8 @@ argo_check_unsupported(ArgoScanState *st)
 		unsupported(st, "a subquery", "Run it first and pass its results as parameters: p IN $1.");
 	if (tok == '(' && (before == IDENT || before == LEFT || before == ILIKE || before == REMOVE ||
 					   before == APPEND || before == ADD_P || before == DISTINCT))
-		unsupported(st, psprintf("function %s()", previous_word(st)),
-					"Targets are paths, ID() and aggregates; predicates compare paths with literals.");
+		unsupported(st, psprintf("function %s() here", previous_word(st)),
+					"Functions stand in targets, predicates and SET (reference.md §9).");
 	if (before == RETURNING || (tok == ',' && before == ID_P) ||
 		(st->clause == RETURNING && tok == ',' && before == ')'))
 		unsupported(st, "RETURNING a list of paths",
@@ -195,15 +194,10 @@ argo_check_unsupported(ArgoScanState *st)
 		unsupported(st, "a join on anything but equality", "Join on one equality, a.p = b.q.");
 	if (tok == '*' && before == '.')
 		unsupported(st, "alias.*", "SELECT * gives a join's parts whole.");
-	if (ends_operand(before) &&
-		(tok == '+' || tok == '-' || tok == '*' || tok == '/' || tok == '%' || tok == '^' ||
-		 tok == '|' || (tok == NUMBER && (text[0] == '+' || text[0] == '-'))))
-		unsupported(st, "arithmetic", "A target or a comparison names a path and a literal, not an expression.");
+	if (ends_operand(before) && (tok == '^' || tok == '|'))
+		unsupported(st, psprintf("the operator %s", text), "POWER(x, y) raises; || concatenates strings.");
 	if (tok == ',' && before == IDENT)
 		unsupported(st, "a list of collections (FROM a, b)", "Join them: FROM a JOIN b ON a.p = b.q.");
 	if (tok == ':')
 		unsupported(st, "a cast (::)", "A literal's type is its JSON type: 5, '5', true.");
-	if ((before == '=' || before == NE || before == '<' || before == '>' || before == LE ||
-		 before == GE) && tok == IDENT)
-		unsupported(st, "comparing two paths", "Compare a path with a literal (a string is quoted: 'x'); a join's ON compares paths.");
 }

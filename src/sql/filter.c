@@ -20,6 +20,7 @@
 #include "common/sqlbuf.h"
 #include "store/collection.h"
 #include "store/docs.h"
+#include "parse/compute.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
@@ -140,12 +141,146 @@ leaf_kind(ArgoPredKind kind)
 	return NULL;
 }
 
+/* An expression's literal: {"v": scalar or value}, a number as written. */
+static void
+write_value(StringInfo out, ArgoLiteral *lit)
+{
+	appendStringInfoString(out, "{\"v\": ");
+	switch (lit->type)
+	{
+		case ALIT_NUMBER:
+			if (lit->str != NULL)
+				appendStringInfoString(out, lit->str[0] == '+' ? lit->str + 1 : lit->str);
+			else
+				appendStringInfoString(out, lit->numtext ? lit->numtext : float8out_internal(lit->num));
+			break;
+		case ALIT_NULL:
+			appendStringInfoString(out, "null");
+			break;
+		case ALIT_JSON:
+			appendStringInfoString(out, JsonbToCString(NULL, &lit->json->root, VARSIZE(lit->json)));
+			break;
+		default:
+			write_literal(out, lit);
+	}
+	appendStringInfoChar(out, '}');
+}
+
+static void write_expr(StringInfo out, ArgoExpr *e);
+
+static void
+write_exprs(StringInfo out, List *exprs)
+{
+	ListCell   *lc;
+
+	appendStringInfoChar(out, '[');
+	foreach(lc, exprs)
+	{
+		if (foreach_current_index(lc) > 0)
+			appendStringInfoChar(out, ',');
+		write_expr(out, lfirst(lc));
+	}
+	appendStringInfoChar(out, ']');
+}
+
+/* An expression as docexpr.h reads it. */
+static void
+write_expr(StringInfo out, ArgoExpr *e)
+{
+	ListCell   *lc;
+
+	check_stack_depth();
+	switch (e->kind)
+	{
+		case AX_LIT:
+			write_value(out, e->lit);
+			return;
+		case AX_PATH:
+			appendStringInfoString(out, "{\"p\": ");
+			write_steps(out, e->path);
+			break;
+		case AX_OP:
+		case AX_NEG:
+			appendStringInfo(out, "{\"o\": \"%s\", \"a\": ",
+							 e->kind == AX_NEG ? "neg" : psprintf("%c", e->op));
+			write_exprs(out, e->args);
+			break;
+		case AX_FUNC:
+			appendStringInfoString(out, "{\"f\": ");
+			escape_json(out, e->func);
+			appendStringInfoString(out, ", \"a\": ");
+			write_exprs(out, e->args);
+			break;
+		case AX_CASE:
+			appendStringInfoString(out, "{\"case\": [");
+			foreach(lc, e->whens)
+			{
+				if (foreach_current_index(lc) > 0)
+					appendStringInfoChar(out, ',');
+				write_pred(out, lfirst(lc), InvalidOid);
+			}
+			appendStringInfoString(out, "], \"then\": ");
+			write_exprs(out, e->thens);
+			if (e->els != NULL)
+			{
+				appendStringInfoString(out, ", \"else\": ");
+				write_expr(out, e->els);
+			}
+			break;
+	}
+	appendStringInfoChar(out, '}');
+}
+
+/* A test with a computed side: {"k": "x", "t": test, "op": n, "like": n, "x": e, "y": e, "z": e, "ys": [e, …]} */
+static void
+write_expr_leaf(StringInfo out, ArgoPred *p)
+{
+	static const char *const tests[] = {[APRED_CMP] = "cmp", [APRED_LIKE] = "like",
+	[APRED_BETWEEN] = "between", [APRED_IN] = "in", [APRED_ISNULL] = "null", [APRED_ISNOTNULL] = "notnull"};
+
+	appendStringInfo(out, "{\"k\": \"x\", \"t\": \"%s\", \"op\": %d, \"like\": %d, \"x\": ",
+					 tests[p->expr_test], (int) p->op, (int) p->like);
+	write_expr(out, p->x);
+	if (p->y != NULL)
+	{
+		appendStringInfoString(out, ", \"y\": ");
+		write_expr(out, p->y);
+	}
+	if (p->z != NULL)
+	{
+		appendStringInfoString(out, ", \"z\": ");
+		write_expr(out, p->z);
+	}
+	if (p->expr_test == APRED_IN)
+	{
+		appendStringInfoString(out, ", \"ys\": ");
+		write_exprs(out, p->ys);
+	}
+	appendStringInfoChar(out, '}');
+}
+
+/* An expression's spec (exec/compute.c, SET p = expr). */
+Jsonb *
+sql_expr_spec(ArgoExpr *e)
+{
+	StringInfoData spec;
+
+	initStringInfo(&spec);
+	write_expr(&spec, e);
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(spec.data)));
+}
+
 /* A leaf: {"k": …, "p": […], "op": n, "l": …, "l2": …, "ls": […], "like": n} */
 static void
 write_leaf(StringInfo out, ArgoPred *p, Oid config)
 {
 	ListCell   *lc;
 
+	if (p->kind == APRED_EXPR)
+	{
+		write_expr_leaf(out, p);
+		return;
+	}
 	/* ArgoCmpOp and ArgoLikeKind are in the spec's order (docpred.c) */
 	appendStringInfo(out, "{\"k\": \"%s\", \"op\": %d, \"like\": %d, \"cfg\": %u, \"p\": ",
 					 leaf_kind(p->kind), (int) p->op, (int) p->like, config);
@@ -280,6 +415,8 @@ sql_doc_judges(ArgoPred *p)
 		case APRED_ISNULL:
 		case APRED_ISNOTNULL:
 			return p->path != NULL && !p->path->id;
+		case APRED_EXPR:
+			return true;
 		default:
 			return false;
 	}

@@ -353,7 +353,8 @@ emit_checked_and(SqlBuf *buf, ArgoCollection *c, List *args)
 		if (checked_leaf(a))
 		{
 			checked = lappend(checked, a);
-			sets = lappend(sets, a->filter_cands);
+			if (a->kind != APRED_EXPR)
+				sets = lappend(sets, a->filter_cands);
 		}
 		else
 			sets = lappend(sets, a);
@@ -362,7 +363,10 @@ emit_checked_and(SqlBuf *buf, ArgoCollection *c, List *args)
 		return false;
 	buf->custom_plan = true;
 	appendStringInfoString(&buf->sql, "SELECT f.objid FROM (");
-	emit_chain(buf, c, sets, 0, list_length(sets), "INTERSECT", true);
+	if (sets == NIL)
+		sql_all_objids(buf, c);
+	else
+		emit_chain(buf, c, sets, 0, list_length(sets), "INTERSECT", true);
 	appendStringInfoString(&buf->sql, ") f");
 	sql_filter_checks(buf, c, checked, false);
 	return true;
@@ -630,6 +634,17 @@ emit_filtered(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 	bool		two_valued = p->kind == APRED_EXISTS || p->kind == APRED_ISNULL ||
 		p->kind == APRED_ISNOTNULL;
 
+	/* a computed test: every object is a candidate, for TRUE and FALSE alike */
+	if (p->kind == APRED_EXPR)
+	{
+		buf->custom_plan = true;
+		appendStringInfoString(&buf->sql, "SELECT f.objid FROM (");
+		sql_all_objids(buf, c);
+		appendStringInfoString(&buf->sql, ") f");
+		sql_filter_check(buf, c, p, truth);
+		return;
+	}
+
 	if (!truth && two_valued)
 	{
 		appendStringInfoChar(&buf->sql, '(');
@@ -761,6 +776,10 @@ emit_set(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, bool truth)
 			break;
 		case APRED_TEXT:
 			emit_text(buf, c, p, truth);
+			break;
+		case APRED_EXPR:
+			/* its stand-in path is judged on documents (emit_filtered) */
+			elog(ERROR, "computed test without its stand-in path");
 			break;
 		case APRED_PART_EXISTS:
 			/* a join judges it per tuple (join.c) */

@@ -1,0 +1,191 @@
+-- Expressions (reference.md §9): computed targets and predicates, each
+-- checked against the same computation in SQL over the documents as
+-- jsonb (numeric arithmetic, lower/upper under ICU's root collation,
+-- jsonb_array_length, timestamps in UTC), on Argo/3 with kept documents
+-- (xp3), without them (xp0), and Argo/1 (xp1).
+SET argo.keep_documents = off;
+SELECT argo_create_collection('xp0', 'argo3');
+RESET argo.keep_documents;
+SELECT argo_create_collection('xp3', 'argo3'), argo_create_collection('xp1', 'argo1');
+SELECT setseed(0.61);
+CREATE TABLE xp_docs AS
+SELECT i, jsonb_strip_nulls(jsonb_build_object(
+         'i', i,
+         'price', CASE WHEN i % 17 = 0 THEN NULL WHEN i % 19 = 0 THEN to_jsonb('12.5'::text)
+                       ELSE to_jsonb(round((random() * 100)::numeric, (i % 4))) END,
+         'qty', CASE WHEN i % 13 = 0 THEN to_jsonb('x'::text) WHEN i % 23 = 0 THEN NULL
+                     ELSE to_jsonb(1 + floor(random() * 9)::int) END,
+         'name', (ARRAY['Zürich', 'MÁLAGA', 'kraków', 'Oslo', ' pad ', 'a-b-c', 'ÉCOLE'])[1 + i % 7],
+         'tags', CASE WHEN i % 3 = 0 THEN jsonb_build_array('x', 'y', i) WHEN i % 3 = 1 THEN '[]'::jsonb
+                      ELSE to_jsonb('none'::text) END,
+         'code', CASE WHEN i % 5 = 0 THEN to_jsonb((i * 7)::text) WHEN i % 5 = 1 THEN to_jsonb('1e3'::text)
+                      WHEN i % 5 = 2 THEN to_jsonb('n/a'::text) ELSE to_jsonb(i * 0.5) END,
+         'at', CASE WHEN i % 6 = 0 THEN to_jsonb(1700000000 + i * 86400)
+                    WHEN i % 6 = 5 THEN to_jsonb('not a date'::text)
+                    ELSE to_jsonb(to_char((timestamptz '2026-01-01 00:00:00+00' + i * interval '37 hours 11 minutes')
+                                          AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') ||
+                                  (ARRAY['Z', '+02:00', '-05:30'])[1 + i % 3]) END,
+         'ordered', i % 11, 'shipped', CASE WHEN i % 4 = 0 THEN to_jsonb(i % 7) END,
+         'flag', CASE WHEN i % 8 = 0 THEN 'null'::jsonb END)) ||
+       CASE WHEN i % 8 = 0 THEN '{"flag": null}'::jsonb ELSE '{}'::jsonb END AS d
+FROM generate_series(1, 300) i;
+SELECT count(*) FROM xp_docs, argo_query('INSERT INTO xp0 OBJECT $1', d);
+SELECT count(*) FROM xp_docs, argo_query('INSERT INTO xp3 OBJECT $1', d);
+SELECT count(*) FROM xp_docs, argo_query('INSERT INTO xp1 OBJECT $1', d);
+
+-- jsonb's number, string, timestamp at a key, or NULL
+CREATE FUNCTION xpn(j jsonb) RETURNS numeric LANGUAGE sql IMMUTABLE
+  AS $$ SELECT CASE WHEN jsonb_typeof(j) = 'number' THEN (j #>> '{}')::numeric END $$;
+CREATE FUNCTION xps(j jsonb) RETURNS text LANGUAGE sql IMMUTABLE
+  AS $$ SELECT CASE WHEN jsonb_typeof(j) = 'string' THEN j #>> '{}' END $$;
+CREATE FUNCTION xpt(j jsonb) RETURNS timestamp LANGUAGE sql STABLE
+  AS $$ SELECT CASE WHEN jsonb_typeof(j) = 'number' THEN to_timestamp((j #>> '{}')::float8) AT TIME ZONE 'UTC'
+                    WHEN xps(j) ~ '^\d{4}-\d\d-\d\dT' THEN (j #>> '{}')::timestamptz AT TIME ZONE 'UTC' END $$;
+CREATE FUNCTION xpiso(t timestamp) RETURNS jsonb LANGUAGE sql IMMUTABLE
+  AS $$ SELECT to_jsonb(to_char(t, 'YYYY-MM-DD"T"HH24:MI:SS') || 'Z') $$;
+
+-- Each collection's computed target v against the reference computed from d:
+-- objects compared, mismatches (as text: digits and scale too), values given
+CREATE FUNCTION xp_check(expr text, ref text)
+RETURNS TABLE (coll text, objects bigint, mismatches bigint, valued bigint) LANGUAGE plpgsql AS $$
+BEGIN
+  FOREACH coll IN ARRAY ARRAY['xp3', 'xp1', 'xp0'] LOOP
+    RETURN QUERY EXECUTE format(
+      'SELECT %L::text, count(*), count(*) FILTER (WHERE a.v::text IS DISTINCT FROM r.v::text), count(a.v)
+         FROM (SELECT i, (%s) AS v FROM xp_docs) r
+         LEFT JOIN (SELECT (x->>''i'')::int AS i, x->''v'' AS v FROM argo_query(%L) x) a USING (i)',
+      coll, ref, format('SELECT i, %s AS v FROM %s', expr, coll));
+  END LOOP;
+END $$;
+
+-- The objects where an Argo predicate holds against those of the SQL one
+CREATE FUNCTION xp_where(pred text, ref text)
+RETURNS TABLE (coll text, selected bigint, mismatches bigint) LANGUAGE plpgsql AS $$
+BEGIN
+  FOREACH coll IN ARRAY ARRAY['xp3', 'xp1', 'xp0'] LOOP
+    RETURN QUERY EXECUTE format(
+      'SELECT %L::text, (SELECT count(*) FROM xp_docs WHERE %s),
+              count(*) FILTER (WHERE a.i IS NULL OR r.i IS NULL)
+         FROM (SELECT i FROM xp_docs WHERE %s) r
+         FULL JOIN (SELECT (x->>''i'')::int AS i FROM argo_query(%L) x) a USING (i)',
+      coll, ref, ref, format('SELECT i FROM %s WHERE %s', coll, pred));
+  END LOOP;
+END $$;
+
+-- arithmetic, exact
+SELECT * FROM xp_check('price * qty', 'to_jsonb(xpn(d->''price'') * xpn(d->''qty''))');
+SELECT * FROM xp_check('price + qty - 1', 'to_jsonb(xpn(d->''price'') + xpn(d->''qty'') - 1)');
+SELECT * FROM xp_check('price / qty', 'to_jsonb(xpn(d->''price'') / xpn(d->''qty''))');
+SELECT * FROM xp_check('-price % 7', 'to_jsonb(-xpn(d->''price'') % 7)');
+SELECT * FROM xp_check('(price - 1) * -2 + qty * qty', 'to_jsonb((xpn(d->''price'') - 1) * -2 + xpn(d->''qty'') * xpn(d->''qty''))');
+SELECT * FROM xp_check('ordered-1', 'to_jsonb(xpn(d->''ordered'') - 1)');
+SELECT * FROM xp_check('0.1 + 0.2', 'to_jsonb(0.1 + 0.2)');
+SELECT * FROM xp_check('1 / 3', 'to_jsonb(1::numeric / 3)');
+-- numbers' functions
+SELECT * FROM xp_check('ROUND(price, 1)', 'to_jsonb(round(xpn(d->''price''), 1))');
+SELECT * FROM xp_check('round(price)', 'to_jsonb(round(xpn(d->''price'')))');
+SELECT * FROM xp_check('TRUNC(price, 1)', 'to_jsonb(trunc(xpn(d->''price''), 1))');
+SELECT * FROM xp_check('ABS(1 - price)', 'to_jsonb(abs(1 - xpn(d->''price'')))');
+SELECT * FROM xp_check('CEIL(price) + FLOOR(price)', 'to_jsonb(ceil(xpn(d->''price'')) + floor(xpn(d->''price'')))');
+SELECT * FROM xp_check('SQRT(qty)', 'to_jsonb(sqrt(xpn(d->''qty'')))');
+SELECT * FROM xp_check('POWER(qty, 3)', 'to_jsonb(power(xpn(d->''qty''), 3))');
+SELECT * FROM xp_check('MOD(qty, 4)', 'to_jsonb(mod(xpn(d->''qty''), 4))');
+SELECT * FROM xp_check('LN(qty)', 'to_jsonb(ln(xpn(d->''qty'')))');
+SELECT * FROM xp_check('LOG10(qty * 10)', 'to_jsonb(log(xpn(d->''qty'') * 10))');
+SELECT * FROM xp_check('EXP(qty)', 'to_jsonb(exp(xpn(d->''qty'')))');
+-- strings
+SELECT * FROM xp_check('name || ''!''', 'to_jsonb(xps(d->''name'') || ''!'')');
+SELECT * FROM xp_check('LOWER(name)', 'to_jsonb(lower(xps(d->''name'') COLLATE "und-x-icu"))');
+SELECT * FROM xp_check('UPPER(name)', 'to_jsonb(upper(xps(d->''name'') COLLATE "und-x-icu"))');
+SELECT * FROM xp_check('LENGTH(name)', 'to_jsonb(length(xps(d->''name'')))');
+SELECT * FROM xp_check('SUBSTR(name, 2, 3)', 'to_jsonb(substr(xps(d->''name''), 2, 3))');
+SELECT * FROM xp_check('SUBSTR(name, -1, 3)', 'to_jsonb(substr(xps(d->''name''), -1, 3))');
+SELECT * FROM xp_check('substr(name, 3)', 'to_jsonb(substr(xps(d->''name''), 3))');
+SELECT * FROM xp_check('TRIM(name)', 'to_jsonb(btrim(xps(d->''name''), E'' \t\r\n''))');
+SELECT * FROM xp_check('LTRIM(name) || RTRIM(name)', 'to_jsonb(ltrim(xps(d->''name''), E'' \t\r\n'') || rtrim(xps(d->''name''), E'' \t\r\n''))');
+SELECT * FROM xp_check('REPLACE(name, ''a'', ''A'')', 'to_jsonb(replace(xps(d->''name''), ''a'', ''A''))');
+SELECT * FROM xp_check('SPLIT(name, ''-'')', 'to_jsonb(string_to_array(xps(d->''name''), ''-''))');
+SELECT * FROM xp_check('SPLIT(name, '''')', 'jsonb_build_array(xps(d->''name''))');
+SELECT * FROM xp_check('CONCAT(name, ''/'', tags)', 'to_jsonb(xps(d->''name'') || ''/'' || xps(d->''tags''))');
+-- arrays, types, defaults
+SELECT * FROM xp_check('SIZE(tags)', 'CASE WHEN jsonb_typeof(d->''tags'') = ''array'' THEN to_jsonb(jsonb_array_length(d->''tags'')) END');
+SELECT * FROM xp_check('SLICE(tags, 1)', 'CASE WHEN jsonb_typeof(d->''tags'') = ''array'' THEN coalesce((SELECT jsonb_agg(e ORDER BY n) FROM jsonb_array_elements(d->''tags'') WITH ORDINALITY x(e, n) WHERE n > 1), ''[]'') END');
+SELECT * FROM xp_check('SLICE(tags, -2, 1)', 'CASE WHEN jsonb_typeof(d->''tags'') = ''array'' THEN coalesce((SELECT jsonb_agg(e ORDER BY n) FROM jsonb_array_elements(d->''tags'') WITH ORDINALITY x(e, n) WHERE n = greatest(jsonb_array_length(d->''tags'') - 1, 1)), ''[]'') END');
+SELECT * FROM xp_check('TYPEOF(flag) || TYPEOF(tags)', 'to_jsonb(jsonb_typeof(d->''flag'') || jsonb_typeof(d->''tags''))');
+SELECT * FROM xp_check('TO_NUMBER(code)', 'CASE WHEN jsonb_typeof(d->''code'') = ''number'' THEN d->''code'' WHEN xps(d->''code'') ~ ''^-?\d'' THEN to_jsonb(xps(d->''code'')::numeric) END');
+SELECT * FROM xp_check('TO_STRING(code)', 'to_jsonb(d->>''code'')');
+SELECT * FROM xp_check('COALESCE(flag, shipped, ''none'')', 'coalesce(nullif(d->''flag'', ''null''), d->''shipped'', ''"none"'')');
+SELECT * FROM xp_check('CASE WHEN qty > 5 THEN ''many'' WHEN qty >= 1 THEN ''few'' END',
+                       'to_jsonb(CASE WHEN xpn(d->''qty'') > 5 THEN ''many'' WHEN xpn(d->''qty'') >= 1 THEN ''few'' END)');
+SELECT * FROM xp_check('CASE WHEN qty != 0 THEN price / qty ELSE 0 END', 'to_jsonb(CASE WHEN xpn(d->''qty'') <> 0 THEN xpn(d->''price'') / xpn(d->''qty'') ELSE 0 END)');
+-- timestamps, in UTC whatever the session's zone
+SET TimeZone = 'America/Lima';
+SELECT * FROM xp_check('DATE_PART(''year'', at) * 100 + DATE_PART(''month'', at)',
+                       'to_jsonb(extract(year FROM xpt(d->''at'')) * 100 + extract(month FROM xpt(d->''at'')))');
+SELECT * FROM xp_check('DATE_PART(''dow'', at) + DATE_PART(''week'', at) * 10 + DATE_PART(''hour'', at) * 1000',
+                       'to_jsonb(extract(dow FROM xpt(d->''at'')) + extract(week FROM xpt(d->''at'')) * 10 + extract(hour FROM xpt(d->''at'')) * 1000)');
+SELECT * FROM xp_check('DATE_TRUNC(''month'', at)', 'xpiso(date_trunc(''month'', xpt(d->''at'')))');
+SELECT * FROM xp_check('DATE_TRUNC(''week'', at)', 'xpiso(date_trunc(''week'', xpt(d->''at'')))');
+SELECT * FROM xp_check('DATE_ADD(at, ''-2 hours 30 minutes'')', 'xpiso(xpt(d->''at'') + interval ''-2 hours 30 minutes'')');
+RESET TimeZone;
+SELECT * FROM argo_query('SELECT DATE_PART(''second'', ''2026-12-07T16:14:28.125+01:00'') AS s, DATE_TRUNC(''minute'', ''2026-12-07T16:14:28.125Z'') AS m, DATE_ADD(86400.5, ''1 day'') AS a FROM xp3 LIMIT 1');
+SELECT count(*) FROM argo_query('SELECT NOW() AS t FROM xp3') x
+ WHERE x->>'t' = to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') || 'Z'
+    OR x->>'t' LIKE to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') || '%Z';
+
+-- a key only where the target has a value; an object only where some target has one
+SELECT x FROM argo_query('SELECT price * qty AS t, SIZE(tags) AS n FROM xp3 WHERE ID() IN (13, 17, 34, 3)') x;
+SELECT x FROM argo_query('SELECT *, qty * 2 AS twice FROM xp1 WHERE ID() = 6') x;
+SELECT x FROM argo_query('SELECT ID() AS id, i, 1 AS one FROM xp0 ORDER BY i DESC LIMIT 2 OFFSET 1') x;
+SELECT x FROM argo_query('SELECT DISTINCT LOWER(name) AS n FROM xp3') x ORDER BY x::text;
+SELECT x FROM argo_query('SELECT DISTINCT TYPEOF(qty) AS t FROM xp3') x ORDER BY x::text;
+
+-- predicates: either side computed, three-valued, with and beside indexed terms
+SELECT * FROM xp_where('price * qty > 100', 'xpn(d->''price'') * xpn(d->''qty'') > 100');
+SELECT * FROM xp_where('NOT (price * qty > 100)', 'xpn(d->''price'') * xpn(d->''qty'') <= 100');
+SELECT * FROM xp_where('100 < qty * price', 'xpn(d->''price'') * xpn(d->''qty'') > 100');
+SELECT * FROM xp_where('shipped > ordered', 'xpn(d->''shipped'') > xpn(d->''ordered'')');
+SELECT * FROM xp_where('LOWER(name) = LOWER(''ZÜRICH'')', 'xps(d->''name'') = ''Zürich''');
+SELECT * FROM xp_where('SIZE(tags) >= 2 AND i < 100', 'jsonb_array_length(CASE WHEN jsonb_typeof(d->''tags'') = ''array'' THEN d->''tags'' END) >= 2 AND i < 100');
+SELECT * FROM xp_where('i < 50 OR qty * 2 IN (4, 6)', 'i < 50 OR xpn(d->''qty'') * 2 IN (4, 6)');
+SELECT * FROM xp_where('price * qty BETWEEN 20 AND 40', 'xpn(d->''price'') * xpn(d->''qty'') BETWEEN 20 AND 40');
+SELECT * FROM xp_where('price * qty NOT BETWEEN 20 AND 40', 'xpn(d->''price'') * xpn(d->''qty'') NOT BETWEEN 20 AND 40');
+SELECT * FROM xp_where('UPPER(name) LIKE ''%A%''', 'upper(xps(d->''name'') COLLATE "und-x-icu") LIKE ''%A%''');
+SELECT * FROM xp_where('name || ''x'' ILIKE ''é%''', 'xps(d->''name'') ILIKE ''é%''');
+SELECT * FROM xp_where('COALESCE(flag, 1) IS NULL', 'false');
+SELECT * FROM xp_where('(price * 2) IS NOT NULL', 'xpn(d->''price'') IS NOT NULL');
+SELECT * FROM xp_where('DATE_PART(''year'', at) = 2026 AND qty = 3', 'extract(year FROM xpt(d->''at'')) = 2026 AND xpn(d->''qty'') = 3');
+SELECT * FROM xp_where('TYPEOF(price) = ''string''', 'jsonb_typeof(d->''price'') = ''string''');
+SELECT * FROM xp_where('CASE WHEN qty > 5 THEN price ELSE 0 END > 50', 'CASE WHEN xpn(d->''qty'') > 5 THEN xpn(d->''price'') ELSE 0 END > 50');
+-- numbers compare exactly where a side is computed: 0.1 + 0.2 = 0.3
+SELECT count(*) FROM argo_query('SELECT i FROM xp3 WHERE 0.1 + 0.2 = 0.3 AND i <= 5');
+-- the one-term lookup and the streamed read see them too
+SELECT count(*) FROM argo_query('SELECT i FROM xp3 WHERE i = 7 AND price * 0 = 0');
+SELECT count(*) FROM argo_query('SELECT * FROM xp1 WHERE LENGTH(name) > 5');
+
+-- errors: each names the problem, and the statement does nothing
+SELECT * FROM argo_query('SELECT price * qty FROM xp3');
+SELECT * FROM argo_query('SELECT NOPE(price) AS x FROM xp3');
+SELECT * FROM argo_query('SELECT ROUND() AS x FROM xp3');
+SELECT * FROM argo_query('SELECT CONCAT() AS x FROM xp3');
+SELECT * FROM argo_query('SELECT COALESCE() AS x FROM xp3');
+SELECT * FROM argo_query('SELECT price / (qty - qty) AS x FROM xp3 WHERE i = 1');
+SELECT * FROM argo_query('SELECT i FROM xp3 WHERE price % 0 = 1');
+SELECT * FROM argo_query('SELECT ''x'' / 0 AS x, missing % 0 AS y FROM xp3 WHERE i = 1');
+SELECT * FROM argo_query('SELECT 1e300 * 1e300 AS x FROM xp3 WHERE i = 1');
+SELECT * FROM argo_query('SELECT 1e-300 * 1e-300 AS x FROM xp3 WHERE i = 1');
+SELECT * FROM argo_query('SELECT DATE_PART(''century'', at) AS x FROM xp3 WHERE i = 1');
+SELECT * FROM argo_query('SELECT SQRT(-1) AS x FROM xp3 WHERE i = 1');
+SELECT * FROM argo_query('SELECT LN(0) AS x FROM xp3 WHERE i = 1');
+SELECT * FROM argo_query('SELECT *, i * 2 AS price FROM xp3 WHERE i = 1');
+SELECT * FROM argo_query('SELECT i, i AS i2, 1 AS i2 FROM xp3');
+SELECT * FROM argo_query('SELECT price * qty AS t FROM xp3 ORDER BY t');
+SELECT * FROM argo_query('SELECT SUM(price * qty) AS t FROM xp3');
+SELECT * FROM argo_query('SELECT tags[*] * 2 AS t FROM xp3');
+SELECT * FROM argo_query('UPDATE xp3 SET n = qty * 2');
+SELECT * FROM argo_query('SELECT a.i FROM xp3 AS a JOIN xp1 AS b ON a.i = b.i WHERE a.price * 2 > b.price');
+SELECT * FROM argo_query('SELECT a ^ 2 AS x FROM xp3');
+SELECT count(*) FROM argo_query('SELECT * FROM xp3');
+
+SELECT argo_drop_collection('xp3'), argo_drop_collection('xp1'), argo_drop_collection('xp0');
+DROP TABLE xp_docs;
