@@ -532,7 +532,8 @@ upsert_insert(ArgoQuery *q, List *terms, Jsonb **inserted)
 
 		doc = argo_apply_set(doc, p->path, literal_to_jsonb(p->lit));
 	}
-	doc = argo_apply_changes(doc, q->stmt->sets, NULL);
+	/* then ON INSERT SET, which wins where both name a path */
+	doc = argo_apply_changes(doc, list_concat_copy(q->stmt->sets, q->stmt->insert_sets), NULL);
 	if (c == NULL)
 		c = collection_open_for_insert(((ArgoSource *) linitial(q->stmt->from))->coll);
 	rows = rowbatch_create(c, true);

@@ -15,9 +15,12 @@
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/jsonb.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 
+#include "common/numbers.h"
 #include "doc/doc.h"
+#include "doc/docexpr.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
 #include "sql/sql.h"
@@ -545,17 +548,52 @@ apply_through_arrays(Jsonb **doc, ArgoSetItem *item)
  * through [*] or a filter and none reached an element (the object is not
  * updated, as MongoDB's positional updates).
  */
+/*
+ * SET p = expr's value on the object as it was (every SET of a statement
+ * reads that one), JSON null where it has none; compiled once, in the
+ * statement's memory.
+ */
+static Jsonb *
+computed_value(ArgoSetItem *item, Jsonb *doc)
+{
+	JsonbValue	root = {.type = jbvBinary, .val.binary = {.data = &doc->root, .len = VARSIZE(doc)}};
+	JsonbValue	v;
+
+	if (item->compiled == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(item));
+
+		item->compiled = doc_compute_compile(sql_expr_spec(item->expr));
+		MemoryContextSwitchTo(old);
+	}
+	if (!doc_expr_eval(item->compiled, &root, &v))
+		v.type = jbvNull;
+	/* a number given out must be one a document could hold (22003) */
+	if (v.type == jbvNumeric)
+		(void) argo_number_from_numeric(v.val.numeric, NULL);
+	return JsonbValueToJsonb(&v);
+}
+
 Jsonb *
 argo_apply_changes(Jsonb *doc, List *sets, bool *applied)
 {
 	ListCell   *lc;
 	bool		any = false;
+	Jsonb	  **computed = palloc0(sizeof(Jsonb *) * Max(list_length(sets), 1));
 
+	foreach(lc, sets)
+		if (((ArgoSetItem *) lfirst(lc))->expr != NULL)
+			computed[foreach_current_index(lc)] = computed_value(lfirst(lc), doc);
 	foreach(lc, sets)
 	{
 		ArgoSetItem *item = lfirst(lc);
 
-		if (item->path->wild || item->path->filtered)
+		if (item->expr != NULL)
+		{
+			doc = argo_apply_set(doc, item->path, computed[foreach_current_index(lc)]);
+			any = true;
+		}
+		else if (item->path->wild || item->path->filtered)
 			any |= apply_through_arrays(&doc, item);
 		else
 		{

@@ -1812,6 +1812,21 @@ check_set_indexes(AnalyzeState *as, ArgoPath *path)
 	}
 }
 
+/*
+ * SET p = expr: computed on each object as it was (update_ops.c); not
+ * through [*] or a filter, whose elements would each need the value.
+ */
+static void
+analyze_set_expr(AnalyzeState *as, ArgoSetItem *item)
+{
+	check_expr_place(as, item->expr->location);
+	if (item->path->wild || item->path->filtered)
+		semantic_error(as, item->path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+					   "SET a path with [*] or a filter to a JSON value or a parameter.",
+					   "SET through [*] or a filter to an expression is not supported");
+	analyze_expr(as, item->expr);
+}
+
 /* The privileges a statement needs on the tables of its collections. */
 static AclMode
 statement_access(ArgoStmt *stmt)
@@ -1845,7 +1860,7 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 		bind_json(&as, lfirst(lc));
 	if (stmt->objects_array)
 		expand_objects(&as, stmt);
-	foreach(lc, stmt->sets)
+	foreach(lc, list_concat_copy(stmt->sets, stmt->insert_sets))
 	{
 		ArgoSetItem *item = lfirst(lc);
 
@@ -1853,9 +1868,7 @@ argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 		bind_path(&as, item->path);
 		check_set_indexes(&as, item->path);
 		if (item->expr != NULL)
-			semantic_error(&as, item->expr->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   "SET takes a JSON value or a parameter for now.",
-						   "SET p = an expression is not supported yet");
+			analyze_set_expr(&as, item);
 		if (item->value)
 			bind_json(&as, item->value);
 		if (item->kind == ASET_INC)

@@ -485,6 +485,13 @@ upsert_stmt:
 			$$ = make_update($2, @2, list_concat($4, $5), $6, $7);
 			$$->upsert = true;
 		}
+	| UPSERT name SET set_list opt_unset ON INSERT SET set_list opt_where opt_returning
+		{
+			/* MongoDB's $setOnInsert: those only when the UPSERT inserts */
+			$$ = make_update($2, @2, list_concat($4, $5), $10, $11);
+			$$->upsert = true;
+			$$->insert_sets = $9;
+		}
 	;
 
 set_list:

@@ -78,14 +78,13 @@ typedef struct ArgoSetItem
 	bool		each;			/* APPEND EACH: the elements of an array value */
 	ArgoLiteral *keep;			/* APPEND … KEEP LAST n / FIRST n (keep_first), or NULL */
 	ArgoExpr   *expr;			/* SET p = expr: computed (value NULL) */
+	void	   *compiled;		/* … its DocExpr, once a statement runs (update_ops.c) */
 } ArgoSetItem;
 
 /* What a write returns: its count, its objects' ids, or its objects. */
 typedef enum ArgoReturning
 {
-	ARET_COUNT,
-	ARET_IDS,					/* RETURNING ID */
-	ARET_OBJECTS				/* RETURNING * */
+	ARET_COUNT, ARET_IDS /* RETURNING ID */ , ARET_OBJECTS /* RETURNING * */
 } ArgoReturning;
 
 /* A write's RETURNING as written: with "*, ID()", the key the id is added under. */
@@ -121,6 +120,7 @@ typedef struct ArgoStmt
 	ArgoLiteral *distinct_offset;
 	List	   *objects;		/* INSERT: of ArgoJson * */
 	List	   *sets;			/* UPDATE: of ArgoSetItem * */
+	List	   *insert_sets;	/* UPSERT … ON INSERT SET: applied only when it inserts */
 	bool		upsert;			/* UPSERT: insert when nothing matches */
 	ArgoReturning returning;	/* INSERT, UPDATE, DELETE … RETURNING */
 	char	   *returning_id;	/* RETURNING *, ID(): each object's id under this key */
