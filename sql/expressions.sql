@@ -137,7 +137,7 @@ SELECT count(*) FROM argo_query('SELECT NOW() AS t FROM xp3') x
 SELECT x FROM argo_query('SELECT price * qty AS t, SIZE(tags) AS n FROM xp3 WHERE ID() IN (13, 17, 34, 3)') x;
 SELECT x FROM argo_query('SELECT *, qty * 2 AS twice FROM xp1 WHERE ID() = 6') x;
 SELECT x FROM argo_query('SELECT ID() AS id, i, 1 AS one FROM xp0 ORDER BY i DESC LIMIT 2 OFFSET 1') x;
-SELECT x FROM argo_query('SELECT DISTINCT LOWER(name) AS n FROM xp3') x ORDER BY x::text;
+SELECT x FROM argo_query('SELECT DISTINCT LOWER(name) AS n FROM xp3 ORDER BY n') x;
 SELECT x FROM argo_query('SELECT DISTINCT TYPEOF(qty) AS t FROM xp3') x ORDER BY x::text;
 
 -- predicates: either side computed, three-valued, with and beside indexed terms
@@ -162,6 +162,27 @@ SELECT count(*) FROM argo_query('SELECT i FROM xp3 WHERE 0.1 + 0.2 = 0.3 AND i <
 -- the one-term lookup and the streamed read see them too
 SELECT count(*) FROM argo_query('SELECT i FROM xp3 WHERE i = 7 AND price * 0 = 0');
 SELECT count(*) FROM argo_query('SELECT * FROM xp1 WHERE LENGTH(name) > 5');
+
+-- ORDER BY an expression, or a computed target's name: each object's key
+-- from its document, in the order of 3 (numbers, strings, booleans, then
+-- none; NULLS as written), against SQL's order of the same values
+CREATE FUNCTION xp_order(targets text, ord text, ref text)
+RETURNS TABLE (coll text, same_order boolean) LANGUAGE plpgsql AS $$
+BEGIN
+  FOREACH coll IN ARRAY ARRAY['xp3', 'xp1', 'xp0'] LOOP
+    RETURN QUERY EXECUTE format(
+      'SELECT %L::text, (SELECT array_agg((x->>''i'')::int) FROM argo_query(%L) x) =
+                        (SELECT array_agg(i) FROM (SELECT i FROM xp_docs ORDER BY %s, i LIMIT 40 OFFSET 5) r)',
+      coll, format('SELECT %s FROM %s ORDER BY %s, i LIMIT 40 OFFSET 5', targets, coll, ord), ref);
+  END LOOP;
+END $$;
+SELECT * FROM xp_order('i', 'price * qty DESC', 'xpn(d->''price'') * xpn(d->''qty'') DESC');
+SELECT * FROM xp_order('i, price * qty AS t', 't', 'xpn(d->''price'') * xpn(d->''qty'')');
+SELECT * FROM xp_order('i', 'LOWER(name) DESC NULLS LAST, -ordered', 'lower(xps(d->''name'') COLLATE "und-x-icu") COLLATE "C" DESC NULLS LAST, -xpn(d->''ordered'')');
+SELECT * FROM xp_order('i', 'COALESCE(shipped, ordered) NULLS FIRST', 'xpn(coalesce(d->''shipped'', d->''ordered'')) NULLS FIRST');
+SELECT * FROM xp_order('*', 'SIZE(tags)', 'jsonb_array_length(CASE WHEN jsonb_typeof(d->''tags'') = ''array'' THEN d->''tags'' END)');
+SELECT * FROM xp_order('i', 'DATE_TRUNC(''month'', at) DESC', 'to_char(date_trunc(''month'', xpt(d->''at'')), ''YYYY-MM-DD"T"HH24:MI:SS"Z"'') COLLATE "C" DESC');
+SELECT x FROM argo_query('SELECT i FROM xp3 WHERE i < 30 ORDER BY i % 7, -i LIMIT 6') x;
 
 -- SET p = expr: on each object as it was (a = b, b = a swaps), JSON null
 -- where it has none, missing parents created; checked against jsonb
@@ -217,7 +238,7 @@ SELECT * FROM argo_query('SELECT SQRT(-1) AS x FROM xp3 WHERE i = 1');
 SELECT * FROM argo_query('SELECT LN(0) AS x FROM xp3 WHERE i = 1');
 SELECT * FROM argo_query('SELECT *, i * 2 AS price FROM xp3 WHERE i = 1');
 SELECT * FROM argo_query('SELECT i, i AS i2, 1 AS i2 FROM xp3');
-SELECT * FROM argo_query('SELECT price * qty AS t FROM xp3 ORDER BY t');
+SELECT * FROM argo_query('SELECT qty, COUNT(*) FROM xp3 GROUP BY qty ORDER BY qty * 2');
 SELECT * FROM argo_query('SELECT SUM(price * qty) AS t FROM xp3');
 SELECT * FROM argo_query('SELECT tags[*] * 2 AS t FROM xp3');
 SELECT * FROM argo_query('SELECT a.i FROM xp3 AS a JOIN xp1 AS b ON a.i = b.i WHERE a.price * 2 > b.price');

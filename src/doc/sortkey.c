@@ -20,10 +20,12 @@
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 
 #include "common/numbers.h"
 #include "doc/doc.h"
+#include "doc/docexpr.h"
 
 PG_FUNCTION_INFO_V1(argo_sort_key);
 
@@ -98,6 +100,35 @@ append_sortable_double(StringInfo out, double d)
 }
 
 /*
+ * ORDER BY an expression (reference.md §9.2): its spec, an object where a
+ * path is an array, compiled once for as long as the same spec comes —
+ * every row of a sort brings the same one.
+ */
+static DocExpr *
+sort_expression(Jsonb *spec)
+{
+	static MemoryContext cxt = NULL;
+	static Jsonb *last = NULL;
+	static DocExpr *expr = NULL;
+	MemoryContext old;
+	Jsonb	   *copy;
+
+	if (last != NULL && VARSIZE(last) == VARSIZE(spec) && memcmp(last, spec, VARSIZE(spec)) == 0)
+		return expr;
+	if (cxt == NULL)
+		cxt = AllocSetContextCreate(TopMemoryContext, "argo sort expression", ALLOCSET_SMALL_SIZES);
+	last = NULL;
+	MemoryContextReset(cxt);
+	old = MemoryContextSwitchTo(cxt);
+	copy = palloc(VARSIZE(spec));
+	memcpy(copy, spec, VARSIZE(spec));
+	expr = doc_compute_compile(copy);
+	MemoryContextSwitchTo(old);
+	last = copy;
+	return expr;
+}
+
+/*
  * argo_sort_key(doc jsonb, path jsonb) RETURNS text: the value at the
  * path as one key that sorts, in the "C" collation, as the rows' three
  * columns do in turn — "1" and a number's double (valnum) in sortable
@@ -128,6 +159,12 @@ argo_doc_sort_key(Jsonb *doc, Jsonb *path, StringInfo key)
 {
 	JsonbValue	v;
 
+	if (JB_ROOT_IS_OBJECT(path))
+	{
+		JsonbValue	root = {.type = jbvBinary, .val.binary = {.data = &doc->root, .len = VARSIZE(doc)}};
+
+		return doc_expr_eval(sort_expression(path), &root, &v) && argo_value_sort_key(&v, key);
+	}
 	return path_value(doc, path, &v) && argo_value_sort_key(&v, key);
 }
 

@@ -132,7 +132,8 @@ sort_ids(ArgoPlan *p, int64 *ids, int *n)
 		ArgoOrder  *ob = lfirst(lc);
 
 		if (!ob->path->id)
-			c.paths[foreach_current_index(lc)] = DatumGetJsonbP(sql_path_steps(ob->path));
+			c.paths[foreach_current_index(lc)] = ob->expr ? sql_expr_spec(ob->expr) :
+				DatumGetJsonbP(sql_path_steps(ob->path));
 	}
 	c.objs = palloc(sizeof(Keyed) * Max(*n, 1));
 	c.max = *n;

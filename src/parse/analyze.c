@@ -1584,6 +1584,20 @@ computed_name(ArgoStmt *s, ArgoPath *path)
 	return NULL;
 }
 
+/*
+ * ORDER BY an expression: each object's sort key computed from its
+ * document (doc/sortkey.c), as a[-1]'s is.
+ */
+static void
+analyze_order_expr(AnalyzeState *as, ArgoStmt *s, ArgoOrder *o)
+{
+	check_expr_place(as, o->expr->location);
+	if (argo_is_aggregate(s))
+		semantic_error(as, o->expr->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+					   "ORDER BY an expression in an aggregate query is not supported yet");
+	analyze_expr(as, o->expr);
+}
+
 /* A name once among a result's keys (42712), as check_projection has it. */
 static List *
 add_output_name(AnalyzeState *as, List *names, const char *name, int location)
@@ -1616,13 +1630,26 @@ read_whole_for_compute(AnalyzeState *as, ArgoStmt *s)
 		any |= ((ArgoTarget *) lfirst(lc))->expr != NULL;
 	if (!any)
 		return;
+	/* ORDER BY a target's name: its expression or path, before the targets are set aside */
 	foreach(lc, s->order_by)
-		if (computed_name(s, ((ArgoOrder *) lfirst(lc))->path) != NULL)
-			semantic_error(as, ((ArgoOrder *) lfirst(lc))->path->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
-						   "ORDER BY a computed target is not supported yet");
-	/* ORDER BY a renamed path's name: its path, before the targets are set aside */
-	foreach(lc, s->order_by)
-		((ArgoOrder *) lfirst(lc))->path = output_name_path(s, ((ArgoOrder *) lfirst(lc))->path);
+	{
+		ArgoOrder  *o = lfirst(lc);
+		ArgoTarget *t = o->expr == NULL ? computed_name(s, o->path) : NULL;
+
+		if (t != NULL)
+		{
+			ArgoPath   *standin = palloc0(sizeof(ArgoPath));
+
+			*standin = *o->path;
+			standin->steps = NIL;
+			standin->keystr = standin->prefix = "";
+			standin->filtered = true;
+			o->expr = t->expr;
+			o->path = standin;
+		}
+		else if (o->expr == NULL)
+			o->path = output_name_path(s, o->path);
+	}
 	foreach(lc, s->targets)
 	{
 		ArgoTarget *t = lfirst(lc);
@@ -1690,7 +1717,8 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 	{
 		ArgoOrder  *o = lfirst(lc);
 
-		o->path = output_name_path(s, o->path);
+		if (o->expr == NULL)
+			o->path = output_name_path(s, o->path);
 	}
 
 	foreach(lc, s->from)
@@ -1737,6 +1765,11 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 	{
 		ArgoPath   *path = ((ArgoOrder *) lfirst(lc))->path;
 
+		if (((ArgoOrder *) lfirst(lc))->expr != NULL)
+		{
+			analyze_order_expr(as, s, lfirst(lc));
+			continue;
+		}
 		refuse_id_in_join(as, s, path);
 		bind_path(as, path);
 		/* a[-1] has one value per object; [*] and filters reach many */

@@ -62,6 +62,7 @@ static ArgoPred *make_null_test(ArgoPredKind kind, ArgoExpr *x);
 static ArgoPath *expr_plain_path(ArgoParseState *ps, ArgoExpr *e, const char *what);
 static ArgoLiteral *expr_literal(ArgoParseState *ps, ArgoExpr *e, const char *what);
 static ArgoSetItem *make_set_x(ArgoPath *path, ArgoExpr *e);
+static ArgoPath *make_standin(int location);
 %}
 
 %define api.pure full
@@ -376,21 +377,22 @@ order_list:
 	;
 
 order_item:
-	path opt_desc opt_nulls
+	expr opt_desc opt_nulls
 		{
 			$$ = $3;
-			$$->path = $1;
 			$$->desc = $2;
 			if (!$$->nulls_given)
 				$$->nulls_first = $2;
-		}
-	| id_call opt_desc opt_nulls
-		{
+			if ($1->kind == AX_PATH)
+				$$->path = $1->path;
+			else
+			{
+				$$->expr = $1;
+				$$->path = make_standin($1->location);
+			}
 			/* an id is never missing: NULLS changes nothing */
-			$$ = $3;
-			$$->path = $1;
-			$$->desc = $2;
-			$$->nulls_first = $2;
+			if ($$->path->id)
+				$$->nulls_first = $2;
 		}
 	;
 
@@ -1354,4 +1356,21 @@ make_set_x(ArgoPath *path, ArgoExpr *e)
 	item = make_set(ASET_SET, path, NULL);
 	item->expr = e;
 	return item;
+}
+
+/*
+ * The path of something computed: no key, judged on documents (a test's,
+ * an order's), as a path through a filter is; analysis gives it its
+ * collection.
+ */
+static ArgoPath *
+make_standin(int location)
+{
+	ArgoPath   *p = palloc0(sizeof(ArgoPath));
+
+	p->keystr = "";
+	p->prefix = "";
+	p->filtered = true;
+	p->location = location;
+	return p;
 }

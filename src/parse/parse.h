@@ -47,6 +47,7 @@ typedef struct ArgoOrder
 	bool		nulls_first;	/* objects lacking a scalar there first (default: desc) */
 	bool		nulls_given;	/* NULLS FIRST or LAST written */
 	struct ArgoTarget *agg;		/* an aggregate query's: the aggregate it names */
+	ArgoExpr   *expr;			/* ORDER BY an expression: path is a stand-in */
 } ArgoOrder;
 
 /* A JSON value given inline ({…}, […], a scalar) or as a parameter. */

@@ -74,7 +74,9 @@ static void
 append_document_key(SqlBuf *buf, ArgoOrder *ob, const char *object, StringInfo keys)
 {
 	const char *dir = ob->desc ? " DESC" : "";
-	int			path = sqlbuf_param(buf, JSONBOID, sql_path_steps(ob->path));
+	/* an expression's spec where a path's steps would be */
+	int			path = sqlbuf_param(buf, JSONBOID, ob->expr ? JsonbPGetDatum(sql_expr_spec(ob->expr)) :
+									sql_path_steps(ob->path));
 
 	appendStringInfo(keys, "%s(%s, $%d) COLLATE pg_catalog.\"C\"%s%s, ",
 					 argo_function("argo_sort_key"), object, path, dir,
