@@ -9,9 +9,9 @@ OBJS = $(patsubst %.c,%.o,$(sort $(filter-out src/parse/gram.c src/parse/scan.c,
 	src/parse/gram.o src/parse/scan.o
 
 EXTENSION = argo
-EXTVERSION = 0.10
+EXTVERSION = 0.11
 DATA_built = argo--$(EXTVERSION).sql
-DATA = src/argo--0.1--0.2.sql src/argo--0.2--0.3.sql src/argo--0.3--0.4.sql src/argo--0.4--0.5.sql src/argo--0.5--0.6.sql src/argo--0.6--0.7.sql src/argo--0.7--0.8.sql src/argo--0.8--0.9.sql src/argo--0.9--0.10.sql
+DATA = src/argo--0.1--0.2.sql src/argo--0.2--0.3.sql src/argo--0.3--0.4.sql src/argo--0.4--0.5.sql src/argo--0.5--0.6.sql src/argo--0.6--0.7.sql src/argo--0.7--0.8.sql src/argo--0.8--0.9.sql src/argo--0.9--0.10.sql src/argo--0.10--0.11.sql
 
 TESTS = $(sort $(wildcard sql/*.sql))
 REGRESS = $(patsubst sql/%.sql,%,$(TESTS))

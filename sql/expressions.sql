@@ -26,7 +26,10 @@ SELECT i, jsonb_strip_nulls(jsonb_build_object(
                                           AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') ||
                                   (ARRAY['Z', '+02:00', '-05:30'])[1 + i % 3]) END,
          'ordered', i % 11, 'shipped', CASE WHEN i % 4 = 0 THEN to_jsonb(i % 7) END,
-         'flag', CASE WHEN i % 8 = 0 THEN 'null'::jsonb END)) ||
+         'flag', CASE WHEN i % 8 = 0 THEN 'null'::jsonb END,
+         'items', CASE WHEN i % 9 <> 0 THEN (SELECT jsonb_agg(jsonb_build_object('sku', 's' || ((i + e) % 5), 'q', (i * e) % 4,
+                                                                      'p', round(((i + e) % 7) * 1.1, 2)) || CASE WHEN e = 2 THEN '{"q": "two"}'::jsonb ELSE '{}' END)
+                                               FROM generate_series(1, i % 4) e) END)) ||
        CASE WHEN i % 8 = 0 THEN '{"flag": null}'::jsonb ELSE '{}'::jsonb END AS d
 FROM generate_series(1, 300) i;
 SELECT count(*) FROM xp_docs, argo_query('INSERT INTO xp0 OBJECT $1', d);
@@ -184,6 +187,48 @@ SELECT * FROM xp_order('*', 'SIZE(tags)', 'jsonb_array_length(CASE WHEN jsonb_ty
 SELECT * FROM xp_order('i', 'DATE_TRUNC(''month'', at) DESC', 'to_char(date_trunc(''month'', xpt(d->''at'')), ''YYYY-MM-DD"T"HH24:MI:SS"Z"'') COLLATE "C" DESC');
 SELECT x FROM argo_query('SELECT i FROM xp3 WHERE i < 30 ORDER BY i % 7, -i LIMIT 6') x;
 
+-- aggregates over expressions (§9.2): on each object, or per element of
+-- the one array their [*] paths pass through; SUM and AVG exact (§9.3);
+-- compared without the nulls of aggregates that had nothing to use
+CREATE FUNCTION xp_agg(argo text, ref text)
+RETURNS TABLE (coll text, same boolean) LANGUAGE plpgsql AS $$
+BEGIN
+  FOREACH coll IN ARRAY ARRAY['xp3', 'xp1', 'xp0'] LOOP
+    RETURN QUERY EXECUTE format(
+      'SELECT %L::text, (SELECT coalesce(jsonb_agg(jsonb_strip_nulls(x) ORDER BY jsonb_strip_nulls(x)::text), ''[]'') FROM argo_query(%L) x) =
+                        (SELECT coalesce(jsonb_agg(jsonb_strip_nulls(r) ORDER BY jsonb_strip_nulls(r)::text), ''[]'') FROM (%s) q(r))',
+      coll, format(argo, coll), ref);
+  END LOOP;
+END $$;
+SELECT * FROM xp_agg('SELECT SUM(price * qty) AS s, AVG(price * qty) AS a, MIN(price * qty) AS lo, MAX(price - qty) AS hi, COUNT(price * qty) AS n FROM %s',
+  'SELECT jsonb_build_object(''s'', sum(xpn(d->''price'') * xpn(d->''qty'')), ''a'', avg(xpn(d->''price'') * xpn(d->''qty'')),
+          ''lo'', min(xpn(d->''price'') * xpn(d->''qty''))::float8, ''hi'', max(xpn(d->''price'') - xpn(d->''qty''))::float8,
+          ''n'', count(xpn(d->''price'') * xpn(d->''qty''))) FROM xp_docs');
+SELECT * FROM xp_agg('SELECT qty, SUM(price * 2) AS s, COUNT(DISTINCT LOWER(name)) AS names FROM %s GROUP BY qty',
+  'SELECT jsonb_build_object(''qty'', d->''qty'', ''s'', sum(xpn(d->''price'') * 2), ''names'', count(DISTINCT lower(xps(d->''name'') COLLATE "und-x-icu")))
+     FROM xp_docs GROUP BY d->''qty''');
+-- an order's total: each element's q * p, summed, per object and per group
+SELECT * FROM xp_agg('SELECT SUM(items[*].q * items[*].p) AS total, COUNT(items[*].q * items[*].p) AS lines, MAX(items[*].p * i) AS m FROM %s',
+  'SELECT jsonb_build_object(''total'', sum(xpn(e->''q'') * xpn(e->''p'')), ''lines'', count(xpn(e->''q'') * xpn(e->''p'')),
+          ''m'', max(xpn(e->''p'') * i)::float8) FROM xp_docs LEFT JOIN LATERAL jsonb_array_elements(d->''items'') e ON true');
+SELECT * FROM xp_agg('SELECT ordered, SUM(items[*].q * items[*].p + ordered) AS t FROM %s GROUP BY ordered',
+  'SELECT jsonb_build_object(''ordered'', d->''ordered'', ''t'', sum(xpn(e->''q'') * xpn(e->''p'') + xpn(d->''ordered'')))
+     FROM xp_docs LEFT JOIN LATERAL jsonb_array_elements(d->''items'') e ON true GROUP BY d->''ordered''');
+-- … and with GROUP BY items[*].sku, each unwound element's (revenue per sku)
+SELECT * FROM xp_agg('SELECT items[*].sku, SUM(items[*].q * items[*].p) AS rev, AVG(items[*].p) AS ap, SUM(price) AS sp FROM %s GROUP BY items[*].sku',
+  'SELECT jsonb_build_object(''items'', CASE WHEN e->''sku'' IS NOT NULL THEN jsonb_build_array(jsonb_build_object(''sku'', e->''sku'')) END,
+          ''rev'', sum(xpn(e->''q'') * xpn(e->''p'')), ''ap'', avg(xpn(e->''p'')), ''sp'', sum(xpn(d->''price'')))
+     FROM xp_docs LEFT JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_array_length(d->''items'') > 0 THEN d->''items'' END) e ON true
+    GROUP BY e->''sku''');
+-- exact sums of paths: 0.1 + 0.2 is 0.3, AVG as avg(numeric)
+SELECT * FROM xp_agg('SELECT SUM(price) AS s, AVG(price) AS a, SUM(items[*].p) AS ip, AVG(items[-1].p) AS lp FROM %s',
+  'SELECT jsonb_build_object(''s'', sum(xpn(d->''price'')), ''a'', avg(xpn(d->''price'')),
+          ''ip'', (SELECT sum(xpn(e->''p'')) FROM xp_docs, jsonb_array_elements(d->''items'') e),
+          ''lp'', avg(xpn(d->''items''->-1->''p''))) FROM xp_docs');
+SELECT * FROM xp_agg('SELECT qty, SUM(price) AS s, AVG(price) AS a FROM %s WHERE i > 20 GROUP BY qty',
+  'SELECT jsonb_build_object(''qty'', d->''qty'', ''s'', sum(xpn(d->''price'')), ''a'', avg(xpn(d->''price''))) FROM xp_docs WHERE i > 20 GROUP BY d->''qty''');
+SELECT * FROM argo_query('SELECT SUM(items[*].q * other[*].q) AS x FROM xp3');
+
 -- SET p = expr: on each object as it was (a = b, b = a swaps), JSON null
 -- where it has none, missing parents created; checked against jsonb
 CREATE FUNCTION xp_set(sets text, ref text)
@@ -239,7 +284,6 @@ SELECT * FROM argo_query('SELECT LN(0) AS x FROM xp3 WHERE i = 1');
 SELECT * FROM argo_query('SELECT *, i * 2 AS price FROM xp3 WHERE i = 1');
 SELECT * FROM argo_query('SELECT i, i AS i2, 1 AS i2 FROM xp3');
 SELECT * FROM argo_query('SELECT qty, COUNT(*) FROM xp3 GROUP BY qty ORDER BY qty * 2');
-SELECT * FROM argo_query('SELECT SUM(price * qty) AS t FROM xp3');
 SELECT * FROM argo_query('SELECT tags[*] * 2 AS t FROM xp3');
 SELECT * FROM argo_query('SELECT a.i FROM xp3 AS a JOIN xp1 AS b ON a.i = b.i WHERE a.price * 2 > b.price');
 SELECT * FROM argo_query('SELECT a ^ 2 AS x FROM xp3');

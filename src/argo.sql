@@ -172,6 +172,25 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
 COMMENT ON FUNCTION argo_values_at(jsonb, jsonb) IS
 'The values a path (a JSON array of steps, {"*": true} for [*]) reaches in a document, in document order, as an array; NULL where it reaches none';
 
+-- What an expression computes on a document (src/fn/compute.c): the values
+-- an aggregate over an expression adds, one, or one per array element.
+CREATE FUNCTION argo_compute(doc jsonb, spec jsonb, elem integer DEFAULT NULL)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'argo_compute'
+LANGUAGE C IMMUTABLE PARALLEL SAFE SECURITY INVOKER;
+
+COMMENT ON FUNCTION argo_compute(jsonb, jsonb, integer) IS
+'The values an expression ({"x": expression, "each": [steps to an array]}) computes on a document, one per element of that array (or of element elem alone), as an array; NULL where none';
+
+-- A value row's number exactly as written: what SUM and AVG add (src/fn/compute.c).
+CREATE FUNCTION argo_exact(valnum float8, valexact text)
+RETURNS numeric
+AS 'MODULE_PATHNAME', 'argo_exact'
+LANGUAGE C IMMUTABLE PARALLEL SAFE SECURITY INVOKER;
+
+COMMENT ON FUNCTION argo_exact(float8, text) IS
+'A number of a value table as written: its exact text where the row keeps one (valexact), else its double''s shortest decimal; NULL for no number';
+
 -- Objects that expire (src/fn/expire.c): the path whose timestamp ages each
 -- object and how long it lives after it; the deletion of what has expired,
 -- which the background worker runs once a minute where the library is

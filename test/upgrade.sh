@@ -17,6 +17,7 @@ RELEASES=(
 	"0.7 417defbd0ef89d2e6ece689469bd4c0a6c3e6636"
 	"0.8 b0085c42f5411ad628372dc2371b24fe4d80e31e"
 	"0.9 81d0b5aa7f02883fda08e19d9d75b3aa98283616"
+	"0.10 e0e3069f48f6d0f4b46a546f8211c0830b9ecece"
 )
 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 SUDO=${SUDO:-}

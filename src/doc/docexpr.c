@@ -32,6 +32,7 @@ struct DocExpr
 	JsonbValue	value;
 	int			nsteps;
 	XStep	   *steps;
+	bool		in_elem;		/* a path from an array's element (aggregates' per-element rule) */
 	char		op;				/* + - * / % | or 'n' (unary minus) */
 	char	   *func;
 	int			nargs;
@@ -122,6 +123,7 @@ doc_expr_compile(JsonbValue *spec, const DocPredHooks *hooks)
 	{
 		e->kind = 'p';
 		compile_steps(e, array_of(m, "a path is an array of steps"));
+		e->in_elem = member(spec, "el") != NULL;
 	}
 	else if ((m = member(spec, "o")) != NULL)
 	{
@@ -250,19 +252,24 @@ operate(char op, JsonbValue *a, JsonbValue *b, JsonbValue *out)
 	return false;
 }
 
-/* CASE: the value of the first branch whose predicate is TRUE; only that branch is computed. */
+static bool eval(DocExpr *e, JsonbValue *root, JsonbValue *elem, JsonbValue *out);
+
+/*
+ * CASE: the value of the first branch whose predicate is TRUE; only that
+ * branch is computed.  Its predicates read the object (not an element).
+ */
 static bool
-eval_case(DocExpr *e, JsonbValue *ctx, JsonbValue *out)
+eval_case(DocExpr *e, JsonbValue *root, JsonbValue *elem, JsonbValue *out)
 {
 	for (int i = 0; i < e->nwhens; i++)
-		if (e->hooks->judge(e->whens[i], ctx) == 1)
-			return doc_expr_eval(e->thens[i], ctx, out);
-	return e->els != NULL && doc_expr_eval(e->els, ctx, out);
+		if (e->hooks->judge(e->whens[i], root) == 1)
+			return eval(e->thens[i], root, elem, out);
+	return e->els != NULL && eval(e->els, root, elem, out);
 }
 
 /* A function's arguments computed, then the function; COALESCE stops at its first value. */
 static bool
-eval_function(DocExpr *e, JsonbValue *ctx, JsonbValue *out)
+eval_function(DocExpr *e, JsonbValue *root, JsonbValue *elem, JsonbValue *out)
 {
 	JsonbValue *args = palloc(sizeof(JsonbValue) * Max(e->nargs, 1));
 	bool	   *has = palloc(sizeof(bool) * Max(e->nargs, 1));
@@ -270,17 +277,17 @@ eval_function(DocExpr *e, JsonbValue *ctx, JsonbValue *out)
 	if (strcmp(e->func, "coalesce") == 0)
 	{
 		for (int i = 0; i < e->nargs; i++)
-			if (doc_expr_eval(e->args[i], ctx, out) && out->type != jbvNull)
+			if (eval(e->args[i], root, elem, out) && out->type != jbvNull)
 				return true;
 		return false;
 	}
 	for (int i = 0; i < e->nargs; i++)
-		has[i] = doc_expr_eval(e->args[i], ctx, &args[i]);
+		has[i] = eval(e->args[i], root, elem, &args[i]);
 	return doc_function_call(e->func, args, has, e->nargs, out);
 }
 
-bool
-doc_expr_eval(DocExpr *e, JsonbValue *ctx, JsonbValue *out)
+static bool
+eval(DocExpr *e, JsonbValue *root, JsonbValue *elem, JsonbValue *out)
 {
 	JsonbValue	a,
 				b;
@@ -293,21 +300,35 @@ doc_expr_eval(DocExpr *e, JsonbValue *ctx, JsonbValue *out)
 			*out = e->value;
 			return true;
 		case 'p':
-			return reach(ctx, e->steps, e->nsteps, out);
+			if (e->in_elem)
+				return elem != NULL && reach(elem, e->steps, e->nsteps, out);
+			return reach(root, e->steps, e->nsteps, out);
 		case 'o':
-			if (!doc_expr_eval(e->args[0], ctx, &a))
+			if (!eval(e->args[0], root, elem, &a))
 				return false;
 			if (e->op == 'n')
 				return a.type == jbvNumeric &&
 					numeric_value(DatumGetNumeric(DirectFunctionCall1(numeric_uminus,
 																	  NumericGetDatum(a.val.numeric))),
 								  out);
-			return doc_expr_eval(e->args[1], ctx, &b) && operate(e->op, &a, &b, out);
+			return eval(e->args[1], root, elem, &b) && operate(e->op, &a, &b, out);
 		case 'f':
-			return eval_function(e, ctx, out);
+			return eval_function(e, root, elem, out);
 		default:
-			return eval_case(e, ctx, out);
+			return eval_case(e, root, elem, out);
 	}
+}
+
+bool
+doc_expr_eval(DocExpr *e, JsonbValue *ctx, JsonbValue *out)
+{
+	return eval(e, ctx, NULL, out);
+}
+
+bool
+doc_expr_eval_elem(DocExpr *e, JsonbValue *root, JsonbValue *elem, JsonbValue *out)
+{
+	return eval(e, root, elem, out);
 }
 
 bool

@@ -4,6 +4,7 @@
  *
  * sql/filter.c writes an expression as jsonb, a spec:
  *   {"v": value}  {"p": [step, …]}  {"o": op, "a": [e, e]}  ("neg": one)
+ *   {"p": [step, …], "el": true}: a path from an array's element
  *   {"f": name, "a": [e, …]}  {"case": [pred, …], "then": [e, …], "else": e}
  * op is one of + - * / % and | (for ||); a step is a key or a position
  * (negative from the end); pred is a predicate spec (docpred.c), which
@@ -27,6 +28,9 @@ extern DocExpr *doc_expr_compile(JsonbValue *spec, const DocPredHooks *hooks);
 
 /* e's value on the document or element ctx into *out; false where it has none. */
 extern bool doc_expr_eval(DocExpr *e, JsonbValue *ctx, JsonbValue *out);
+
+/* The same with elem, an array's element, where paths marked "el" start. */
+extern bool doc_expr_eval_elem(DocExpr *e, JsonbValue *root, JsonbValue *elem, JsonbValue *out);
 
 /* Whether e is a path alone (two paths compare as doubles, reference.md §9.4). */
 extern bool doc_expr_is_plain(DocExpr *e);

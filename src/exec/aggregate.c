@@ -10,9 +10,11 @@
  */
 #include "postgres.h"
 
+#include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
+#include "common/numbers.h"
 #include "doc/doc.h"
 #include "store/collection.h"
 #include "parse/analyze.h"
@@ -107,6 +109,16 @@ agg_add_value(Rebuilder *rb, int64 id, const char *keystr, Datum *values, bool *
 								 true, false);
 	else if (type == FLOAT8OID)
 		rebuilder_add_keystr_row(rb, id, keystr, NULL, false, DatumGetFloat8(d), true, false);
+	else if (type == NUMERICOID)
+	{
+		/* an exact SUM or AVG (reference.md §9.3): its digits, beside their double */
+		Numeric		n = DatumGetNumeric(d);
+		char	   *exact;
+		double		num = argo_number_from_numeric(n, &exact);
+
+		rebuilder_add_keystr_row(rb, id, keystr, exact ? cstring_to_text(exact) : NULL, false, num,
+								 true, false);
+	}
 	else
 		elog(ERROR, "aggregate column of unexpected type %u", type);
 }

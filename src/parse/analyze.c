@@ -39,6 +39,8 @@ typedef struct AnalyzeState
 	int			filter_depth;	/* inside this many filters [? …]: paths start at an element */
 	int			shardless_location;	/* a construct shards cannot run yet, or -1 */
 	const char *shardless;		/* … its name */
+	bool		in_aggregate;	/* an aggregate's expression: [*] paths are per element */
+	ArgoPath   *each;			/* … the first such path met */
 } AnalyzeState;
 
 /*
@@ -837,6 +839,30 @@ check_case_pred(AnalyzeState *as, ArgoPred *p, int location)
 		check_case_pred(as, lfirst(lc), location);
 }
 
+/*
+ * A path with [*] in an aggregate's expression means each element of its
+ * array (the per-element rule): one [*], no filter, and every such path
+ * of the expression through the same array.
+ */
+static void
+check_element_path(AnalyzeState *as, ArgoPath *path)
+{
+	int			wilds = 0;
+	ListCell   *lc;
+
+	foreach(lc, path->steps)
+		wilds += ((ArgoStep *) lfirst(lc))->is_wild;
+	if (path->filtered || wilds > 1)
+		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+					   "a path with a filter, a negative index or two [*] in an aggregate's expression is not supported yet");
+	if (as->each == NULL)
+		as->each = path;
+	else if (as->each->first_wild != path->first_wild || strcmp(as->each->prefix, path->prefix) != 0)
+		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+					   psprintf("\"%s\" and \"%s\" pass through different arrays.", as->each->keystr, path->keystr),
+					   "an expression through two arrays is not supported");
+}
+
 static void
 analyze_exprs(AnalyzeState *as, List *exprs)
 {
@@ -864,7 +890,9 @@ analyze_expr(AnalyzeState *as, ArgoExpr *e)
 				semantic_error(as, e->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
 							   "ID() in an expression is not supported yet");
 			bind_path(as, e->path);
-			if (e->path->wild)
+			if (e->path->wild && as->in_aggregate)
+				check_element_path(as, e->path);
+			else if (e->path->wild)
 				semantic_error(as, e->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 							   "A path with [*] or a filter reaches many values; an expression takes one.",
 							   "a path with [*] or a filter [? …] in an expression is not supported");
@@ -1578,10 +1606,39 @@ computed_name(ArgoStmt *s, ArgoPath *path)
 	{
 		ArgoTarget *t = lfirst(lc);
 
-		if (t->expr != NULL && strcmp(t->alias, first->key) == 0)
+		if (t->expr != NULL && t->agg == AAGG_NONE && strcmp(t->alias, first->key) == 0)
 			return t;
 	}
 	return NULL;
+}
+
+/*
+ * An aggregate of an expression: computed on each unit's document
+ * (sql/aggsql.c); its stand-in path holds the steps to the array its
+ * [*] paths pass through, whose elements each give a value.
+ */
+static void
+analyze_agg_expr(AnalyzeState *as, ArgoTarget *t)
+{
+	ArgoPath   *each;
+	ListCell   *lc;
+
+	check_expr_place(as, t->expr->location);
+	as->in_aggregate = true;
+	as->each = NULL;
+	analyze_expr(as, t->expr);
+	as->in_aggregate = false;
+	each = as->each;
+	if (each == NULL)
+		return;
+	foreach(lc, each->steps)
+		if (((ArgoStep *) lfirst(lc))->is_wild)
+		{
+			t->path->steps = list_copy_head(each->steps, foreach_current_index(lc));
+			break;
+		}
+	t->path->prefix = each->prefix;
+	t->path->first_wild = each->first_wild;
 }
 
 /*
@@ -1627,7 +1684,7 @@ read_whole_for_compute(AnalyzeState *as, ArgoStmt *s)
 	bool		any = false;
 
 	foreach(lc, s->targets)
-		any |= ((ArgoTarget *) lfirst(lc))->expr != NULL;
+		any |= ((ArgoTarget *) lfirst(lc))->expr != NULL && ((ArgoTarget *) lfirst(lc))->agg == AAGG_NONE;
 	if (!any)
 		return;
 	/* ORDER BY a target's name: its expression or path, before the targets are set aside */
@@ -1732,6 +1789,11 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 	{
 		ArgoTarget *t = lfirst(lc);
 
+		if (t->expr != NULL)
+		{
+			analyze_agg_expr(as, t);
+			continue;
+		}
 		refuse_id_in_join(as, s, t->path);
 		/*
 		 * A projection through filters is cut from whole objects, and an
@@ -1880,7 +1942,7 @@ statement_access(ArgoStmt *stmt)
 ArgoQuery *
 argo_analyze(ArgoStmt *stmt, const char *text, Jsonb **params, int nparams)
 {
-	AnalyzeState as = {text, params, nparams, stmt, NIL, false, 0, -1, NULL};
+	AnalyzeState as = {text, params, nparams, stmt, NIL, false, 0, -1, NULL, false, NULL};
 	ArgoQuery  *q = palloc0(sizeof(ArgoQuery));
 	ListCell   *lc;
 

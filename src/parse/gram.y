@@ -1328,16 +1328,21 @@ make_target(ArgoParseState *ps, ArgoExpr *e, char *alias, int location)
 	return t;
 }
 
-/* An aggregate of a path or ID() (COUNT(ID()) is COUNT(*)). */
+/*
+ * An aggregate of a path or ID() (COUNT(ID()) is COUNT(*)), or of an
+ * expression, computed on each unit's document (path: a stand-in).
+ */
 static ArgoTarget *
 make_agg_of(ArgoParseState *ps, ArgoAggKind agg, ArgoExpr *e, int location)
 {
+	ArgoTarget *t;
+
 	if (e->kind != AX_PATH)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("an aggregate of an expression is not supported yet"),
-				 errhint("Aggregates take a path or ID()."),
-				 argo_errquery(ps->scan.query, e->location)));
+	{
+		t = make_agg(agg, make_standin(e->location), location);
+		t->expr = e;
+		return t;
+	}
 	if (agg == AAGG_COUNT && e->path->id)
 		return make_agg(AAGG_COUNT_STAR, NULL, location);
 	return make_agg(agg, e->path, location);

@@ -101,10 +101,12 @@ emit_target(SqlBuf *buf, ArgoCollection *c, ArgoTarget *t)
 		case AAGG_SUM:
 		case AAGG_AVG:
 		case AAGG_COUNT_NUMBERS:
+			/* SUM and AVG exact, in numeric over the numbers as written (reference.md §9.3) */
 			typed(c, 0, &table, &col);
-			appendStringInfo(sql, ", (SELECT %s(valnum) FROM %s WHERE keyid %s)",
+			appendStringInfo(sql, ", (SELECT %s(%s) FROM %s WHERE keyid %s)",
 							 t->agg == AAGG_SUM ? "pg_catalog.sum" :
-							 t->agg == AAGG_AVG ? "pg_catalog.avg" : "pg_catalog.count", table,
+							 t->agg == AAGG_AVG ? "pg_catalog.avg" : "pg_catalog.count",
+							 t->agg == AAGG_COUNT_NUMBERS ? "valnum" : sql_exact_number(""), table,
 							 keys_operand(buf, c, t->path));
 			return;
 		case AAGG_MIN:

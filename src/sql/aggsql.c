@@ -101,8 +101,9 @@ unit_sums(ArgoTarget *t, const char *a)
 
 	if (t->agg == AAGG_SUM)
 		return one_col(psprintf("pg_catalog.sum(%s.s)", a));
+	/* s is exact (numeric): AVG is its sum over the count, as avg(numeric) */
 	if (t->agg == AAGG_AVG)
-		return one_col(psprintf("pg_catalog.sum(%s.s) OPERATOR(pg_catalog./) pg_catalog.sum(%s.n)::pg_catalog.float8", a, a));
+		return one_col(psprintf("pg_catalog.sum(%s.s) OPERATOR(pg_catalog./) pg_catalog.sum(%s.n)::pg_catalog.numeric", a, a));
 	if (t->agg == AAGG_COUNT_NUMBERS)
 		return one_col(psprintf("coalesce(pg_catalog.sum(%s.n), 0)::bigint", a));
 	if (t->agg == AAGG_MIN)
@@ -141,11 +142,11 @@ wild_target(AggGen *g, ArgoTarget *t, const char *a)
 	}
 	k = sql_path_key_arrays(g->buf, c, t->path, false, t->path->first_wild);
 	appendStringInfo(&g->buf->sql,
-					 " LEFT JOIN (SELECT r.objid%s, pg_catalog.sum(valnum) AS s, pg_catalog.count(valnum) AS n,"
+					 " LEFT JOIN (SELECT r.objid%s, pg_catalog.sum(%s) AS s, pg_catalog.count(valnum) AS n,"
 					 " pg_catalog.min(valnum) AS mn, pg_catalog.min(valstr) AS ms, pg_catalog.bool_and(valbool) AS mb,"
 					 " pg_catalog.max(valnum) AS xn, pg_catalog.max(valstr) AS xs, pg_catalog.bool_or(valbool) AS xb FROM ",
-					 by_elem ? ", m.e" : "");
-	sql_rows_of_table(g->buf, c);
+					 by_elem ? ", m.e" : "", sql_exact_number(""));
+	sql_number_rows_of_table(g->buf, c);
 	appendStringInfo(&g->buf->sql,
 					 " r JOIN ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS m(k, e) ON r.keyid OPERATOR(pg_catalog.=) m.k GROUP BY r.objid%s)",
 					 k.keys, k.elems, by_elem ? ", m.e" : "");
@@ -312,20 +313,29 @@ unit_values(AggGen *g, ArgoPath *path, const char *alias)
  * values each unit's object reaches there (argo_values_at), summed up
  * per unit as wild_target's rows are, then over the units.
  */
+/*
+ * A unit's values (a jsonb array, or NULL) summed up as a unit's rows
+ * are, the numbers' sum exactly (reference.md §9.3): joined in as a.
+ */
 static TargetCols
-document_target(AggGen *g, ArgoTarget *t, const char *a)
+value_sums(AggGen *g, ArgoTarget *t, const char *values, const char *a)
 {
-	char	   *values = unit_values(g, t->path, psprintf("%sd", a));
-
 	appendStringInfo(&g->buf->sql,
-					 " LEFT JOIN LATERAL (SELECT pg_catalog.count(*) AS c, pg_catalog.sum(valnum) AS s, pg_catalog.count(valnum) AS n,"
+					 " LEFT JOIN LATERAL (SELECT pg_catalog.count(*) AS c, pg_catalog.sum(valexact) AS s, pg_catalog.count(valnum) AS n,"
 					 " pg_catalog.min(valnum) AS mn, pg_catalog.min(valstr) AS ms, pg_catalog.bool_and(valbool) AS mb,"
 					 " pg_catalog.max(valnum) AS xn, pg_catalog.max(valstr) AS xs, pg_catalog.bool_or(valbool) AS xb"
-					 " FROM (SELECT %s FROM pg_catalog.jsonb_array_elements(%s) AS x(v)) y) %s ON true",
+					 " FROM (SELECT %s, CASE pg_catalog.jsonb_typeof(x.v) WHEN 'number' THEN x.v::pg_catalog.numeric END AS valexact"
+					 " FROM pg_catalog.jsonb_array_elements(%s) AS x(v)) y) %s ON true",
 					 TYPED_VALUES, values, a);
 	if (t->agg == AAGG_COUNT)
 		return one_col(psprintf("coalesce(pg_catalog.sum(%s.c), 0)::bigint", a));
 	return unit_sums(t, a);
+}
+
+static TargetCols
+document_target(AggGen *g, ArgoTarget *t, const char *a)
+{
+	return value_sums(g, t, unit_values(g, t->path, psprintf("%sd", a)), a);
 }
 
 /*
@@ -346,6 +356,43 @@ document_distinct(AggGen *g, ArgoTarget *t, const char *a)
 							TYPED_VALUES, values));
 }
 
+/*
+ * An aggregate of an expression (reference.md §9.2): the values it
+ * computes on each unit's document (argo_compute) — one, or one per
+ * element of the array its [*] paths pass through (the unwound unit's
+ * element alone where GROUP BY unwinds that array) — summed up per unit
+ * as document_target's are, numbers exactly (numeric, §9.3).
+ */
+static TargetCols
+expr_target(AggGen *g, ArgoTarget *t, const char *a)
+{
+	char	   *doc = unit_document(g, t->path, psprintf("%sd", a));
+	bool		by_elem = g->unwind != NULL && t->path->steps != NIL &&
+		t->path->first_wild == g->unwind->first_wild && strcmp(t->path->prefix, g->unwind->prefix) == 0;
+	StringInfoData spec;
+	char	   *values;
+
+	initStringInfo(&spec);
+	appendStringInfoString(&spec, "{\"x\": ");
+	appendStringInfoString(&spec, JsonbToCString(NULL, &sql_expr_spec(t->expr)->root, -1));
+	if (t->path->steps != NIL)
+	{
+		appendStringInfoString(&spec, ", \"each\": ");
+		appendStringInfoString(&spec, JsonbToCString(NULL, &DatumGetJsonbP(sql_path_spec(t->path))->root, -1));
+	}
+	appendStringInfoChar(&spec, '}');
+	values = psprintf("%s(%s, $%d::pg_catalog.jsonb, %s)", argo_function("argo_compute"), doc,
+					  sqlbuf_param(g->buf, JSONBOID, DirectFunctionCall1(jsonb_in, CStringGetDatum(spec.data))),
+					  by_elem ? "o.e::pg_catalog.int4" : "NULL::pg_catalog.int4");
+	if (t->agg == AAGG_COUNT_DISTINCT)
+		return one_col(psprintf("(SELECT pg_catalog.count(DISTINCT ROW(y.valnum, y.valstr, y.valbool)) FROM"
+								" (SELECT %s FROM pg_catalog.unnest(pg_catalog.array_agg(%s)) AS u(vs),"
+								" pg_catalog.jsonb_array_elements(u.vs) AS x(v)) y"
+								" WHERE pg_catalog.num_nonnulls(y.valnum, y.valstr, y.valbool) OPERATOR(pg_catalog.>) 0)",
+								TYPED_VALUES, values));
+	return value_sums(g, t, values, a);
+}
+
 /* The joins a target needs go into the statement; its result columns are returned. */
 static TargetCols
 emit_target(AggGen *g, ArgoTarget *t, int i)
@@ -363,6 +410,8 @@ emit_target(AggGen *g, ArgoTarget *t, int i)
 		case AAGG_COUNT_STAR:
 			return one_col("pg_catalog.count(*)");
 		case AAGG_COUNT_DISTINCT:
+			if (t->expr != NULL)
+				return expr_target(g, t, alias);
 			return count_distinct(g, t, alias);
 		case AAGG_ARRAY:
 		case AAGG_FIRST:
@@ -371,6 +420,8 @@ emit_target(AggGen *g, ArgoTarget *t, int i)
 		default:
 			break;
 	}
+	if (t->expr != NULL)
+		return expr_target(g, t, alias);
 	if (t->path->filtered)
 		return document_target(g, t, alias);
 	if (t->path->wild)
@@ -395,11 +446,12 @@ emit_target(AggGen *g, ArgoTarget *t, int i)
 		emit_unit_join(g, alias, t->path, false);
 		return one_col(psprintf("pg_catalog.count(%s.objid)", alias));
 	}
+	/* SUM and AVG exactly, over the numbers as written (reference.md §9.3) */
+	if (t->agg == AAGG_SUM || t->agg == AAGG_AVG)
+		return one_col(psprintf("pg_catalog.%s(%s)", t->agg == AAGG_SUM ? "sum" : "avg",
+								sql_exact_join(g->buf, c, objid_of(g->q, t->path), t->path->keystr, alias,
+											   (g->q->setwise_sources & ((uint32) 1 << t->path->source)) != 0)));
 	v = value_join(g, c, t->path, alias);
-	if (t->agg == AAGG_SUM)
-		return one_col(psprintf("pg_catalog.sum(%s)", v.num));
-	if (t->agg == AAGG_AVG)
-		return one_col(psprintf("pg_catalog.avg(%s)", v.num));
 	if (t->agg == AAGG_COUNT_NUMBERS)
 		return one_col(psprintf("pg_catalog.count(%s)", v.num));
 	tc.col[0] = psprintf("pg_catalog.%s(%s)", t->agg == AAGG_MIN ? "min" : "max", v.num);

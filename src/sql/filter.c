@@ -197,7 +197,22 @@ write_expr(StringInfo out, ArgoExpr *e)
 			return;
 		case AX_PATH:
 			appendStringInfoString(out, "{\"p\": ");
-			write_steps(out, e->path);
+			if (e->path->wild)
+			{
+				/* in an aggregate, from each element of its array: the steps after [*] */
+				ArgoPath	tail = *e->path;
+
+				foreach(lc, e->path->steps)
+					if (((ArgoStep *) lfirst(lc))->is_wild)
+					{
+						tail.steps = list_copy_tail(e->path->steps, foreach_current_index(lc) + 1);
+						break;
+					}
+				write_steps(out, &tail);
+				appendStringInfoString(out, ", \"el\": true");
+			}
+			else
+				write_steps(out, e->path);
 			break;
 		case AX_OP:
 		case AX_NEG:

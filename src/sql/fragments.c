@@ -117,6 +117,41 @@ sql_value_join_types(SqlBuf *buf, ArgoCollection *c, const char *objid_expr,
 }
 
 /*
+ * A value row's number exactly as written, from its valnum and valexact
+ * (qualified by alias, which may be ""): what SUM and AVG add (§9.3).
+ */
+char *
+sql_exact_number(const char *alias)
+{
+	const char *dot = *alias ? "." : "";
+
+	return psprintf("%s(%s%svalnum, %s%svalexact)", argo_function("argo_exact"), alias, dot, alias, dot);
+}
+
+/*
+ * A LEFT JOIN that brings the number at keystr of objid_expr's object,
+ * exactly (sql_exact_number); setwise as sql_value_join_types.
+ */
+char *
+sql_exact_join(SqlBuf *buf, ArgoCollection *c, const char *objid_expr, const char *keystr,
+			   const char *alias, bool setwise)
+{
+	int			k = sql_key_param(buf, c, keystr);
+	const char *table = c->format == ARGO_FORMAT_ARGO1 ? c->data_table : c->num_table;
+
+	if (setwise)
+		appendStringInfo(&buf->sql,
+						 " LEFT JOIN (SELECT objid, valnum, valexact FROM %s WHERE keyid OPERATOR(pg_catalog.=) $%d AND valnum IS NOT NULL OFFSET 0) %s"
+						 " ON %s.objid OPERATOR(pg_catalog.=) %s",
+						 table, k, alias, alias, objid_expr);
+	else
+		appendStringInfo(&buf->sql,
+						 " LEFT JOIN %s %s ON %s.objid OPERATOR(pg_catalog.=) %s AND %s.keyid OPERATOR(pg_catalog.=) $%d AND %s.valnum IS NOT NULL",
+						 table, alias, alias, objid_expr, alias, k, alias);
+	return sql_exact_number(alias);
+}
+
+/*
  * Sort keys in the cross-type order: numbers, strings, booleans, then
  * objects lacking a scalar there, last or first as nulls_first says
  * (by default last ascending, first descending).

@@ -26,6 +26,7 @@ extern int	sql_key_param(SqlBuf *buf, ArgoCollection *c, const char *keystr);
 extern int	sql_keys_param(SqlBuf *buf, List *keys);
 extern List *sql_path_keys(ArgoCollection *c, ArgoPath *path, bool subtree);
 extern void sql_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
+extern void sql_number_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_object_rows_of_table(SqlBuf *buf, ArgoCollection *coll);
 extern void sql_all_objids(SqlBuf *buf, ArgoCollection *coll);
 extern SqlBuf *sql_key_rows(const char *table, int type, Datum keys);
@@ -97,6 +98,9 @@ extern ValueCols sql_value_join_types(SqlBuf *buf, ArgoCollection *c,
 									  const char *objid_expr, const char *keystr,
 									  const char *alias, int types, bool setwise);
 extern void sql_order_keys(StringInfo out, ValueCols *v, bool desc, bool nulls_first);
+extern char *sql_exact_number(const char *alias);
+extern char *sql_exact_join(SqlBuf *buf, ArgoCollection *c, const char *objid_expr,
+							const char *keystr, const char *alias, bool setwise);
 extern int	sql_alias_steps(ArgoPath *path);
 extern Datum sql_key_steps(ArgoPath *path, int from, int to);
 

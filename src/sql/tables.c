@@ -117,6 +117,23 @@ rows_of_table(SqlBuf *buf, ArgoCollection *c, bool exact)
 					 c->str_table, exact ? "valexact" : "NULL", c->num_table, c->bool_table);
 }
 
+/* Rows of every type with the numbers' exact text beside: (objid, keyid, valstr, valnum, valbool, valexact). */
+void
+sql_number_rows_of_table(SqlBuf *buf, ArgoCollection *c)
+{
+	if (c->format == ARGO_FORMAT_ARGO1)
+	{
+		appendStringInfo(&buf->sql, "(SELECT objid, keyid, valstr, valnum, valbool, valexact FROM %s)",
+						 c->data_table);
+		return;
+	}
+	appendStringInfo(&buf->sql,
+					 "(SELECT objid, keyid, valstr, NULL::pg_catalog.float8 AS valnum, NULL::boolean AS valbool, NULL::pg_catalog.text AS valexact FROM %s"
+					 " UNION ALL SELECT objid, keyid, NULL, valnum, NULL, valexact FROM %s"
+					 " UNION ALL SELECT objid, keyid, NULL, NULL, valbool, NULL FROM %s)",
+					 c->str_table, c->num_table, c->bool_table);
+}
+
 void
 sql_rows_of_table(SqlBuf *buf, ArgoCollection *c)
 {

@@ -163,6 +163,7 @@ tag_elements(Tagged *t, ArgoCollection *c, ArgoPath *unwind)
 typedef struct UnitVals
 {
 	const char *num;
+	const char *exact;			/* the number as numeric, for SUM and AVG */
 	const char *str;
 	const char *boolean;
 	const char *present;
@@ -181,15 +182,17 @@ unit_column(StringInfo sql, const UnitVals *u, const char *agg, const char *col,
 
 	if (u == NULL)
 	{
+		/* "r.exact": the row's number as written (reference.md §9.3) */
 		appendStringInfo(sql, ", pg_catalog.%s(%s) FILTER (WHERE m.role OPERATOR(pg_catalog.=) %d) AS %s",
-						 agg, col, role, name);
+						 agg, strcmp(col, "r.exact") == 0 ? sql_exact_number("r") : col, role, name);
 		return;
 	}
 	if (strcmp(col, "DISTINCT m.root") == 0)
 		v = psprintf("CASE WHEN %s THEN 1 ELSE 0 END", u->present);
 	else
 	{
-		v = strcmp(col, "r.valnum") == 0 ? u->num : strcmp(col, "r.valstr") == 0 ? u->str : u->boolean;
+		v = strcmp(col, "r.valnum") == 0 ? u->num : strcmp(col, "r.exact") == 0 ? u->exact :
+			strcmp(col, "r.valstr") == 0 ? u->str : u->boolean;
 		if (strcmp(agg, "count") == 0)
 			v = psprintf("CASE WHEN %s IS NOT NULL THEN 1 ELSE 0 END", v);
 	}
@@ -216,7 +219,7 @@ static TargetCols
 target_columns(StringInfo sql, ArgoTarget *t, int j, const UnitVals *u)
 {
 	static const char *const parts[][3] = {
-		{"sum", "r.valnum", "s"}, {"count", "r.valnum", "n"},
+		{"sum", "r.exact", "s"}, {"count", "r.valnum", "n"},
 		{"min", "r.valnum", "mn"}, {"min", "r.valstr", "ms"}, {"bool_and", "r.valbool", "mb"},
 		{"max", "r.valnum", "xn"}, {"max", "r.valstr", "xs"}, {"bool_or", "r.valbool", "xb"},
 	};
@@ -244,7 +247,7 @@ target_columns(StringInfo sql, ArgoTarget *t, int j, const UnitVals *u)
 	if (t->agg == AAGG_SUM)
 		tc.col[0] = psprintf("pg_catalog.sum(%ss)", a);
 	else if (t->agg == AAGG_AVG)
-		tc.col[0] = psprintf("pg_catalog.sum(%ss) OPERATOR(pg_catalog./) pg_catalog.sum(%sn)::pg_catalog.float8", a, a);
+		tc.col[0] = psprintf("pg_catalog.sum(%ss) OPERATOR(pg_catalog./) pg_catalog.sum(%sn)::pg_catalog.numeric", a, a);
 	else if (t->agg == AAGG_COUNT_NUMBERS)
 		tc.col[0] = psprintf("coalesce(pg_catalog.sum(%sn), 0)::bigint", a);
 	else
@@ -319,7 +322,7 @@ unwind_one_pass(ArgoQuery *q, ValueCols *groups, TargetCols *targets)
 	appendStringInfo(&buf->sql, "SELECT @COLS@ FROM (SELECT b.objid, m.e%s FROM (", cols.data);
 	sql_base_objids(buf, c, s->where);
 	appendStringInfoString(&buf->sql, ") b LEFT JOIN (");
-	sql_rows_of_table(buf, c);
+	sql_number_rows_of_table(buf, c);
 	appendStringInfo(&buf->sql,
 					 " r JOIN ROWS FROM (pg_catalog.unnest($%d), pg_catalog.unnest($%d), pg_catalog.unnest($%d), pg_catalog.unnest($%d)) AS m(k, e, role, root)"
 					 " ON r.keyid OPERATOR(pg_catalog.=) m.k) ON r.objid OPERATOR(pg_catalog.=) b.objid"
@@ -401,6 +404,7 @@ element_values(SqlBuf *buf, ArgoPath *path, StringInfo vals, int *nvals)
 	appendStringInfo(vals, ", (CASE WHEN s.real = 1 THEN s.el END) OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[] AS v%d",
 					 sqlbuf_param(buf, TEXTARRAYOID, element_steps(path)), (*nvals)++);
 	u->num = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'number' THEN %s::pg_catalog.float8 END", v, v);
+	u->exact = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'number' THEN %s::pg_catalog.numeric END", v, v);
 	u->str = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'string' THEN (%s OPERATOR(pg_catalog.#>>) '{}'::pg_catalog.text[]) COLLATE pg_catalog.\"C\" END",
 					  v, v);
 	u->boolean = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'boolean' THEN %s::pg_catalog.bool END", v, v);

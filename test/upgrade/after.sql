@@ -150,3 +150,14 @@ BEGIN
     RAISE EXCEPTION 'ORDER BY … DESC LIMIT over an upgraded collection is wrong';
   END IF;
 END $$;
+-- 0.11: SUM exact (argo_exact) and aggregates over expressions (argo_compute)
+-- on the objects an older release wrote, against jsonb's numeric over them
+DO $$
+BEGIN
+  IF (SELECT (x->>'s')::numeric FROM argo_query('SELECT SUM(num) AS s FROM up3') x) IS DISTINCT FROM
+       (SELECT sum((doc->>'num')::numeric) FROM before_upgrade WHERE coll = 'up3' AND jsonb_typeof(doc->'num') = 'number')
+     OR (SELECT (x->>'s')::numeric FROM argo_query('SELECT SUM(num * 2 + 1) AS s FROM up1') x) IS DISTINCT FROM
+       (SELECT sum((doc->>'num')::numeric * 2 + 1) FROM before_upgrade WHERE coll = 'up1' AND jsonb_typeof(doc->'num') = 'number') THEN
+    RAISE EXCEPTION 'SUM over an upgraded collection is not exact';
+  END IF;
+END $$;

@@ -40,7 +40,7 @@ typedef struct Partial
 {
 	bool		any;			/* some shard had a value */
 	int64		count;
-	double		sum;
+	Numeric		sum;			/* SUM, AVG: exact (reference.md §9.3), or NULL */
 	JsonbValue	extreme;		/* MIN, MAX: the value */
 	StringInfoData key;			/* and its sort key */
 } Partial;
@@ -155,6 +155,18 @@ number_of(JsonbValue *v)
 	return argo_number_from_numeric(v->val.numeric, NULL);
 }
 
+/* v added to p's exact sum, in the combine's memory. */
+static void
+add_exact(Combine *c, Partial *p, JsonbValue *v)
+{
+	MemoryContext old = MemoryContextSwitchTo(c->cxt);
+
+	p->sum = p->sum == NULL ? DatumGetNumericCopy(NumericGetDatum(v->val.numeric)) :
+		DatumGetNumeric(DirectFunctionCall2(numeric_add, NumericGetDatum(p->sum),
+											NumericGetDatum(v->val.numeric)));
+	MemoryContextSwitchTo(old);
+}
+
 /* One shard's partial value v of target t, added to p. */
 static void
 combine(Combine *c, ArgoTarget *t, Partial *p, JsonbValue *v)
@@ -171,7 +183,7 @@ combine(Combine *c, ArgoTarget *t, Partial *p, JsonbValue *v)
 			p->count += (int64) number_of(v);
 			break;
 		case AAGG_SUM:
-			p->sum += number_of(v);
+			add_exact(c, p, v);
 			break;
 		case AAGG_MIN:
 		case AAGG_MAX:
@@ -237,7 +249,7 @@ add_shard_group(Combine *c, Jsonb *doc)
 			p->count += (int64) number_of(v);
 		if ((v = partial_named(doc, i, "")) != NULL && v->type == jbvNumeric)
 		{
-			p->sum += number_of(v);
+			add_exact(c, p, v);
 			p->any = true;
 		}
 	}
@@ -255,9 +267,10 @@ final_value(ArgoTarget *t, Partial *p)
 	else if (!p->any)
 		v.type = jbvNull;
 	else if (t->agg == AAGG_SUM)
-		v.val.numeric = argo_number_to_numeric(p->sum);
+		v.val.numeric = p->sum;
 	else if (t->agg == AAGG_AVG)
-		v.val.numeric = argo_number_to_numeric(p->sum / (double) Max(p->count, 1));
+		v.val.numeric = DatumGetNumeric(DirectFunctionCall2(numeric_div, NumericGetDatum(p->sum),
+															NumericGetDatum(int64_to_numeric(Max(p->count, 1)))));
 	else
 		v = p->extreme;
 	return v;
