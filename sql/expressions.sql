@@ -228,6 +228,19 @@ SELECT * FROM xp_agg('SELECT SUM(price) AS s, AVG(price) AS a, SUM(items[*].p) A
 SELECT * FROM xp_agg('SELECT qty, SUM(price) AS s, AVG(price) AS a FROM %s WHERE i > 20 GROUP BY qty',
   'SELECT jsonb_build_object(''qty'', d->''qty'', ''s'', sum(xpn(d->''price'')), ''a'', avg(xpn(d->''price''))) FROM xp_docs WHERE i > 20 GROUP BY d->''qty''');
 SELECT * FROM argo_query('SELECT SUM(items[*].q * other[*].q) AS x FROM xp3');
+-- GROUP BY an expression, by its target's name or written again (shown
+-- under the name; not shown where no target computes it)
+SELECT * FROM xp_agg('SELECT DATE_TRUNC(''month'', at) AS month, SUM(price) AS s, COUNT(*) AS n FROM %s GROUP BY month',
+  'SELECT jsonb_build_object(''month'', xpiso(date_trunc(''month'', xpt(d->''at''))), ''s'', sum(xpn(d->''price'')), ''n'', count(*))
+     FROM xp_docs GROUP BY date_trunc(''month'', xpt(d->''at''))');
+SELECT * FROM xp_agg('SELECT LOWER(name) AS n, MOD(ordered, 3) AS m, COUNT(*) AS c FROM %s GROUP BY MOD(ordered, 3), n HAVING c > 10',
+  'SELECT jsonb_build_object(''n'', lower(xps(d->''name'') COLLATE "und-x-icu"), ''m'', mod(xpn(d->''ordered''), 3), ''c'', count(*))
+     FROM xp_docs GROUP BY lower(xps(d->''name'') COLLATE "und-x-icu"), mod(xpn(d->''ordered''), 3) HAVING count(*) > 10');
+SELECT * FROM xp_agg('SELECT COUNT(*) AS c FROM %s GROUP BY TYPEOF(qty)',
+  'SELECT jsonb_build_object(''c'', count(*)) FROM xp_docs GROUP BY jsonb_typeof(d->''qty'')');
+SELECT x FROM argo_query('SELECT SIZE(tags) AS n, COUNT(*) AS c FROM xp3 GROUP BY n ORDER BY n DESC NULLS LAST') x;
+SELECT * FROM argo_query('SELECT LOWER(name) AS n, COUNT(*) AS c FROM xp3 GROUP BY name');
+SELECT * FROM argo_query('SELECT SUM(price) / COUNT(*) AS mean FROM xp3');
 
 -- SET p = expr: on each object as it was (a = b, b = a swaps), JSON null
 -- where it has none, missing parents created; checked against jsonb

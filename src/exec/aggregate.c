@@ -58,6 +58,9 @@ group_key(ArgoQuery *q, ArgoPath *g)
 	StringInfoData key;
 	char	   *path = g->keystr;
 
+	/* an expression no target names: not shown */
+	if (g->expr != NULL && g->out_name == NULL)
+		return NULL;
 	/* renamed (AS): its output name, one key (AS is refused in a join) */
 	if (g->out_name != NULL)
 	{
@@ -226,7 +229,7 @@ rebuild_group(void *arg, Datum *values, bool *nulls)
 	{
 		int			gc = first_present(nulls, col, col + 1, col + 2);
 
-		if (!nulls[gc - 1])
+		if (!nulls[gc - 1] && g->group_keys[foreach_current_index(lc)] != NULL)
 			agg_add_value(g->rb, id, g->group_keys[foreach_current_index(lc)], values, nulls, g->desc, gc);
 		col += 3;
 	}
@@ -267,10 +270,12 @@ check_group_key(ArgoQuery *q, GroupTake *g, int i)
 {
 	ArgoPath   *path = list_nth(q->stmt->group_by, i);
 
-	for (int j = 0; j < i; j++)
+	for (int j = 0; j < i && g->group_keys[i] != NULL; j++)
 	{
 		ArgoPath   *other = list_nth(q->stmt->group_by, j);
 
+		if (g->group_keys[j] == NULL)
+			continue;
 		if (strcmp(g->group_keys[i], g->group_keys[j]) == 0 && strcmp(path->keystr, other->keystr) != 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_DUPLICATE_ALIAS),

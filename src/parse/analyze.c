@@ -252,7 +252,8 @@ bind_path(AnalyzeState *as, ArgoPath *path)
 	ArgoStep   *first;
 	int			src;
 
-	if (path == NULL || path->id)
+	/* ID(), and the stand-ins of what is computed (bound where it is analyzed) */
+	if (path == NULL || path->id || path->expr != NULL || path->steps == NIL)
 		return;
 	first = linitial(path->steps);
 	if (as->filter_depth > 0)
@@ -1093,10 +1094,10 @@ group_path(ArgoStmt *s, ArgoPath *path)
 static ArgoTarget *
 named_aggregate(ArgoStmt *s, ArgoPath *path)
 {
-	ArgoStep   *first = linitial(path->steps);
+	ArgoStep   *first = path->steps != NIL ? linitial(path->steps) : NULL;
 	ListCell   *lc;
 
-	if (list_length(path->steps) != 1 || first->is_index)
+	if (first == NULL || list_length(path->steps) != 1 || first->is_index)
 		return NULL;
 	foreach(lc, s->targets)
 	{
@@ -1116,10 +1117,10 @@ named_aggregate(ArgoStmt *s, ArgoPath *path)
 static ArgoPath *
 output_name_path(ArgoStmt *s, ArgoPath *path)
 {
-	ArgoStep   *first = linitial(path->steps);
+	ArgoStep   *first = path->steps != NIL ? linitial(path->steps) : NULL;
 	ListCell   *lc;
 
-	if (path->id || list_length(path->steps) != 1 || first->is_index)
+	if (first == NULL || path->expr != NULL || path->id || list_length(path->steps) != 1 || first->is_index)
 		return path;
 	foreach(lc, s->targets)
 	{
@@ -1170,11 +1171,11 @@ check_output_names(AnalyzeState *as, ArgoStmt *s)
 	foreach(lc, s->group_by)
 	{
 		ArgoPath   *g = lfirst(lc);
-		ArgoStep   *first = linitial(g->steps);
+		ArgoStep   *first = g->steps != NIL ? linitial(g->steps) : NULL;
 
 		if (g->out_name != NULL)
 			groups = lappend(groups, g->out_name);
-		else if (!first->is_index)
+		else if (first != NULL && !first->is_index)
 			groups = lappend(groups, first->key);
 	}
 	foreach(lc, s->targets)
@@ -1597,10 +1598,10 @@ check_id_aggregates(AnalyzeState *as, ArgoStmt *s)
 static ArgoTarget *
 computed_name(ArgoStmt *s, ArgoPath *path)
 {
-	ArgoStep   *first = linitial(path->steps);
+	ArgoStep   *first = path->steps != NIL ? linitial(path->steps) : NULL;
 	ListCell   *lc;
 
-	if (path->id || list_length(path->steps) != 1 || first->is_index)
+	if (first == NULL || path->id || list_length(path->steps) != 1 || first->is_index)
 		return NULL;
 	foreach(lc, s->targets)
 	{
@@ -1715,8 +1716,9 @@ read_whole_for_compute(AnalyzeState *as, ArgoStmt *s)
 			continue;
 		check_expr_place(as, t->location);
 		if (argo_is_aggregate(s))
-			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
-						   "a computed target in an aggregate query is not supported yet");
+			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   "GROUP BY the target's name to group by what it computes.",
+						   "a computed target beside aggregates that GROUP BY does not compute is not supported yet");
 		if (s->except != NIL)
 			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
 						   "a computed target beside EXCEPT is not supported yet");
@@ -1761,11 +1763,97 @@ read_whole_for_compute(AnalyzeState *as, ArgoStmt *s)
 	s->star = true;
 }
 
+/* Whether two expressions are written alike (GROUP BY one that a target computes). */
+static bool
+same_expr(ArgoExpr *a, ArgoExpr *b)
+{
+	ListCell   *la,
+			   *lb;
+
+	if (a == NULL || b == NULL)
+		return a == b;
+	if (a->kind != b->kind || a->op != b->op || list_length(a->args) != list_length(b->args) ||
+		list_length(a->whens) != list_length(b->whens))
+		return false;
+	switch (a->kind)
+	{
+		case AX_LIT:
+			return a->lit->type == b->lit->type && a->lit->paramno == b->lit->paramno &&
+				a->lit->num == b->lit->num && a->lit->b == b->lit->b &&
+				strcmp(a->lit->str ? a->lit->str : "", b->lit->str ? b->lit->str : "") == 0 &&
+				strcmp(a->lit->json_text ? a->lit->json_text : "", b->lit->json_text ? b->lit->json_text : "") == 0;
+		case AX_PATH:
+			return a->path->id == b->path->id && strcmp(keypath_from_steps(a->path->steps),
+														keypath_from_steps(b->path->steps)) == 0;
+		case AX_CASE:
+			/* CASE's predicates are not compared: only the same CASE object is the same */
+			return a == b;
+		default:
+			if (a->kind == AX_FUNC && strcmp(a->func, b->func) != 0)
+				return false;
+			forboth(la, a->args, lb, b->args)
+				if (!same_expr(lfirst(la), lfirst(lb)))
+				return false;
+			return true;
+	}
+}
+
+/*
+ * GROUP BY an expression (reference.md §9.2), written again or by a
+ * computed target's output name: a stand-in path computed on each unit's
+ * document (sql/aggsql.c), shown under the target's name — the target
+ * then names that group, as a target naming a group path does — or, with
+ * no target computing it, not shown.  Each stand-in gets its own key
+ * text, so that ORDER BY and the targets find their group.
+ */
+static void
+bind_group_exprs(AnalyzeState *as, ArgoStmt *s)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->group_by)
+	{
+		ArgoPath   *g = lfirst(lc);
+		ArgoTarget *t = g->expr == NULL ? computed_name(s, g) : NULL;
+		ListCell   *tc;
+
+		if (g->expr == NULL && t == NULL)
+			continue;
+		if (t != NULL)
+		{
+			ArgoPath   *standin = palloc0(sizeof(ArgoPath));
+
+			*standin = *g;
+			standin->steps = NIL;
+			standin->prefix = "";
+			standin->filtered = true;
+			standin->expr = t->expr;
+			g = standin;
+		}
+		else
+			foreach(tc, s->targets)
+				if (((ArgoTarget *) lfirst(tc))->agg == AAGG_NONE &&
+					same_expr(((ArgoTarget *) lfirst(tc))->expr, g->expr))
+					t = lfirst(tc);
+		check_expr_place(as, g->expr->location);
+		analyze_expr(as, g->expr);
+		g->keystr = psprintf("(group %d)", foreach_current_index(lc) + 1);
+		if (t != NULL)
+		{
+			g->out_name = t->alias;
+			t->path = g;
+			t->expr = NULL;
+		}
+		lfirst(lc) = g;
+	}
+}
+
 static void
 analyze_select(AnalyzeState *as, ArgoStmt *s)
 {
 	ListCell   *lc;
 
+	bind_group_exprs(as, s);
 	read_whole_for_compute(as, s);
 
 	foreach(lc, s->group_by)

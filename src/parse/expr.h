@@ -68,6 +68,7 @@ typedef struct ArgoPath
 	char	   *out_name;		/* a GROUP BY path a target renames: its name */
 	bool		filtered;		/* a filter [? pred] or a[-1]: judged on documents */
 	int			value_types;	/* exec/plan.c: VALUE_TYPES_KNOWN | bit t, type t held */
+	ArgoExpr   *expr;			/* GROUP BY an expression: this path is its stand-in */
 } ArgoPath;
 #define VALUE_TYPES_KNOWN 8		/* (t: 0 strings, 1 numbers, 2 booleans) */
 

@@ -63,6 +63,7 @@ static ArgoPath *expr_plain_path(ArgoParseState *ps, ArgoExpr *e, const char *wh
 static ArgoLiteral *expr_literal(ArgoParseState *ps, ArgoExpr *e, const char *what);
 static ArgoSetItem *make_set_x(ArgoPath *path, ArgoExpr *e);
 static ArgoPath *make_standin(int location);
+static ArgoPath *group_item(ArgoExpr *e);
 %}
 
 %define api.pure full
@@ -130,7 +131,7 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %type <json>	json_value
 %type <setitem>	set_item unset_item
 %type <list>	target_list targets from_list json_list order_list opt_group
-%type <list>	opt_order set_list unset_list opt_unset path_list opt_except
+%type <list>	opt_order set_list unset_list opt_unset path_list opt_except group_list
 %type <boolean> opt_desc
 %type <order>	opt_nulls opt_agg_order
 %type <expr>	expr primary opt_else
@@ -350,7 +351,7 @@ opt_where:
 	;
 
 opt_group:
-	GROUP_P BY path_list		{ $$ = $3; }
+	GROUP_P BY group_list		{ $$ = $3; }
 	| %empty				{ $$ = NIL; }
 	;
 
@@ -643,6 +644,12 @@ primary:
 			$$->thens = lsecond($2);
 			$$->els = $3;
 		}
+	;
+
+/* GROUP BY paths, ID() (refused by analysis), or expressions: each a path or a stand-in */
+group_list:
+	expr						{ $$ = list_make1(group_item($1)); }
+	| group_list ',' expr		{ $$ = lappend($1, group_item($3)); }
 	;
 
 /* CASE's branches: a list of two lists, the predicates and their expressions */
@@ -1377,5 +1384,18 @@ make_standin(int location)
 	p->prefix = "";
 	p->filtered = true;
 	p->location = location;
+	return p;
+}
+
+/* A GROUP BY item: a path (a name too), or an expression's stand-in. */
+static ArgoPath *
+group_item(ArgoExpr *e)
+{
+	ArgoPath   *p;
+
+	if (e->kind == AX_PATH)
+		return e->path;
+	p = make_standin(e->location);
+	p->expr = e;
 	return p;
 }

@@ -5,7 +5,7 @@
  * in the targets, a subquery) reaches a token the grammar has no place
  * for.  Rather than a bare "syntax error at or near X", such a token in
  * such a place is said to be a known construct that the language does
- * not support: 0A000, naming it (reference.md §9), with the Argo/SQL way
+ * not support: 0A000, naming it (reference.md §10), with the Argo/SQL way
  * where there is one.  Anything else stays a syntax error.
  */
 #include "postgres.h"
@@ -173,7 +173,7 @@ argo_check_unsupported(ArgoScanState *st)
 	if (tok == '(' && (before == IDENT || before == LEFT || before == ILIKE || before == REMOVE ||
 					   before == APPEND || before == ADD_P || before == DISTINCT))
 		unsupported(st, psprintf("function %s() here", previous_word(st)),
-					"Functions stand in targets, predicates and SET (reference.md §9).");
+					"Functions stand in targets, predicates, ORDER BY, GROUP BY and SET (reference.md §9).");
 	if (before == RETURNING || (tok == ',' && before == ID_P) ||
 		(st->clause == RETURNING && tok == ',' && before == ')'))
 		unsupported(st, "RETURNING a list of paths",
@@ -194,6 +194,10 @@ argo_check_unsupported(ArgoScanState *st)
 		unsupported(st, "a join on anything but equality", "Join on one equality, a.p = b.q.");
 	if (tok == '*' && before == '.')
 		unsupported(st, "alias.*", "SELECT * gives a join's parts whole.");
+	/* an aggregate's call closed, then an operator: SUM(a) / COUNT(*) */
+	if (before == ')' && (tok == '+' || tok == '-' || tok == '*' || tok == '/' || tok == '%' || tok == CONCAT))
+		unsupported(st, "an expression over an aggregate",
+					"Aggregates take expressions (SUM(price * qty)); compute over their results in SQL around argo_query.");
 	if (ends_operand(before) && (tok == '^' || tok == '|'))
 		unsupported(st, psprintf("the operator %s", text), "POWER(x, y) raises; || concatenates strings.");
 	if (tok == ',' && before == IDENT)

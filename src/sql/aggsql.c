@@ -356,6 +356,40 @@ document_distinct(AggGen *g, ArgoTarget *t, const char *a)
 							TYPED_VALUES, values));
 }
 
+/* {"x": expression[, "each": steps]} as argo_compute takes it, a jsonb parameter */
+static int
+compute_spec(SqlBuf *buf, ArgoExpr *e, ArgoPath *each)
+{
+	StringInfoData spec;
+
+	initStringInfo(&spec);
+	appendStringInfoString(&spec, "{\"x\": ");
+	appendStringInfoString(&spec, JsonbToCString(NULL, &sql_expr_spec(e)->root, -1));
+	if (each != NULL && each->steps != NIL)
+	{
+		appendStringInfoString(&spec, ", \"each\": ");
+		appendStringInfoString(&spec, JsonbToCString(NULL, &DatumGetJsonbP(sql_path_spec(each))->root, -1));
+	}
+	appendStringInfoChar(&spec, '}');
+	return sqlbuf_param(buf, JSONBOID, DirectFunctionCall1(jsonb_in, CStringGetDatum(spec.data)));
+}
+
+/* GROUP BY an expression: its value on each unit's document, in the value columns rows have. */
+static ValueCols
+expr_group(AggGen *g, ArgoPath *path, const char *alias)
+{
+	char	   *doc = unit_document(g, path, psprintf("%sd", alias));
+	ValueCols	v;
+
+	appendStringInfo(&g->buf->sql,
+					 " LEFT JOIN LATERAL (SELECT %s FROM (SELECT %s(%s, $%d::pg_catalog.jsonb, NULL::pg_catalog.int4) OPERATOR(pg_catalog.->) 0 AS v) x) %s ON true",
+					 TYPED_VALUES, argo_function("argo_compute"), doc, compute_spec(g->buf, path->expr, NULL), alias);
+	v.num = psprintf("%s.valnum", alias);
+	v.str = psprintf("%s.valstr", alias);
+	v.boolean = psprintf("%s.valbool", alias);
+	return v;
+}
+
 /*
  * An aggregate of an expression (reference.md §9.2): the values it
  * computes on each unit's document (argo_compute) — one, or one per
@@ -369,20 +403,10 @@ expr_target(AggGen *g, ArgoTarget *t, const char *a)
 	char	   *doc = unit_document(g, t->path, psprintf("%sd", a));
 	bool		by_elem = g->unwind != NULL && t->path->steps != NIL &&
 		t->path->first_wild == g->unwind->first_wild && strcmp(t->path->prefix, g->unwind->prefix) == 0;
-	StringInfoData spec;
 	char	   *values;
 
-	initStringInfo(&spec);
-	appendStringInfoString(&spec, "{\"x\": ");
-	appendStringInfoString(&spec, JsonbToCString(NULL, &sql_expr_spec(t->expr)->root, -1));
-	if (t->path->steps != NIL)
-	{
-		appendStringInfoString(&spec, ", \"each\": ");
-		appendStringInfoString(&spec, JsonbToCString(NULL, &DatumGetJsonbP(sql_path_spec(t->path))->root, -1));
-	}
-	appendStringInfoChar(&spec, '}');
 	values = psprintf("%s(%s, $%d::pg_catalog.jsonb, %s)", argo_function("argo_compute"), doc,
-					  sqlbuf_param(g->buf, JSONBOID, DirectFunctionCall1(jsonb_in, CStringGetDatum(spec.data))),
+					  compute_spec(g->buf, t->expr, t->path),
 					  by_elem ? "o.e::pg_catalog.int4" : "NULL::pg_catalog.int4");
 	if (t->agg == AAGG_COUNT_DISTINCT)
 		return one_col(psprintf("(SELECT pg_catalog.count(DISTINCT ROW(y.valnum, y.valstr, y.valbool)) FROM"
@@ -492,6 +516,8 @@ emit_group(AggGen *g, ArgoPath *path, int i)
 	KeyArrays	k;
 	ValueCols	v;
 
+	if (path->expr != NULL)
+		return expr_group(g, path, alias);
 	if (path->filtered && !path->wild)
 		return document_group(g, path, alias);
 	if (!path->wild)

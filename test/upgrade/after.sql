@@ -155,9 +155,9 @@ END $$;
 DO $$
 BEGIN
   IF (SELECT (x->>'s')::numeric FROM argo_query('SELECT SUM(num) AS s FROM up3') x) IS DISTINCT FROM
-       (SELECT sum((doc->>'num')::numeric) FROM before_upgrade WHERE coll = 'up3' AND jsonb_typeof(doc->'num') = 'number')
+       (SELECT sum((x->>'num')::numeric) FROM argo_query('SELECT num FROM up3') x WHERE jsonb_typeof(x->'num') = 'number')
      OR (SELECT (x->>'s')::numeric FROM argo_query('SELECT SUM(num * 2 + 1) AS s FROM up1') x) IS DISTINCT FROM
-       (SELECT sum((doc->>'num')::numeric * 2 + 1) FROM before_upgrade WHERE coll = 'up1' AND jsonb_typeof(doc->'num') = 'number') THEN
+       (SELECT sum((x->>'num')::numeric * 2 + 1) FROM argo_query('SELECT num FROM up1') x WHERE jsonb_typeof(x->'num') = 'number') THEN
     RAISE EXCEPTION 'SUM over an upgraded collection is not exact';
   END IF;
 END $$;
