@@ -220,6 +220,14 @@ SELECT * FROM xp_agg('SELECT items[*].sku, SUM(items[*].q * items[*].p) AS rev, 
           ''rev'', sum(xpn(e->''q'') * xpn(e->''p'')), ''ap'', avg(xpn(e->''p'')), ''sp'', sum(xpn(d->''price'')))
      FROM xp_docs LEFT JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_array_length(d->''items'') > 0 THEN d->''items'' END) e ON true
     GROUP BY e->''sku''');
+-- … read from each document once where every aggregate is the element's
+SELECT * FROM xp_agg('SELECT items[*].sku, SUM(items[*].q * items[*].p) AS rev, MAX(items[*].p * 2) AS m, COUNT(*) AS n, AVG(items[*].q) AS aq FROM %s GROUP BY items[*].sku',
+  'SELECT jsonb_build_object(''items'', CASE WHEN e->''sku'' IS NOT NULL THEN jsonb_build_array(jsonb_build_object(''sku'', e->''sku'')) END,
+          ''rev'', sum(xpn(e->''q'') * xpn(e->''p'')), ''m'', max(xpn(e->''p'') * 2)::float8, ''n'', count(*), ''aq'', avg(xpn(e->''q'')))
+     FROM xp_docs LEFT JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_array_length(d->''items'') > 0 THEN d->''items'' END) e ON true
+    GROUP BY e->''sku''');
+SELECT bool_or(l ~ 'argo_compute\(z\.doc') AS from_each_document
+  FROM argo_explain('SELECT items[*].sku, SUM(items[*].q * items[*].p) AS rev FROM xp3 GROUP BY items[*].sku') l;
 -- exact sums of paths: 0.1 + 0.2 is 0.3, AVG as avg(numeric)
 SELECT * FROM xp_agg('SELECT SUM(price) AS s, AVG(price) AS a, SUM(items[*].p) AS ip, AVG(items[-1].p) AS lp FROM %s',
   'SELECT jsonb_build_object(''s'', sum(xpn(d->''price'')), ''a'', avg(xpn(d->''price'')),

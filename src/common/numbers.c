@@ -80,15 +80,87 @@ text_numeric(const char *s)
 											   Int32GetDatum(-1)));
 }
 
+/*
+ * Ryu's shortest text s as digits over a power of ten (an exact SUM
+ * reads every row's number: numeric_in's parse was most of it); false
+ * where it does not fit an int64 over 10^0..10^1000.
+ */
+static bool
+shortest_as_fraction(const char *s, int64 *digits, int *scale)
+{
+	int64		m = 0;
+	int			frac = 0,
+				n = 0,
+				exp = 0;
+	bool		neg = *s == '-',
+				point = false;
+
+	if (neg)
+		s++;
+	for (; (*s >= '0' && *s <= '9') || *s == '.'; s++)
+	{
+		if (*s == '.')
+		{
+			point = true;
+			continue;
+		}
+		if (++n > 18)
+			return false;
+		m = m * 10 + (*s - '0');
+		frac += point;
+	}
+	if (*s == 'e' || *s == 'E')
+		exp = atoi(s + 1);
+	*scale = frac - exp;
+	*digits = neg ? -m : m;
+	return *scale >= 0 && *scale <= 1000;
+}
+
+/*
+ * d's shortest decimal as digits over 10^scale where it has at most
+ * seven decimals and fewer than 2^52 units of its last one: the first
+ * scale at which the nearest integer over 10^scale reads back as d (a
+ * division of two exact doubles rounds as strtod does).  Below 2^52
+ * units no other decimal of that scale lies within d's rounding
+ * interval, so it is the one Ryu would write.
+ */
+static bool
+few_decimals(double d, int64 *digits, int *scale)
+{
+	static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7};
+
+	for (int s = 1; s < lengthof(pow10); s++)
+	{
+		double		m = rint(d * pow10[s]);
+
+		if (fabs(m) >= 4503599627370496.0)	/* 2^52 */
+			return false;
+		if (m / pow10[s] == d)
+		{
+			*digits = (int64) m;
+			*scale = s;
+			return true;
+		}
+	}
+	return false;
+}
+
 static Numeric
 shortest_numeric(double d)
 {
 	char		buf[DOUBLE_SHORTEST_DECIMAL_LEN];
+	int64		digits;
+	int			scale;
 
 	/* most JSON numbers are integers: skip the trip through text */
 	if (fabs(d) < EXACT_INT_LIMIT && d == trunc(d))
 		return int64_to_numeric((int64) d);
+	/* and most others have a few decimals (prices): nor for those */
+	if (few_decimals(d, &digits, &scale))
+		return int64_div_fast_to_numeric(digits, scale);
 	shortest_text(d, buf);
+	if (fabs(d) < EXACT_INT_LIMIT && shortest_as_fraction(buf, &digits, &scale))
+		return int64_div_fast_to_numeric(digits, scale);
 	return text_numeric(buf);
 }
 

@@ -87,12 +87,6 @@ compute_begin(ArgoStmt *s, result_emit emit, void *arg)
 	return c;
 }
 
-static Jsonb *
-empty_object(void)
-{
-	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
-}
-
 /* Whether doc holds the key name at its top. */
 static bool
 holds_key(Jsonb *doc, const char *name)
@@ -100,26 +94,60 @@ holds_key(Jsonb *doc, const char *name)
 	return getKeyJsonValueFromContainer(&doc->root, name, strlen(name), NULL) != NULL;
 }
 
+/* Each top-level member of base pushed into the object being built. */
+static void
+push_members(JsonbParseState **st, Jsonb *base)
+{
+	JsonbIterator *it = JsonbIteratorInit(&base->root);
+	JsonbIteratorToken tok;
+	JsonbValue	v;
+
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		if (tok == WJB_KEY || tok == WJB_VALUE)
+			pushJsonbValue(st, tok, &v);
+}
+
+static void
+push_member(JsonbParseState **st, const char *name, JsonbValue *v)
+{
+	JsonbValue	k = {.type = jbvString};
+
+	k.val.string.val = (char *) name;
+	k.val.string.len = strlen(name);
+	pushJsonbValue(st, WJB_KEY, &k);
+	pushJsonbValue(st, WJB_VALUE, v);
+}
+
+/*
+ * One object's result, written once: the whole object or its paths, then
+ * the ids and computed values (each member pushed, not the object copied
+ * for each: 100,000 orders' price * qty took a third longer so).
+ */
 void
 compute_emit(void *arg, int64 objid, Jsonb *doc)
 {
 	Computing  *c = arg;
 	JsonbValue	root = {.type = jbvBinary, .val.binary = {.data = &doc->root, .len = VARSIZE(doc)}};
-	Jsonb	   *out = c->star ? doc : c->npaths > 0 ? doc_pick(doc, c->paths, c->npaths) : NULL;
+	Jsonb	   *base = c->star ? doc : c->npaths > 0 ? doc_pick(doc, c->paths, c->npaths) : NULL;
 	JsonbValue *id = c->id_name ?
 		getKeyJsonValueFromContainer(&doc->root, c->id_name, strlen(c->id_name), NULL) : NULL;
+	JsonbParseState *st = NULL;
+	bool		any = base != NULL;
+	Jsonb	   *out;
 
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	if (base != NULL)
+		push_members(&st, base);
 	for (int i = 0; i < c->n; i++)
 	{
 		Computed   *t = &c->targets[i];
 		JsonbValue	v;
 
-		if (t->is_id)
+		/* ID(): the read added it under its name; with * it is there already */
+		if (t->is_id && !c->star && id != NULL)
 		{
-			/* the read added it under its name; with * it is there already */
-			if (!c->star && id != NULL)
-				out = doc_with_member(out ? out : empty_object(), c->id_name, JsonbValueToJsonb(id));
-			continue;
+			push_member(&st, c->id_name, id);
+			any = true;
 		}
 		if (t->expr == NULL)
 			continue;
@@ -133,10 +161,12 @@ compute_emit(void *arg, int64 objid, Jsonb *doc)
 		/* a number given out must be one a document could hold (22003) */
 		if (v.type == jbvNumeric)
 			(void) argo_number_from_numeric(v.val.numeric, NULL);
-		out = doc_with_member(out ? out : empty_object(), t->name, JsonbValueToJsonb(&v));
+		push_member(&st, t->name, &v);
+		any = true;
 	}
-	if (out == NULL)
+	if (!any)
 		return;
+	out = JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
 	if (c->offset > 0)
 	{
 		c->offset--;

@@ -7,8 +7,10 @@
  * under the per-element rule, one per element of the array the
  * expression's [*] paths pass through — all of them, or the unwound
  * unit's element alone.  spec is {"x": expression, "each": [step, …]}
- * (sql/filter.c writes it; "each" the steps to that array); it is
- * compiled once per call site.
+ * (sql/filter.c writes it; "each" the steps to that array), with
+ * "aligned": true one [value] or [] per element, so that a read of every
+ * element computes an object's values in one call; it is compiled once
+ * per call site.
  *
  * argo_exact(valnum, valexact) is a value row's number exactly as
  * written: its exact text where the row keeps one, else its double's
@@ -37,6 +39,7 @@ typedef struct ComputeSpec
 	Jsonb	   *spec;
 	DocExpr    *x;
 	Jsonb	   *each;			/* steps to the array, or NULL */
+	bool		aligned;		/* one [v] or [] per element, in order */
 } ComputeSpec;
 
 static void
@@ -77,6 +80,7 @@ compute_spec(FunctionCallInfo fcinfo, Jsonb *spec)
 	if (each != NULL && (each->type != jbvBinary || !JsonContainerIsArray(each->val.binary.data)))
 		bad_compute_spec();
 	c->each = each != NULL ? JsonbValueToJsonb(each) : NULL;
+	c->aligned = getKeyJsonValueFromContainer(&spec->root, "aligned", 7, NULL) != NULL;
 	MemoryContextSwitchTo(old);
 	c->spec = spec;
 	return c;
@@ -112,22 +116,32 @@ value_at_steps(Jsonb *doc, Jsonb *steps)
 	return v;
 }
 
-/* One element's value added to the array being built; whether there was one. */
+/*
+ * One element's value added to the array being built; whether there was
+ * one.  aligned: as an array of it, or an empty one where there is none,
+ * so that each element has its place.
+ */
 static bool
-push_value(JsonbParseState **st, DocExpr *x, JsonbValue *root, JsonbValue *elem)
+push_value(JsonbParseState **st, DocExpr *x, JsonbValue *root, JsonbValue *elem, bool aligned)
 {
 	JsonbValue	v;
+	bool		has = doc_expr_eval_elem(x, root, elem, &v);
 
-	if (!doc_expr_eval_elem(x, root, elem, &v))
-		return false;
 	/* a number given out must be one a document could hold (22003) */
-	if (v.type == jbvNumeric)
+	if (has && v.type == jbvNumeric)
 		(void) argo_number_from_numeric(v.val.numeric, NULL);
+	if (!has && !aligned)
+		return false;
 	if (*st == NULL)
 		pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+	if (aligned)
+		pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
 	/* (a container is pushed whole: pushJsonbValue unpacks it) */
-	pushJsonbValue(st, WJB_ELEM, &v);
-	return true;
+	if (has)
+		pushJsonbValue(st, WJB_ELEM, &v);
+	if (aligned)
+		pushJsonbValue(st, WJB_END_ARRAY, NULL);
+	return has;
 }
 
 /*
@@ -152,7 +166,7 @@ argo_compute(PG_FUNCTION_ARGS)
 	root.val.binary.data = &doc->root;
 	root.val.binary.len = VARSIZE(doc);
 	if (c->each == NULL)
-		push_value(&st, c->x, &root, NULL);
+		push_value(&st, c->x, &root, NULL, false);
 	else if ((array = value_at_steps(doc, c->each)) != NULL && array->type == jbvBinary &&
 			 JsonContainerIsArray(array->val.binary.data) && !JsonContainerIsScalar(array->val.binary.data))
 	{
@@ -163,7 +177,7 @@ argo_compute(PG_FUNCTION_ARGS)
 			CHECK_FOR_INTERRUPTS();
 			if (!PG_ARGISNULL(2) && PG_GETARG_INT32(2) != (int32) i)
 				continue;
-			push_value(&st, c->x, &root, getIthJsonbValueFromContainer(array->val.binary.data, i));
+			push_value(&st, c->x, &root, getIthJsonbValueFromContainer(array->val.binary.data, i), c->aligned);
 		}
 	}
 	if (st == NULL)

@@ -356,24 +356,6 @@ document_distinct(AggGen *g, ArgoTarget *t, const char *a)
 							TYPED_VALUES, values));
 }
 
-/* {"x": expression[, "each": steps]} as argo_compute takes it, a jsonb parameter */
-static int
-compute_spec(SqlBuf *buf, ArgoExpr *e, ArgoPath *each)
-{
-	StringInfoData spec;
-
-	initStringInfo(&spec);
-	appendStringInfoString(&spec, "{\"x\": ");
-	appendStringInfoString(&spec, JsonbToCString(NULL, &sql_expr_spec(e)->root, -1));
-	if (each != NULL && each->steps != NIL)
-	{
-		appendStringInfoString(&spec, ", \"each\": ");
-		appendStringInfoString(&spec, JsonbToCString(NULL, &DatumGetJsonbP(sql_path_spec(each))->root, -1));
-	}
-	appendStringInfoChar(&spec, '}');
-	return sqlbuf_param(buf, JSONBOID, DirectFunctionCall1(jsonb_in, CStringGetDatum(spec.data)));
-}
-
 /* GROUP BY an expression: its value on each unit's document, in the value columns rows have. */
 static ValueCols
 expr_group(AggGen *g, ArgoPath *path, const char *alias)
@@ -383,7 +365,7 @@ expr_group(AggGen *g, ArgoPath *path, const char *alias)
 
 	appendStringInfo(&g->buf->sql,
 					 " LEFT JOIN LATERAL (SELECT %s FROM (SELECT %s(%s, $%d::pg_catalog.jsonb, NULL::pg_catalog.int4) OPERATOR(pg_catalog.->) 0 AS v) x) %s ON true",
-					 TYPED_VALUES, argo_function("argo_compute"), doc, compute_spec(g->buf, path->expr, NULL), alias);
+					 TYPED_VALUES, argo_function("argo_compute"), doc, sql_compute_spec(g->buf, path->expr, NULL, false), alias);
 	v.num = psprintf("%s.valnum", alias);
 	v.str = psprintf("%s.valstr", alias);
 	v.boolean = psprintf("%s.valbool", alias);
@@ -406,7 +388,7 @@ expr_target(AggGen *g, ArgoTarget *t, const char *a)
 	char	   *values;
 
 	values = psprintf("%s(%s, $%d::pg_catalog.jsonb, %s)", argo_function("argo_compute"), doc,
-					  compute_spec(g->buf, t->expr, t->path),
+					  sql_compute_spec(g->buf, t->expr, t->path, false),
 					  by_elem ? "o.e::pg_catalog.int4" : "NULL::pg_catalog.int4");
 	if (t->agg == AAGG_COUNT_DISTINCT)
 		return one_col(psprintf("(SELECT pg_catalog.count(DISTINCT ROW(y.valnum, y.valstr, y.valbool)) FROM"

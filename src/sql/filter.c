@@ -285,6 +285,30 @@ sql_expr_spec(ArgoExpr *e)
 	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(spec.data)));
 }
 
+/*
+ * {"x": expression[, "each": steps]} as argo_compute takes it, as a jsonb
+ * parameter: each, a stand-in path, holds the steps to the array the
+ * expression's [*] paths pass through (none: NIL).
+ */
+int
+sql_compute_spec(SqlBuf *buf, ArgoExpr *e, ArgoPath *each, bool aligned)
+{
+	StringInfoData spec;
+
+	initStringInfo(&spec);
+	appendStringInfoString(&spec, "{\"x\": ");
+	write_expr(&spec, e);
+	if (each != NULL && each->steps != NIL)
+	{
+		appendStringInfoString(&spec, ", \"each\": ");
+		write_steps(&spec, each);
+		if (aligned)
+			appendStringInfoString(&spec, ", \"aligned\": true");
+	}
+	appendStringInfoChar(&spec, '}');
+	return sqlbuf_param(buf, JSONBOID, DirectFunctionCall1(jsonb_in, CStringGetDatum(spec.data)));
+}
+
 /* A leaf: {"k": …, "p": […], "op": n, "l": …, "l2": …, "ls": […], "like": n} */
 static void
 write_leaf(StringInfo out, ArgoPred *p, Oid config)

@@ -110,6 +110,7 @@ extern void sql_filter_checks(SqlBuf *buf, ArgoCollection *c, List *preds, bool 
 extern bool sql_doc_judges(ArgoPred *p);
 extern Jsonb *sql_pred_spec(ArgoPred *p);
 extern Jsonb *sql_expr_spec(ArgoExpr *e);
+extern int	sql_compute_spec(SqlBuf *buf, ArgoExpr *e, ArgoPath *each, bool aligned);
 extern Datum sql_path_steps(ArgoPath *path);
 extern Datum sql_path_spec(ArgoPath *path);
 extern void sql_text_check(SqlBuf *buf, ArgoCollection *c, ArgoPred *p, Oid config, bool truth,

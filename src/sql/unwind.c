@@ -83,8 +83,25 @@ into_unwound(ArgoStmt *s, ArgoPath *path)
  * through a filter or a negative index: those are judged on documents),
  * and no aggregate but COUNT(*), COUNT, SUM, AVG, MIN and MAX.
  */
+/* Whether an aggregate of an expression reads the unit's element, or the object alone (no [*]). */
+static bool
+expr_by_unit(ArgoStmt *s, ArgoTarget *t)
+{
+	return t->path->steps == NIL ||
+		(t->path->first_wild == s->unwind->first_wild && strcmp(t->path->prefix, s->unwind->prefix) == 0);
+}
+
+static bool one_pass_applies(ArgoQuery *q, bool exprs);
+
 bool
 unwind_one_pass_applies(ArgoQuery *q)
+{
+	return one_pass_applies(q, false);
+}
+
+/* … with exprs, aggregates of expressions too, which only documents give (unwind_docs) */
+static bool
+one_pass_applies(ArgoQuery *q, bool exprs)
 {
 	ArgoStmt   *s = q->stmt;
 	ListCell   *lc;
@@ -101,6 +118,12 @@ unwind_one_pass_applies(ArgoQuery *q)
 
 		if (t->agg == AAGG_COUNT_STAR || (t->agg == AAGG_NONE && into_unwound(s, t->path)))
 			continue;
+		if (t->expr != NULL)
+		{
+			if (!exprs || t->agg == AAGG_COUNT_DISTINCT || !expr_by_unit(s, t))
+				return false;
+			continue;
+		}
 		if (t->agg == AAGG_COUNT_DISTINCT || t->agg == AAGG_NONE || !into_unwound(s, t->path) ||
 			t->path->filtered)
 			return false;
@@ -374,7 +397,7 @@ unwind_docs_applies(ArgoQuery *q)
 	ArgoStmt   *s = q->stmt;
 	ListCell   *lc;
 
-	if (!unwind_one_pass_applies(q) || !docs_readable(linitial(q->colls)) ||
+	if (!one_pass_applies(q, true) || !docs_readable(linitial(q->colls)) ||
 		element_steps(s->unwind) == (Datum) 0)
 		return false;
 	foreach(lc, s->group_by)
@@ -384,7 +407,8 @@ unwind_docs_applies(ArgoQuery *q)
 	{
 		ArgoTarget *t = lfirst(lc);
 
-		if (t->agg != AAGG_COUNT_STAR && t->agg != AAGG_NONE && element_steps(t->path) == (Datum) 0)
+		if (t->agg != AAGG_COUNT_STAR && t->agg != AAGG_NONE && t->expr == NULL &&
+			element_steps(t->path) == (Datum) 0)
 			return false;
 	}
 	return true;
@@ -413,6 +437,38 @@ element_values(SqlBuf *buf, ArgoPath *path, StringInfo vals, int *nvals)
 }
 
 /*
+ * An aggregate of an expression in a unit: computed by argo_compute once
+ * for each object (into objcols, as x.c<i>: per element, aligned, where
+ * its [*] paths pass through the unwound array, else the object's one),
+ * the unit's taken by its element's position (s.ei); as column v<i>.
+ * One call an object, not one an element: each call reads the document
+ * again (100,000 orders' revenue per sku, 0.93 s with a call each).
+ */
+static UnitVals *
+computed_values(SqlBuf *buf, ArgoTarget *t, StringInfo vals, int *nvals, StringInfo objcols)
+{
+	UnitVals   *u = palloc(sizeof(UnitVals));
+	char	   *v = psprintf("w.v%d", *nvals);
+	bool		each = t->path->steps != NIL;
+
+	appendStringInfo(objcols, ", %s(z.doc, $%d::pg_catalog.jsonb, NULL::pg_catalog.int4) AS c%d",
+					 argo_function("argo_compute"), sql_compute_spec(buf, t->expr, t->path, each), *nvals);
+	if (each)
+		appendStringInfo(vals, ", (CASE WHEN s.real = 1 THEN s.c%d END) OPERATOR(pg_catalog.->) s.ei OPERATOR(pg_catalog.->) 0 AS v%d",
+						 *nvals, *nvals);
+	else
+		appendStringInfo(vals, ", s.c%d OPERATOR(pg_catalog.->) 0 AS v%d", *nvals, *nvals);
+	(*nvals)++;
+	u->num = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'number' THEN %s::pg_catalog.float8 END", v, v);
+	u->exact = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'number' THEN %s::pg_catalog.numeric END", v, v);
+	u->str = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'string' THEN (%s OPERATOR(pg_catalog.#>>) '{}'::pg_catalog.text[]) COLLATE pg_catalog.\"C\" END",
+					  v, v);
+	u->boolean = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'boolean' THEN %s::pg_catalog.bool END", v, v);
+	u->present = psprintf("%s IS NOT NULL", v);
+	return u;
+}
+
+/*
  * unwind_one_pass over documents, where unwind_docs_applies.  Each
  * object's array is set out by jsonb_array_elements in the select list
  * (a function scan joined laterally, memoized for nothing, cost twice as
@@ -428,13 +484,19 @@ unwind_docs(ArgoQuery *q, ValueCols *groups, TargetCols *targets)
 	ArgoCollection *c = linitial(q->colls);
 	SqlBuf	   *buf = sqlbuf_create();
 	StringInfoData cols,
-				vals;
+				vals,
+				objcols,
+				passed;
 	int			nvals = 0;
 	int			array;
+	bool		computes = false;
+	int			name = sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name));
 	ListCell   *lc;
 
 	initStringInfo(&cols);
 	initStringInfo(&vals);
+	initStringInfo(&objcols);
+	initStringInfo(&passed);
 	foreach(lc, s->group_by)
 		groups[foreach_current_index(lc)] =
 			group_columns(&cols, foreach_current_index(lc), element_values(buf, lfirst(lc), &vals, &nvals));
@@ -443,23 +505,33 @@ unwind_docs(ArgoQuery *q, ValueCols *groups, TargetCols *targets)
 		ArgoTarget *tg = lfirst(lc);
 		int			j = foreach_current_index(lc);
 
-		if (!unit_free_target(tg, &targets[j]))
-			targets[j] = target_columns(&cols, tg, j, element_values(buf, tg->path, &vals, &nvals));
+		if (unit_free_target(tg, &targets[j]))
+			continue;
+		if (tg->expr != NULL)
+		{
+			computes = true;
+			appendStringInfo(&passed, ", x.c%d", nvals);
+		}
+		targets[j] = target_columns(&cols, tg, j, tg->expr != NULL ?
+									computed_values(buf, tg, &vals, &nvals, &objcols) :
+									element_values(buf, tg->path, &vals, &nvals));
 	}
 	array = sqlbuf_param(buf, TEXTARRAYOID,
 						 sql_key_steps(s->unwind, sql_alias_steps(s->unwind), first_wild_step(s->unwind)));
 	appendStringInfo(&buf->sql,
 					 "SELECT @COLS@ FROM (SELECT w.objid%s FROM (SELECT s.objid%s FROM ("
 					 "SELECT b.objid, CASE WHEN x.n OPERATOR(pg_catalog.>) 0 THEN 1 END AS real,"
-					 " pg_catalog.jsonb_array_elements(CASE WHEN x.n OPERATOR(pg_catalog.>) 0 THEN x.a ELSE '[null]'::pg_catalog.jsonb END) AS el FROM (",
-					 cols.data, vals.data);
+					 " pg_catalog.jsonb_array_elements(CASE WHEN x.n OPERATOR(pg_catalog.>) 0 THEN x.a ELSE '[null]'::pg_catalog.jsonb END) AS el%s FROM (",
+					 cols.data, vals.data,
+					 /* the objects' computed values and the element's position, for aggregates of expressions */
+					 computes ? psprintf("%s, pg_catalog.generate_series(0, GREATEST(x.n, 1) OPERATOR(pg_catalog.-) 1) AS ei",
+										 passed.data) : "");
 	sql_base_objids(buf, c, s->where);
 	appendStringInfo(&buf->sql,
 					 ") b LEFT JOIN %s d ON d.objid OPERATOR(pg_catalog.=) b.objid"
-					 " CROSS JOIN LATERAL (SELECT y.a, CASE pg_catalog.jsonb_typeof(y.a) WHEN 'array' THEN pg_catalog.jsonb_array_length(y.a) ELSE 0 END AS n"
-					 " FROM (SELECT COALESCE(d.doc, %s($%d, b.objid)) OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[] AS a) y OFFSET 0) x"
+					 " CROSS JOIN LATERAL (SELECT y.*, CASE pg_catalog.jsonb_typeof(y.a) WHEN 'array' THEN pg_catalog.jsonb_array_length(y.a) ELSE 0 END AS n"
+					 " FROM (SELECT z.doc OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[] AS a%s FROM (SELECT COALESCE(d.doc, %s($%d, b.objid)) AS doc) z) y OFFSET 0) x"
 					 ") s OFFSET 0) w) o",
-					 c->doc_table, argo_function("argo_object"),
-					 sqlbuf_param(buf, TEXTOID, CStringGetTextDatum(c->name)), array);
+					 c->doc_table, array, objcols.data, argo_function("argo_object"), name);
 	return buf;
 }
