@@ -6,7 +6,7 @@
 CREATE FUNCTION argo_compute(doc jsonb, spec jsonb, elem integer DEFAULT NULL)
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'argo_compute'
-LANGUAGE C IMMUTABLE PARALLEL SAFE SECURITY INVOKER;
+LANGUAGE C STABLE PARALLEL SAFE SECURITY INVOKER;
 
 COMMENT ON FUNCTION argo_compute(jsonb, jsonb, integer) IS
 'The values an expression ({"x": expression, "each": [steps to an array]}) computes on a document, one per element of that array (or of element elem alone), as an array; NULL where none';
@@ -20,3 +20,8 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE SECURITY INVOKER;
 COMMENT ON FUNCTION argo_exact(float8, text) IS
 'A number of a value table as written: its exact text where the row keeps one (valexact), else its double''s shortest decimal; NULL for no number';
 
+
+-- A sort key or a test may compute NOW() (the transaction's start) now:
+-- stable, no longer immutable.
+ALTER FUNCTION argo_sort_key(jsonb, jsonb) STABLE;
+ALTER FUNCTION argo_filter_test(jsonb, jsonb) STABLE;

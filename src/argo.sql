@@ -147,7 +147,7 @@ COMMENT ON FUNCTION argo_object(text, bigint) IS
 CREATE FUNCTION argo_sort_key(doc jsonb, path jsonb)
 RETURNS text
 AS 'MODULE_PATHNAME', 'argo_sort_key'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
+LANGUAGE C STABLE STRICT PARALLEL SAFE SECURITY INVOKER;
 
 COMMENT ON FUNCTION argo_sort_key(jsonb, jsonb) IS
 'ORDER BY''s key from a document: the value at the path (a jsonb array of keys and positions) as text that sorts in the "C" collation as Argo orders values (numbers, strings, booleans), else NULL';
@@ -157,7 +157,7 @@ COMMENT ON FUNCTION argo_sort_key(jsonb, jsonb) IS
 CREATE FUNCTION argo_filter_test(doc jsonb, spec jsonb)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'argo_filter_test'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SECURITY INVOKER;
+LANGUAGE C STABLE STRICT PARALLEL SAFE SECURITY INVOKER;
 
 COMMENT ON FUNCTION argo_filter_test(jsonb, jsonb) IS
 'Whether an object passes a predicate through a filter [? pred], given as Argo''s jsonb spec: true, false or NULL for unknown';
@@ -177,7 +177,7 @@ COMMENT ON FUNCTION argo_values_at(jsonb, jsonb) IS
 CREATE FUNCTION argo_compute(doc jsonb, spec jsonb, elem integer DEFAULT NULL)
 RETURNS jsonb
 AS 'MODULE_PATHNAME', 'argo_compute'
-LANGUAGE C IMMUTABLE PARALLEL SAFE SECURITY INVOKER;
+LANGUAGE C STABLE PARALLEL SAFE SECURITY INVOKER;
 
 COMMENT ON FUNCTION argo_compute(jsonb, jsonb, integer) IS
 'The values an expression ({"x": expression, "each": [steps to an array]}) computes on a document, one per element of that array (or of element elem alone), as an array; NULL where none';
