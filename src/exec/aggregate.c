@@ -16,10 +16,12 @@
 
 #include "common/numbers.h"
 #include "doc/doc.h"
+#include "doc/docexpr.h"
 #include "store/collection.h"
 #include "parse/analyze.h"
 #include "parse/expr.h"
 #include "parse/parse.h"
+#include "sql/sql.h"
 #include "exec/aggregate.h"
 #include "exec/stream.h"
 
@@ -158,6 +160,7 @@ typedef struct GroupTake
 	MemoryContext cxt;			/* theirs: rows come in memory reset after each */
 	rebuild_emit emit;			/* where results go */
 	void	   *arg;
+	struct DocExpr **over;		/* the targets computed over aggregates, compiled */
 } GroupTake;
 
 /* A whole-value aggregate's column: kept for the result (NULL FIRST/LAST: missing). */
@@ -188,6 +191,55 @@ keep_whole_value(GroupTake *g, ArgoTarget *t, int64 id, const char *key, Datum *
 	MemoryContextSwitchTo(old);
 }
 
+/* Whether a key is a reserved name an aggregate went under for an expression over it. */
+static bool
+reserved_key(JsonbValue *k)
+{
+	return k->type == jbvString && k->val.string.len > 0 && k->val.string.val[0] == '\x01';
+}
+
+/*
+ * The targets computed over aggregates (SUM(qty) / COUNT(*)), from the
+ * group's aggregates under their reserved names, which are taken out;
+ * a target is left out where it has no value.
+ */
+static Jsonb *
+with_over_targets(GroupTake *g, Jsonb *obj)
+{
+	JsonbValue	root = {.type = jbvBinary, .val.binary = {.data = &obj->root, .len = VARSIZE(obj)}};
+	JsonbParseState *st = NULL;
+	JsonbIterator *it = JsonbIteratorInit(&obj->root);
+	JsonbIteratorToken tok;
+	JsonbValue	v;
+	ListCell   *lc;
+	bool		skip = false;
+
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+			skip = reserved_key(&v);
+		if ((tok == WJB_KEY || tok == WJB_VALUE) && !skip)
+			pushJsonbValue(&st, tok, &v);
+	}
+	foreach(lc, g->q->stmt->over)
+	{
+		ArgoTarget *t = lfirst(lc);
+		JsonbValue	k = {.type = jbvString};
+
+		if (!doc_expr_eval(g->over[foreach_current_index(lc)], &root, &v))
+			continue;
+		/* a number given out must be one a document could hold (22003) */
+		if (v.type == jbvNumeric)
+			(void) argo_number_from_numeric(v.val.numeric, NULL);
+		k.val.string.val = t->alias;
+		k.val.string.len = strlen(t->alias);
+		pushJsonbValue(&st, WJB_KEY, &k);
+		pushJsonbValue(&st, WJB_VALUE, &v);
+	}
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
 /* A group's result, with its whole values, given on. */
 static void
 give_group(void *arg, int64 id, Jsonb *obj)
@@ -212,6 +264,8 @@ give_group(void *arg, int64 id, Jsonb *obj)
 		pfree(w);
 		g->whole = foreach_delete_current(g->whole, lc);
 	}
+	if (g->over != NULL)
+		obj = with_over_targets(g, obj);
 	g->emit(g->arg, id, obj);
 }
 
@@ -300,6 +354,13 @@ run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg)
 	g.cxt = CurrentMemoryContext;
 	g.rb = rebuilder_create(NULL, give_group, &g);
 
+	if (q->stmt->over != NIL)
+	{
+		g.over = palloc(sizeof(DocExpr *) * list_length(q->stmt->over));
+		foreach(lc, q->stmt->over)
+			g.over[foreach_current_index(lc)] =
+				doc_compute_compile(sql_expr_spec(((ArgoTarget *) lfirst(lc))->expr));
+	}
 	g.group_keys = palloc(sizeof(char *) * Max(list_length(q->stmt->group_by), 1));
 	foreach(lc, q->stmt->group_by)
 	{

@@ -20,7 +20,8 @@ typedef enum ArgoExprKind
 	AX_OP,					/* op: + - * / % or '|' for ||; args: two */
 	AX_NEG,					/* args: one */
 	AX_FUNC,					/* func (lower case), args */
-	AX_CASE					/* whens: of ArgoPred *, thens: of ArgoExpr *, els */
+	AX_CASE,					/* whens: of ArgoPred *, thens: of ArgoExpr *, els */
+	AX_AGG						/* agg: an aggregate, in a target over aggregates */
 } ArgoExprKind;
 
 struct ArgoExpr
@@ -34,6 +35,7 @@ struct ArgoExpr
 	List	   *whens;
 	List	   *thens;
 	struct ArgoExpr *els;
+	struct ArgoTarget *agg;		/* AX_AGG: the aggregate (over aggregates, a hidden target) */
 	bool		parens;			/* written in parentheses: -(5) is not a literal */
 	int			location;
 };

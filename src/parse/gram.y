@@ -216,11 +216,6 @@ targets:
 
 target:
 	expr opt_alias				{ $$ = make_target(ps, $1, $2, @1); }
-	| agg_call opt_alias
-		{
-			$$ = $1;
-			$$->alias = $2;
-		}
 	;
 
 /* ID(): the object's id, where a path may stand */
@@ -591,10 +586,6 @@ leaf:
 		}
 	| expr cmp_op ANY path		{ $$ = make_leaf(APRED_ANY, $4, $2, expr_literal(ps, $1, "ANY"), NULL); }
 	| expr '=' ANY path			{ $$ = make_leaf(APRED_ANY, $4, ACMP_EQ, expr_literal(ps, $1, "ANY"), NULL); }
-	| agg_call cmp_op expr		{ $$ = make_agg_leaf($1, $2, expr_literal(ps, $3, "an aggregate's comparison")); }
-	| agg_call '=' expr			{ $$ = make_agg_leaf($1, ACMP_EQ, expr_literal(ps, $3, "an aggregate's comparison")); }
-	| expr cmp_op agg_call		{ $$ = make_agg_leaf($3, commute($2), expr_literal(ps, $1, "an aggregate's comparison")); }
-	| expr '=' agg_call			{ $$ = make_agg_leaf($3, ACMP_EQ, expr_literal(ps, $1, "an aggregate's comparison")); }
 	| EXISTS path				{ $$ = make_leaf(APRED_EXISTS, $2, ACMP_EQ, NULL, NULL); }
 	| expr IS NULL_P			{ $$ = make_null_test(APRED_ISNULL, $1); }
 	| expr IS NOT NULL_P		{ $$ = make_null_test(APRED_ISNOTNULL, $1); }
@@ -635,6 +626,12 @@ primary:
 			$$->path = $1;
 		}
 	| '(' expr ')'				{ $$ = $2; $$->parens = true; }
+	| agg_call
+		{
+			/* an aggregate: a target, HAVING's, or inside an expression over aggregates */
+			$$ = make_expr(AX_AGG, @1);
+			$$->agg = $1;
+		}
 	| IDENT '(' ')'				{ $$ = make_call($1, NIL, @1); }
 	| IDENT '(' expr_list ')'	{ $$ = make_call($1, $3, @1); }
 	| CASE_P when_list opt_else END_P
@@ -1229,6 +1226,11 @@ make_compare(ArgoParseState *ps, ArgoExpr *l, ArgoCmpOp op, ArgoExpr *r)
 {
 	ArgoPred   *p;
 
+	/* HAVING's aggregate against a literal */
+	if (l->kind == AX_AGG && is_value(r))
+		return make_agg_leaf(l->agg, op, r->lit);
+	if (is_value(l) && r->kind == AX_AGG)
+		return make_agg_leaf(r->agg, commute(op), l->lit);
 	if (is_plain_path(l) && is_value(r))
 		return make_leaf(APRED_CMP, l->path, op, r->lit, NULL);
 	if (is_value(l) && is_plain_path(r))
@@ -1323,6 +1325,11 @@ make_target(ArgoParseState *ps, ArgoExpr *e, char *alias, int location)
 	t->agg = AAGG_NONE;
 	t->alias = alias;
 	t->location = location;
+	if (e->kind == AX_AGG)
+	{
+		e->agg->alias = alias;
+		return e->agg;
+	}
 	if (e->kind == AX_PATH)
 	{
 		t->path = e->path;

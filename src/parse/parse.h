@@ -131,6 +131,7 @@ typedef struct ArgoStmt
 	bool		renames;		/* some path target has AS */
 	List	   *computed;		/* with a computed target: every target (exec/compute.c) */
 	bool		computed_star;	/* … and *: each whole object with the computed keys */
+	List	   *over;			/* targets computed over aggregates (exec/aggregate.c) */
 } ArgoStmt;
 
 /* ---------- parser (gram.y, scan.l) ---------- */

@@ -226,6 +226,12 @@ write_expr(StringInfo out, ArgoExpr *e)
 			appendStringInfoString(out, ", \"a\": ");
 			write_exprs(out, e->args);
 			break;
+		case AX_AGG:
+			/* over aggregates: the group's result holds it under its reserved name */
+			appendStringInfoString(out, "{\"p\": [");
+			escape_json(out, e->agg->alias);
+			appendStringInfoChar(out, ']');
+			break;
 		case AX_CASE:
 			appendStringInfoString(out, "{\"case\": [");
 			foreach(lc, e->whens)

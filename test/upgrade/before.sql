@@ -3,6 +3,9 @@
 \set ON_ERROR_STOP 1
 CREATE EXTENSION argo;
 SELECT extversion AS installed FROM pg_extension WHERE extname = 'argo';
+-- what after.sql's checks of one release's changes need to know
+CREATE TABLE upgrade_from AS
+  SELECT pg_catalog.string_to_array(extversion, '.')::int[] AS version FROM pg_extension WHERE extname = 'argo';
 CREATE TABLE odd_docs (doc jsonb);
 INSERT INTO odd_docs VALUES
   ('{}'), ('{"a": {}}'), ('{"a": []}'), ('{"": 1, "b": null}'),
