@@ -52,8 +52,8 @@ bad_expr(const char *what)
 			 errmsg("malformed expression spec: %s", what)));
 }
 
-static JsonbValue *
-member(JsonbValue *o, const char *key)
+JsonbValue *
+doc_spec_member(JsonbValue *o, const char *key)
 {
 	JsonbValue	k = {.type = jbvString};
 
@@ -114,40 +114,40 @@ doc_expr_compile(JsonbValue *spec, const DocPredHooks *hooks)
 
 	check_stack_depth();
 	e->hooks = hooks;
-	if ((m = member(spec, "v")) != NULL)
+	if ((m = doc_spec_member(spec, "v")) != NULL)
 	{
 		e->kind = 'v';
 		e->value = *m;
 	}
-	else if ((m = member(spec, "p")) != NULL)
+	else if ((m = doc_spec_member(spec, "p")) != NULL)
 	{
 		e->kind = 'p';
 		compile_steps(e, array_of(m, "a path is an array of steps"));
-		e->in_elem = member(spec, "el") != NULL;
+		e->in_elem = doc_spec_member(spec, "el") != NULL;
 	}
-	else if ((m = member(spec, "o")) != NULL)
+	else if ((m = doc_spec_member(spec, "o")) != NULL)
 	{
 		e->kind = 'o';
 		if (m->type != jbvString || m->val.string.len < 1)
 			bad_expr("an operator is a string");
 		e->op = m->val.string.len == 3 ? 'n' : m->val.string.val[0];
-		e->args = compile_list(array_of(member(spec, "a"), "an operator has its operands"),
+		e->args = compile_list(array_of(doc_spec_member(spec, "a"), "an operator has its operands"),
 							   &e->nargs, hooks);
 		if (strchr("+-*/%|n", e->op) == NULL || e->nargs != (e->op == 'n' ? 1 : 2))
 			bad_expr("unknown operator");
 	}
-	else if ((m = member(spec, "f")) != NULL)
+	else if ((m = doc_spec_member(spec, "f")) != NULL)
 	{
 		e->kind = 'f';
 		if (m->type != jbvString)
 			bad_expr("a function's name is a string");
 		e->func = pnstrdup(m->val.string.val, m->val.string.len);
-		e->args = compile_list(array_of(member(spec, "a"), "a function has its arguments"),
+		e->args = compile_list(array_of(doc_spec_member(spec, "a"), "a function has its arguments"),
 							   &e->nargs, hooks);
 		if (!doc_function_arity(e->func, e->nargs))
 			bad_expr("unknown function");
 	}
-	else if ((m = member(spec, "case")) != NULL)
+	else if ((m = doc_spec_member(spec, "case")) != NULL)
 	{
 		JsonbContainer *w = array_of(m, "CASE has its predicates");
 		int			nthens;
@@ -157,10 +157,10 @@ doc_expr_compile(JsonbValue *spec, const DocPredHooks *hooks)
 		e->whens = palloc(sizeof(void *) * Max(e->nwhens, 1));
 		for (int i = 0; i < e->nwhens; i++)
 			e->whens[i] = hooks->compile(getIthJsonbValueFromContainer(w, (uint32) i));
-		e->thens = compile_list(array_of(member(spec, "then"), "CASE has its values"), &nthens, hooks);
+		e->thens = compile_list(array_of(doc_spec_member(spec, "then"), "CASE has its values"), &nthens, hooks);
 		if (nthens != e->nwhens)
 			bad_expr("CASE has a value for each predicate");
-		if ((m = member(spec, "else")) != NULL)
+		if ((m = doc_spec_member(spec, "else")) != NULL)
 			e->els = doc_expr_compile(m, hooks);
 	}
 	else

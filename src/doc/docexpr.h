@@ -26,6 +26,9 @@ typedef struct DocPredHooks
 
 extern DocExpr *doc_expr_compile(JsonbValue *spec, const DocPredHooks *hooks);
 
+/* The member key of a spec's object o, or NULL (docpred.c's specs too). */
+extern JsonbValue *doc_spec_member(JsonbValue *o, const char *key);
+
 /* e's value on the document or element ctx into *out; false where it has none. */
 extern bool doc_expr_eval(DocExpr *e, JsonbValue *ctx, JsonbValue *out);
 

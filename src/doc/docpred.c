@@ -120,19 +120,6 @@ static int	hook_judge(void *pred, JsonbValue *ctx);
 /* How an expression's CASE compiles and judges its predicates. */
 static const DocPredHooks hooks = {hook_compile, hook_judge};
 
-/* The member key of spec object o, or NULL. */
-static JsonbValue *
-pred_member(JsonbValue *o, const char *key)
-{
-	JsonbValue	k = {.type = jbvString};
-
-	if (o->type != jbvBinary || !JsonContainerIsObject(o->val.binary.data))
-		return NULL;
-	k.val.string.val = (char *) key;
-	k.val.string.len = strlen(key);
-	return findJsonbValueFromContainer(o->val.binary.data, JB_FOBJECT, &k);
-}
-
 static bool
 is_container(JsonbValue *v, bool array)
 {
@@ -143,7 +130,7 @@ is_container(JsonbValue *v, bool array)
 static int
 spec_int(JsonbValue *leaf, const char *key)
 {
-	JsonbValue *v = pred_member(leaf, key);
+	JsonbValue *v = doc_spec_member(leaf, key);
 
 	return v && v->type == jbvNumeric ? (int) argo_number_from_numeric(v->val.numeric, NULL) : 0;
 }
@@ -168,7 +155,7 @@ compile_lit(JsonbValue *v, Lit *out)
 		return NULL;
 	if (out == NULL)
 		out = palloc0(sizeof(Lit));
-	whole = pred_member(v, "j");
+	whole = doc_spec_member(v, "j");
 	out->whole = whole != NULL;
 	out->v = whole != NULL ? *whole : *v;
 	if (out->v.type == jbvNumeric)
@@ -190,7 +177,7 @@ compile_path(JsonbContainer *steps)
 		Step	   *st = &p.steps[i];
 
 		if (step->type != jbvString && step->type != jbvNumeric &&
-			pred_member(step, "*") == NULL && pred_member(step, "?") == NULL)
+			doc_spec_member(step, "*") == NULL && doc_spec_member(step, "?") == NULL)
 			bad_spec("a step is a key, a position, {\"*\": true} or {\"?\": predicate}");
 
 		if (step->type == jbvString)
@@ -205,7 +192,7 @@ compile_path(JsonbContainer *steps)
 		}
 		else
 		{
-			JsonbValue *filter = pred_member(step, "?");
+			JsonbValue *filter = doc_spec_member(step, "?");
 
 			st->kind = '*';
 			st->filter = filter != NULL ? compile_pred(filter) : NULL;
@@ -228,9 +215,9 @@ static Pred *
 compile_leaf(JsonbValue *leaf)
 {
 	Pred	   *p = palloc0(sizeof(Pred));
-	JsonbValue *k = pred_member(leaf, "k");
-	JsonbValue *ls = pred_member(leaf, "ls");
-	JsonbValue *steps = pred_member(leaf, "p");
+	JsonbValue *k = doc_spec_member(leaf, "k");
+	JsonbValue *ls = doc_spec_member(leaf, "ls");
+	JsonbValue *steps = doc_spec_member(leaf, "p");
 	char	   *kind;
 
 	if (k == NULL || k->type != jbvString || steps == NULL || steps->type != jbvBinary)
@@ -246,8 +233,8 @@ compile_leaf(JsonbValue *leaf)
 	p->path = compile_path(steps->val.binary.data);
 	p->op = spec_int(leaf, p->kind == 'l' ? "like" : "op");
 	p->cfg = (Oid) spec_int(leaf, "cfg");
-	p->lit = compile_lit(pred_member(leaf, "l"), NULL);
-	p->lit2 = compile_lit(pred_member(leaf, "l2"), NULL);
+	p->lit = compile_lit(doc_spec_member(leaf, "l"), NULL);
+	p->lit2 = compile_lit(doc_spec_member(leaf, "l2"), NULL);
 	if (ls != NULL)
 	{
 		p->nlits = (int) JsonContainerSize(ls->val.binary.data);
@@ -271,7 +258,7 @@ compile_expr_leaf(JsonbValue *leaf)
 	static const char *const tests[] = {"cmp", "like", "between", "in", "null", "notnull"};
 	static const char codes[] = "clbinN";
 	Pred	   *p = palloc0(sizeof(Pred));
-	JsonbValue *t = pred_member(leaf, "t");
+	JsonbValue *t = doc_spec_member(leaf, "t");
 	JsonbValue *m;
 
 	p->kind = 'x';
@@ -281,13 +268,13 @@ compile_expr_leaf(JsonbValue *leaf)
 			p->kind2 = codes[i];
 	if (p->kind2 == 0)
 		bad_spec("unknown test of an expression");
-	p->x = doc_expr_compile(pred_member(leaf, "x"), &hooks);
+	p->x = doc_expr_compile(doc_spec_member(leaf, "x"), &hooks);
 	p->op = spec_int(leaf, p->kind2 == 'l' ? "like" : "op");
-	if ((m = pred_member(leaf, "y")) != NULL)
+	if ((m = doc_spec_member(leaf, "y")) != NULL)
 		p->y = doc_expr_compile(m, &hooks);
-	if ((m = pred_member(leaf, "z")) != NULL)
+	if ((m = doc_spec_member(leaf, "z")) != NULL)
 		p->z = doc_expr_compile(m, &hooks);
-	if ((m = pred_member(leaf, "ys")) != NULL)
+	if ((m = doc_spec_member(leaf, "ys")) != NULL)
 	{
 		if (!is_container(m, true))
 			bad_spec("\"ys\" is an array of expressions");
@@ -311,9 +298,9 @@ compile_pred(JsonbValue *spec)
 	check_stack_depth();
 	if (spec == NULL || spec->type != jbvBinary || !JsonContainerIsObject(spec->val.binary.data))
 		bad_spec("a predicate is an object");
-	if (pred_member(spec, "x") != NULL)
+	if (doc_spec_member(spec, "x") != NULL)
 		return compile_expr_leaf(spec);
-	if ((sub = pred_member(spec, "not")) != NULL)
+	if ((sub = doc_spec_member(spec, "not")) != NULL)
 	{
 		p = palloc0(sizeof(Pred));
 		p->kind = '!';
@@ -322,10 +309,10 @@ compile_pred(JsonbValue *spec)
 		p->args[0] = compile_pred(sub);
 		return p;
 	}
-	if ((sub = pred_member(spec, "and")) != NULL || (sub = pred_member(spec, "or")) != NULL)
+	if ((sub = doc_spec_member(spec, "and")) != NULL || (sub = doc_spec_member(spec, "or")) != NULL)
 	{
 		p = palloc0(sizeof(Pred));
-		p->kind = pred_member(spec, "and") != NULL ? '&' : '|';
+		p->kind = doc_spec_member(spec, "and") != NULL ? '&' : '|';
 		if (!is_container(sub, true))
 			bad_spec("AND and OR take an array");
 		p->nargs = (int) JsonContainerSize(sub->val.binary.data);

@@ -810,6 +810,24 @@ commute_op(ArgoCmpOp op)
 
 static void analyze_expr(AnalyzeState *as, ArgoExpr *e);
 
+/*
+ * The path something computed stands behind: no steps, no key, judged on
+ * documents as a path through a filter is (a test's, an order's, a
+ * group's with its expression).
+ */
+static ArgoPath *
+standin_path(int location, ArgoExpr *expr)
+{
+	ArgoPath   *p = palloc0(sizeof(ArgoPath));
+
+	p->keystr = "";
+	p->prefix = "";
+	p->filtered = true;
+	p->location = location;
+	p->expr = expr;
+	return p;
+}
+
 /* Where the statement cannot compute yet: in a join, inside a filter, on shards. */
 static void
 check_expr_place(AnalyzeState *as, int location)
@@ -941,18 +959,12 @@ analyze_expr(AnalyzeState *as, ArgoExpr *e)
 static void
 analyze_expr_leaf(AnalyzeState *as, ArgoPred *p)
 {
-	ArgoPath   *standin = palloc0(sizeof(ArgoPath));
-
 	check_expr_place(as, p->x->location);
 	analyze_expr(as, p->x);
 	analyze_expr(as, p->y);
 	analyze_expr(as, p->z);
 	analyze_exprs(as, p->ys);
-	standin->keystr = "";
-	standin->prefix = "";
-	standin->filtered = true;
-	standin->location = p->x->location;
-	p->path = standin;
+	p->path = standin_path(p->x->location, NULL);
 }
 
 static void
@@ -1718,14 +1730,8 @@ read_whole_for_compute(AnalyzeState *as, ArgoStmt *s)
 
 		if (t != NULL)
 		{
-			ArgoPath   *standin = palloc0(sizeof(ArgoPath));
-
-			*standin = *o->path;
-			standin->steps = NIL;
-			standin->keystr = standin->prefix = "";
-			standin->filtered = true;
 			o->expr = t->expr;
-			o->path = standin;
+			o->path = standin_path(o->path->location, NULL);
 		}
 		else if (o->expr == NULL)
 			o->path = output_name_path(s, o->path);
@@ -1910,16 +1916,7 @@ bind_group_exprs(AnalyzeState *as, ArgoStmt *s)
 		if (g->expr == NULL && t == NULL)
 			continue;
 		if (t != NULL)
-		{
-			ArgoPath   *standin = palloc0(sizeof(ArgoPath));
-
-			*standin = *g;
-			standin->steps = NIL;
-			standin->prefix = "";
-			standin->filtered = true;
-			standin->expr = t->expr;
-			g = standin;
-		}
+			g = standin_path(g->location, t->expr);
 		else
 			foreach(tc, s->targets)
 				if (((ArgoTarget *) lfirst(tc))->agg == AAGG_NONE &&

@@ -414,6 +414,21 @@ unwind_docs_applies(ArgoQuery *q)
 	return true;
 }
 
+/* A unit's jsonb value v (a column of the units) as the typed columns rows have. */
+static UnitVals *
+typed_unit_values(const char *v)
+{
+	UnitVals   *u = palloc(sizeof(UnitVals));
+
+	u->num = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'number' THEN %s::pg_catalog.float8 END", v, v);
+	u->exact = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'number' THEN %s::pg_catalog.numeric END", v, v);
+	u->str = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'string' THEN (%s OPERATOR(pg_catalog.#>>) '{}'::pg_catalog.text[]) COLLATE pg_catalog.\"C\" END",
+					  v, v);
+	u->boolean = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'boolean' THEN %s::pg_catalog.bool END", v, v);
+	u->present = psprintf("%s IS NOT NULL", v);
+	return u;
+}
+
 /*
  * The unit's element's values at path (element_steps): its value there
  * taken once per unit as column v<i> of the units (into vals), and the
@@ -422,18 +437,11 @@ unwind_docs_applies(ArgoQuery *q)
 static UnitVals *
 element_values(SqlBuf *buf, ArgoPath *path, StringInfo vals, int *nvals)
 {
-	UnitVals   *u = palloc(sizeof(UnitVals));
 	char	   *v = psprintf("w.v%d", *nvals);
 
 	appendStringInfo(vals, ", (CASE WHEN s.real = 1 THEN s.el END) OPERATOR(pg_catalog.#>) $%d::pg_catalog.text[] AS v%d",
 					 sqlbuf_param(buf, TEXTARRAYOID, element_steps(path)), (*nvals)++);
-	u->num = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'number' THEN %s::pg_catalog.float8 END", v, v);
-	u->exact = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'number' THEN %s::pg_catalog.numeric END", v, v);
-	u->str = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'string' THEN (%s OPERATOR(pg_catalog.#>>) '{}'::pg_catalog.text[]) COLLATE pg_catalog.\"C\" END",
-					  v, v);
-	u->boolean = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'boolean' THEN %s::pg_catalog.bool END", v, v);
-	u->present = psprintf("%s IS NOT NULL", v);
-	return u;
+	return typed_unit_values(v);
 }
 
 /*
@@ -447,7 +455,6 @@ element_values(SqlBuf *buf, ArgoPath *path, StringInfo vals, int *nvals)
 static UnitVals *
 computed_values(SqlBuf *buf, ArgoTarget *t, StringInfo vals, int *nvals, StringInfo objcols)
 {
-	UnitVals   *u = palloc(sizeof(UnitVals));
 	char	   *v = psprintf("w.v%d", *nvals);
 	bool		each = t->path->steps != NIL;
 
@@ -459,13 +466,7 @@ computed_values(SqlBuf *buf, ArgoTarget *t, StringInfo vals, int *nvals, StringI
 	else
 		appendStringInfo(vals, ", s.c%d OPERATOR(pg_catalog.->) 0 AS v%d", *nvals, *nvals);
 	(*nvals)++;
-	u->num = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'number' THEN %s::pg_catalog.float8 END", v, v);
-	u->exact = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'number' THEN %s::pg_catalog.numeric END", v, v);
-	u->str = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'string' THEN (%s OPERATOR(pg_catalog.#>>) '{}'::pg_catalog.text[]) COLLATE pg_catalog.\"C\" END",
-					  v, v);
-	u->boolean = psprintf("CASE pg_catalog.jsonb_typeof(%s) WHEN 'boolean' THEN %s::pg_catalog.bool END", v, v);
-	u->present = psprintf("%s IS NOT NULL", v);
-	return u;
+	return typed_unit_values(v);
 }
 
 /*
