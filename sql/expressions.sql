@@ -247,7 +247,6 @@ SELECT * FROM xp_agg('SELECT LOWER(name) AS n, MOD(ordered, 3) AS m, COUNT(*) AS
 SELECT * FROM xp_agg('SELECT COUNT(*) AS c FROM %s GROUP BY TYPEOF(qty)',
   'SELECT jsonb_build_object(''c'', count(*)) FROM xp_docs GROUP BY jsonb_typeof(d->''qty'')');
 SELECT x FROM argo_query('SELECT SIZE(tags) AS n, COUNT(*) AS c FROM xp3 GROUP BY n ORDER BY n DESC NULLS LAST') x;
-SELECT * FROM argo_query('SELECT LOWER(name) AS n, COUNT(*) AS c FROM xp3 GROUP BY name');
 -- expressions over aggregates, in the targets: each aggregate computed by
 -- SQL, the expression on the group's result; none where one has no value
 SELECT * FROM xp_agg('SELECT qty, SUM(price) / COUNT(*) AS mean, ROUND(AVG(price), 2) AS ap, MAX(ordered) - MIN(ordered) AS spread,
@@ -259,7 +258,12 @@ SELECT * FROM xp_agg('SELECT qty, SUM(price) / COUNT(*) AS mean, ROUND(AVG(price
 SELECT x FROM argo_query('SELECT COUNT(*) * 2 AS twice, SUM(nope) * 2 AS none, COALESCE(MAX(nope), MIN(i)) AS lo, CONCAT(MIN(name), ''…'', MAX(name)) AS names FROM xp3') x;
 SELECT * FROM argo_query('SELECT CASE WHEN COUNT(*) > 100 THEN ''many'' ELSE ''few'' END AS size FROM xp3');
 SELECT * FROM argo_query('SELECT qty, SUM(price) / COUNT(*) AS mean FROM xp3 GROUP BY qty ORDER BY mean');
-SELECT * FROM argo_query('SELECT qty, SUM(price) / qty AS m FROM xp3 GROUP BY qty');
+-- … and of group values: GROUP BY paths shown under their own path
+SELECT * FROM xp_agg('SELECT name, LOWER(name) AS ln, SUM(price) / qty AS m, COUNT(*) AS n FROM %s GROUP BY name, qty',
+  'SELECT jsonb_build_object(''name'', d->''name'', ''ln'', lower(xps(d->''name'') COLLATE "und-x-icu"), ''qty'', d->''qty'',
+          ''m'', sum(xpn(d->''price'')) / xpn(d->''qty''), ''n'', count(*)) FROM xp_docs GROUP BY d->''name'', d->''qty''');
+SELECT * FROM argo_query('SELECT LOWER(name) AS ln, COUNT(*) AS n FROM xp3 GROUP BY qty');
+SELECT * FROM argo_query('SELECT name AS nm, LOWER(name) AS ln, COUNT(*) AS n FROM xp3 GROUP BY name');
 SELECT * FROM argo_query('SELECT SUM(SUM(price)) AS s FROM xp3');
 SELECT * FROM argo_query('SELECT i FROM xp3 WHERE COUNT(*) > 1');
 SELECT * FROM argo_query('SELECT COUNT(*) AS n, COUNT(*) + 1 AS n FROM xp3');

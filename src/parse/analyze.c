@@ -809,6 +809,7 @@ commute_op(ArgoCmpOp op)
 /* ---------- expressions (reference.md §9) ---------- */
 
 static void analyze_expr(AnalyzeState *as, ArgoExpr *e);
+static void check_group_value(AnalyzeState *as, ArgoPath *path);
 
 /*
  * The path something computed stands behind: no steps, no key, judged on
@@ -912,9 +913,10 @@ analyze_expr(AnalyzeState *as, ArgoExpr *e)
 			break;
 		case AX_PATH:
 			if (as->over)
-				semantic_error(as, e->location, ERRCODE_FEATURE_NOT_SUPPORTED,
-							   "An expression over aggregates computes with aggregates and literals.",
-							   "a path outside the aggregates of an expression over aggregates is not supported yet");
+			{
+				check_group_value(as, e->path);
+				break;
+			}
 			if (e->path->id)
 				semantic_error(as, e->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
 							   "ID() in an expression is not supported yet");
@@ -1810,6 +1812,60 @@ expr_aggregates(ArgoExpr *e, List *found)
 }
 
 /*
+ * A path in an expression over aggregates and groups: a GROUP BY path
+ * shown under its own path (each group's result holds its value there).
+ */
+static void
+check_group_value(AnalyzeState *as, ArgoPath *path)
+{
+	ArgoStmt   *s = as->stmt;
+	char	   *key = path->id ? "" : keypath_from_steps(path->steps);
+	ListCell   *lc;
+	bool		group = false,
+				renamed = false;
+
+	/* (compared as written: the group paths and targets are bound later) */
+	foreach(lc, s->group_by)
+	{
+		ArgoPath   *g = lfirst(lc);
+
+		group |= g->expr == NULL && !g->id && !g->wild && !path->id &&
+			strcmp(keypath_from_steps(g->steps), key) == 0;
+	}
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		renamed |= t->agg == AAGG_NONE && t->path != NULL && !t->path->id && t->path->steps != NIL &&
+			t->alias != NULL && strcmp(keypath_from_steps(t->path->steps), key) == 0;
+	}
+	bind_path(as, path);
+	if (!group)
+		semantic_error(as, path->location, ERRCODE_GROUPING_ERROR,
+					   "An expression beside aggregates computes with aggregates, literals and GROUP BY paths.",
+					   "a path in an expression beside aggregates must be a GROUP BY path");
+	if (renamed)
+		semantic_error(as, path->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+					   "a GROUP BY path renamed by a target in an expression beside aggregates is not supported yet");
+}
+
+/* Whether some target aggregates (the statement is an aggregate query). */
+static bool
+aggregates_any(ArgoStmt *s)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->targets)
+	{
+		ArgoTarget *t = lfirst(lc);
+
+		if (t->agg != AAGG_NONE || (t->expr != NULL && expr_aggregates(t->expr, NIL) != NIL))
+			return true;
+	}
+	return s->group_by != NIL;
+}
+
+/*
  * Targets computed over aggregates (SUM(qty) / COUNT(*) AS mean): each
  * aggregate inside becomes a target of its own under a reserved name,
  * which the SQL computes as any aggregate; the expression moves to
@@ -1823,12 +1879,15 @@ split_over_targets(AnalyzeState *as, ArgoStmt *s)
 	ListCell   *lc,
 			   *ac;
 
+	bool		aggregate = aggregates_any(s);
+
 	foreach(lc, s->targets)
 	{
 		ArgoTarget *t = lfirst(lc);
 		List	   *aggs = t->agg == AAGG_NONE && t->expr != NULL ? expr_aggregates(t->expr, NIL) : NIL;
 
-		if (aggs == NIL)
+		/* beside aggregates, an expression of group values alone is computed so too */
+		if (aggs == NIL && !(aggregate && t->agg == AAGG_NONE && t->expr != NULL))
 		{
 			targets = lappend(targets, t);
 			continue;
@@ -1940,8 +1999,8 @@ analyze_select(AnalyzeState *as, ArgoStmt *s)
 {
 	ListCell   *lc;
 
-	split_over_targets(as, s);
 	bind_group_exprs(as, s);
+	split_over_targets(as, s);
 	read_whole_for_compute(as, s);
 
 	foreach(lc, s->group_by)
