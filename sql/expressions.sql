@@ -262,6 +262,15 @@ SELECT * FROM argo_query('SELECT qty, SUM(price) / COUNT(*) AS mean FROM xp3 GRO
 SELECT * FROM xp_agg('SELECT name, LOWER(name) AS ln, SUM(price) / qty AS m, COUNT(*) AS n FROM %s GROUP BY name, qty',
   'SELECT jsonb_build_object(''name'', d->''name'', ''ln'', lower(xps(d->''name'') COLLATE "und-x-icu"), ''qty'', d->''qty'',
           ''m'', sum(xpn(d->''price'')) / xpn(d->''qty''), ''n'', count(*)) FROM xp_docs GROUP BY d->''name'', d->''qty''');
+-- HAVING over aggregates: judged on each group's result (LIMIT after it)
+SELECT * FROM xp_agg('SELECT qty, COUNT(*) AS n FROM %s GROUP BY qty HAVING SUM(price * qty) / COUNT(*) > 150 AND n > 5',
+  'SELECT jsonb_build_object(''qty'', d->''qty'', ''n'', count(*)) FROM xp_docs GROUP BY d->''qty''
+   HAVING sum(xpn(d->''price'') * xpn(d->''qty'')) / count(*) > 150 AND count(*) > 5');
+SELECT * FROM xp_agg('SELECT name, SUM(price) AS s FROM %s GROUP BY name HAVING LOWER(name) LIKE ''%%o%%'' OR MAX(price) - MIN(price) < 50',
+  'SELECT jsonb_build_object(''name'', d->''name'', ''s'', sum(xpn(d->''price''))) FROM xp_docs GROUP BY d->''name''
+   HAVING lower(xps(d->''name'') COLLATE "und-x-icu") LIKE ''%%o%%'' OR max(xpn(d->''price'')) - min(xpn(d->''price'')) < 50');
+SELECT x FROM argo_query('SELECT ordered, COUNT(*) AS n FROM xp3 GROUP BY ordered HAVING COUNT(*) * 2 > 50 ORDER BY ordered DESC LIMIT 3 OFFSET 1') x;
+SELECT * FROM argo_query('SELECT qty, COUNT(*) AS n FROM xp3 GROUP BY qty HAVING LENGTH(name) > 1');
 SELECT * FROM argo_query('SELECT LOWER(name) AS ln, COUNT(*) AS n FROM xp3 GROUP BY qty');
 SELECT * FROM argo_query('SELECT name AS nm, LOWER(name) AS ln, COUNT(*) AS n FROM xp3 GROUP BY name');
 SELECT * FROM argo_query('SELECT SUM(SUM(price)) AS s FROM xp3');

@@ -161,6 +161,9 @@ typedef struct GroupTake
 	rebuild_emit emit;			/* where results go */
 	void	   *arg;
 	struct DocExpr **over;		/* the targets computed over aggregates, compiled */
+	Jsonb	   *having;			/* a HAVING judged on each group's result, or NULL */
+	int64		offset;			/* … and then LIMIT and OFFSET, counted here */
+	int64		limit;			/* -1: none */
 } GroupTake;
 
 /* A whole-value aggregate's column: kept for the result (NULL FIRST/LAST: missing). */
@@ -264,7 +267,23 @@ give_group(void *arg, int64 id, Jsonb *obj)
 		pfree(w);
 		g->whole = foreach_delete_current(g->whole, lc);
 	}
-	if (g->over != NULL)
+	if (g->having != NULL)
+	{
+		JsonbValue	root = {.type = jbvBinary, .val.binary = {.data = &obj->root, .len = VARSIZE(obj)}};
+
+		if (!doc_filter_keeps(&root, g->having))
+			return;
+		if (g->offset > 0)
+		{
+			g->offset--;
+			return;
+		}
+		if (g->limit == 0)
+			return;
+		if (g->limit > 0)
+			g->limit--;
+	}
+	if (g->over != NULL || g->having != NULL)
 		obj = with_over_targets(g, obj);
 	g->emit(g->arg, id, obj);
 }
@@ -354,6 +373,14 @@ run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg)
 	g.cxt = CurrentMemoryContext;
 	g.rb = rebuilder_create(NULL, give_group, &g);
 
+	g.limit = -1;
+	if (q->stmt->having_groups != NULL)
+	{
+		g.having = sql_pred_spec(q->stmt->having_groups);
+		g.offset = q->stmt->offset ? (int64) q->stmt->offset->num : 0;
+		g.limit = q->stmt->limit ? (int64) q->stmt->limit->num : -1;
+		q->stmt->limit = q->stmt->offset = NULL;
+	}
 	if (q->stmt->over != NIL)
 	{
 		g.over = palloc(sizeof(DocExpr *) * list_length(q->stmt->over));

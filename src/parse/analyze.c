@@ -810,6 +810,7 @@ commute_op(ArgoCmpOp op)
 
 static void analyze_expr(AnalyzeState *as, ArgoExpr *e);
 static void check_group_value(AnalyzeState *as, ArgoPath *path);
+static void analyze_agg_expr(AnalyzeState *as, ArgoTarget *t);
 
 /*
  * The path something computed stands behind: no steps, no key, judged on
@@ -1358,6 +1359,138 @@ analyze_having(AnalyzeState *as, ArgoStmt *s, ArgoPred *p)
 	check_comparable(as, p->lit);
 }
 
+/* Whether some leaf of a HAVING computes (an expression over aggregates). */
+static bool
+having_computes(ArgoPred *p)
+{
+	ListCell   *lc;
+
+	check_stack_depth();
+	if (p == NULL)
+		return false;
+	if (p->kind == APRED_EXPR)
+		return true;
+	if (having_computes(p->left))
+		return true;
+	foreach(lc, p->args)
+		if (having_computes(lfirst(lc)))
+			return true;
+	return false;
+}
+
+/* An aggregate HAVING reads that no target gives: a target under a reserved name. */
+static void
+having_aggregate(AnalyzeState *as, ArgoStmt *s, ArgoTarget *a)
+{
+	if (argo_value_aggregate(a->agg))
+		semantic_error(as, a->location, ERRCODE_FEATURE_NOT_SUPPORTED,
+					   "HAVING compares COUNT, SUM, AVG, MIN and MAX.",
+					   "HAVING on ARRAY_AGG, FIRST or LAST is not supported");
+	if (a->expr != NULL)
+		analyze_agg_expr(as, a);
+	else
+		bind_path(as, a->path);
+	a->alias = psprintf("\x01having %d", list_length(s->targets) + 1);
+	s->targets = lappend(s->targets, a);
+}
+
+/* A path HAVING reads on a group's result: an output name, or a GROUP BY path. */
+static void
+having_name(AnalyzeState *as, ArgoStmt *s, ArgoPath *path)
+{
+	ListCell   *lc;
+
+	if (list_length(path->steps) == 1 && !((ArgoStep *) linitial(path->steps))->is_index)
+		foreach(lc, list_concat_copy(s->targets, s->over))
+		{
+			ArgoTarget *t = lfirst(lc);
+
+			if ((t->agg != AAGG_NONE || t->expr != NULL) && t->alias != NULL &&
+				strcmp(t->alias, ((ArgoStep *) linitial(path->steps))->key) == 0)
+				return;
+		}
+	check_group_value(as, path);
+}
+
+static void
+having_expr(AnalyzeState *as, ArgoStmt *s, ArgoExpr *e)
+{
+	ListCell   *lc;
+
+	check_stack_depth();
+	if (e == NULL)
+		return;
+	if (e->kind == AX_AGG)
+		having_aggregate(as, s, e->agg);
+	else if (e->kind == AX_PATH)
+		having_name(as, s, e->path);
+	else if (e->kind == AX_LIT)
+		bind_literal(as, e->lit);
+	else if (e->kind == AX_FUNC && !doc_function_arity(e->func, list_length(e->args)))
+		analyze_expr(as, e);	/* its 42883 */
+	else if (e->kind == AX_CASE)
+		semantic_error(as, e->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+					   "CASE in HAVING is not supported yet");
+	foreach(lc, e->args)
+		having_expr(as, s, lfirst(lc));
+}
+
+static ArgoExpr *
+leaf_operand(ArgoExprKind kind, int location)
+{
+	ArgoExpr   *e = palloc0(sizeof(ArgoExpr));
+
+	e->kind = kind;
+	e->location = location;
+	return e;
+}
+
+/*
+ * A HAVING that computes (HAVING SUM(price * qty) / COUNT(*) > 10) is
+ * judged on each group's result in C (exec/aggregate.c), every leaf a
+ * computed test: an aggregate written again is a target under a reserved
+ * name, an output name or a GROUP BY path read from the result.  The SQL
+ * has no HAVING then, and LIMIT and OFFSET are counted in C.
+ */
+static void
+having_on_groups(AnalyzeState *as, ArgoStmt *s, ArgoPred *p)
+{
+	ListCell   *lc;
+
+	check_stack_depth();
+	if (p->kind == APRED_AND || p->kind == APRED_OR || p->kind == APRED_NOT)
+	{
+		if (p->left)
+			having_on_groups(as, s, p->left);
+		foreach(lc, p->args)
+			having_on_groups(as, s, lfirst(lc));
+		return;
+	}
+	if (p->kind == APRED_CMP)
+	{
+		ArgoExpr   *x = leaf_operand(p->agg ? AX_AGG : AX_PATH, p->lit ? p->lit->location : 0);
+		ArgoExpr   *y = leaf_operand(AX_LIT, p->lit ? p->lit->location : 0);
+
+		x->agg = p->agg;
+		x->path = p->path;
+		y->lit = p->lit;
+		p->expr_test = APRED_CMP;
+		p->x = x;
+		p->y = y;
+		p->kind = APRED_EXPR;
+		p->agg = NULL;
+	}
+	if (p->kind != APRED_EXPR)
+		semantic_error(as, p->path ? p->path->location : 0, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+					   "HAVING compares aggregates (=, !=, <, <=, >, >=, BETWEEN, IN, IS NULL)");
+	check_expr_place(as, p->x->location);
+	having_expr(as, s, p->x);
+	having_expr(as, s, p->y);
+	having_expr(as, s, p->z);
+	foreach(lc, p->ys)
+		having_expr(as, s, lfirst(lc));
+}
+
 /* WHERE has no aggregate to compare. */
 static void
 refuse_aggregates(AnalyzeState *as, ArgoPred *p)
@@ -1401,7 +1534,13 @@ check_grouping(AnalyzeState *as, ArgoStmt *s)
 			t->alias = (char *) agg_name(t->agg);
 	}
 	check_output_names(as, s);
-	if (s->having)
+	if (s->having && having_computes(s->having))
+	{
+		having_on_groups(as, s, s->having);
+		s->having_groups = s->having;
+		s->having = NULL;
+	}
+	else if (s->having)
 		analyze_having(as, s, s->having);
 	foreach(lc, s->order_by)
 	{

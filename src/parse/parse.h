@@ -132,6 +132,7 @@ typedef struct ArgoStmt
 	List	   *computed;		/* with a computed target: every target (exec/compute.c) */
 	bool		computed_star;	/* … and *: each whole object with the computed keys */
 	List	   *over;			/* targets computed over aggregates (exec/aggregate.c) */
+	ArgoPred   *having_groups;	/* HAVING judged on each group's result, in C */
 } ArgoStmt;
 
 /* ---------- parser (gram.y, scan.l) ---------- */
@@ -139,12 +140,5 @@ typedef struct ArgoStmt
 extern ArgoStmt *argo_parse(const char *query);
 extern ArgoPath *argo_parse_path(const char *text);
 extern bool argo_starts_as_write(const char *query);
-
-/* A 42601 syntax error pointing into the text (the format at the call, for translation) */
-#define argo_syntax_error(query, location, ...) \
-	ereport(ERROR, \
-			(errcode(ERRCODE_SYNTAX_ERROR), \
-			 errmsg(__VA_ARGS__), \
-			 argo_errquery((query), (location))))
 
 #endif							/* ARGO_PARSE_H */

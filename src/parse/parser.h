@@ -37,6 +37,13 @@ extern int	scan_next_token(union ARGO_YYSTYPE *lval, int *lloc, void *scanner);
 extern bool scan_bracket_is_subscript(ArgoScanState *st);
 extern char *scan_json_string(const char *text, int len);
 
+/* A 42601 syntax error pointing into the text (the format at the call, for translation) */
+#define argo_syntax_error(query, location, ...) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_SYNTAX_ERROR), \
+			 errmsg(__VA_ARGS__), \
+			 argo_errquery((query), (location))))
+
 /* unsupported.c */
 extern void argo_check_unsupported(ArgoScanState *st);
 extern void argo_check_alias_word(ArgoScanState *st, const char *word, int location);
