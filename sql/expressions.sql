@@ -228,6 +228,18 @@ SELECT * FROM xp_agg('SELECT items[*].sku, SUM(items[*].q * items[*].p) AS rev, 
     GROUP BY e->''sku''');
 SELECT bool_or(l ~ 'argo_compute\(z\.doc') AS from_each_document
   FROM argo_explain('SELECT items[*].sku, SUM(items[*].q * items[*].p) AS rev FROM xp3 GROUP BY items[*].sku') l;
+-- ARRAY_AGG, FIRST and LAST of expressions (per element too: one array)
+SELECT * FROM xp_agg('SELECT qty, ARRAY_AGG(price * 2 ORDER BY i) AS a, FIRST(LOWER(name) ORDER BY i DESC) AS f, LAST(ordered + 1 ORDER BY i) AS l FROM %s WHERE i < 60 GROUP BY qty',
+  'SELECT jsonb_build_object(''qty'', d->''qty'', ''a'', jsonb_agg(to_jsonb(xpn(d->''price'') * 2) ORDER BY i) FILTER (WHERE xpn(d->''price'') IS NOT NULL),
+          ''f'', (array_agg(to_jsonb(lower(xps(d->''name'') COLLATE "und-x-icu")) ORDER BY i DESC))[1],
+          ''l'', (array_agg(to_jsonb(xpn(d->''ordered'') + 1) ORDER BY i DESC))[1])
+     FROM xp_docs WHERE i < 60 GROUP BY d->''qty''');
+SELECT * FROM xp_agg('SELECT ARRAY_AGG(items[*].q * 2 ORDER BY i) AS a, ARRAY_AGG(DISTINCT UPPER(name)) AS names FROM %s WHERE i < 30',
+  'SELECT jsonb_build_object(''a'', (SELECT jsonb_agg(to_jsonb(xpn(e->''q'') * 2) ORDER BY i, n) FROM xp_docs, jsonb_array_elements(d->''items'') WITH ORDINALITY x(e, n)
+                                     WHERE i < 30 AND xpn(e->''q'') IS NOT NULL),
+          ''names'', (SELECT jsonb_agg(DISTINCT to_jsonb(upper(xps(d->''name'') COLLATE "und-x-icu")) ORDER BY to_jsonb(upper(xps(d->''name'') COLLATE "und-x-icu"))) FROM xp_docs WHERE i < 30))');
+SELECT * FROM argo_query('SELECT FIRST(items[*].q * 2) AS f FROM xp3');
+
 -- exact sums of paths: 0.1 + 0.2 is 0.3, AVG as avg(numeric)
 SELECT * FROM xp_agg('SELECT SUM(price) AS s, AVG(price) AS a, SUM(items[*].p) AS ip, AVG(items[-1].p) AS lp FROM %s',
   'SELECT jsonb_build_object(''s'', sum(xpn(d->''price'')), ''a'', avg(xpn(d->''price'')),

@@ -186,7 +186,8 @@ keep_whole_value(GroupTake *g, ArgoTarget *t, int64 id, const char *key, Datum *
 	w->id = id;
 	w->name = t->alias;
 	w->value = DatumGetJsonbPCopy(values[col - 1]);
-	if (t->path->wild)
+	/* a [*] path's values, and an expression's (argo_compute's array), one array */
+	if (t->path->wild || (t->expr != NULL && t->agg == AAGG_ARRAY))
 		w->value = doc_flatten(w->value);
 	if (t->distinct)
 		w->value = doc_distinct_values(w->value);

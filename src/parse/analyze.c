@@ -1694,7 +1694,8 @@ check_value_aggregates(AnalyzeState *as, ArgoStmt *s)
 			semantic_error(as, t->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
 						   "%s in a join is not supported", name);
 		/* ARRAY_AGG of a [*] path adds each value it reaches (not where GROUP BY unwinds) */
-		if (t->path->wild && (t->agg != AAGG_ARRAY || groups_by_elements(s)))
+		if ((t->path->wild || (t->expr != NULL && t->path->steps != NIL)) &&
+			(t->agg != AAGG_ARRAY || groups_by_elements(s)))
 			semantic_error(as, t->path->location, ERRCODE_FEATURE_NOT_SUPPORTED,
 						   t->agg == AAGG_ARRAY ? "Not in a statement that unwinds an array (GROUP BY p[*])." :
 						   "It takes the value at one path of each object.",

@@ -64,6 +64,7 @@ static ArgoLiteral *expr_literal(ArgoParseState *ps, ArgoExpr *e, const char *wh
 static ArgoSetItem *make_set_x(ArgoPath *path, ArgoExpr *e);
 static ArgoPath *make_standin(int location);
 static ArgoPath *group_item(ArgoExpr *e);
+static ArgoTarget *make_value_agg(ArgoAggKind agg, ArgoExpr *e, int location);
 %}
 
 %define api.pure full
@@ -234,24 +235,24 @@ agg_call:
 	| COUNT '(' expr ')'		{ $$ = make_agg_of(ps, AAGG_COUNT, $3, @1); }
 	| COUNT '(' DISTINCT expr ')'	{ $$ = make_agg_of(ps, AAGG_COUNT_DISTINCT, $4, @1); }
 	| agg_func '(' expr ')'		{ $$ = make_agg_of(ps, $1, $3, @1); }
-	| ARRAY_AGG '(' agg_arg opt_agg_order ')'
+	| ARRAY_AGG '(' expr opt_agg_order ')'
 		{
-			$$ = make_agg(AAGG_ARRAY, $3, @1);
+			$$ = make_value_agg(AAGG_ARRAY, $3, @1);
 			$$->order = $4;
 		}
-	| ARRAY_AGG '(' DISTINCT agg_arg ')'
+	| ARRAY_AGG '(' DISTINCT expr ')'
 		{
-			$$ = make_agg(AAGG_ARRAY, $4, @1);
+			$$ = make_value_agg(AAGG_ARRAY, $4, @1);
 			$$->distinct = true;
 		}
-	| FIRST_P '(' agg_arg opt_agg_order ')'
+	| FIRST_P '(' expr opt_agg_order ')'
 		{
-			$$ = make_agg(AAGG_FIRST, $3, @1);
+			$$ = make_value_agg(AAGG_FIRST, $3, @1);
 			$$->order = $4;
 		}
-	| LAST_P '(' agg_arg opt_agg_order ')'
+	| LAST_P '(' expr opt_agg_order ')'
 		{
-			$$ = make_agg(AAGG_LAST, $3, @1);
+			$$ = make_value_agg(AAGG_LAST, $3, @1);
 			$$->order = $4;
 		}
 	;
@@ -1405,4 +1406,17 @@ group_item(ArgoExpr *e)
 	p = make_standin(e->location);
 	p->expr = e;
 	return p;
+}
+
+/* ARRAY_AGG, FIRST, LAST of a path or ID(), or of an expression (path: a stand-in). */
+static ArgoTarget *
+make_value_agg(ArgoAggKind agg, ArgoExpr *e, int location)
+{
+	ArgoTarget *t;
+
+	if (e->kind == AX_PATH)
+		return make_agg(agg, e->path, location);
+	t = make_agg(agg, make_standin(e->location), location);
+	t->expr = e;
+	return t;
 }

@@ -248,8 +248,13 @@ value_aggregate(AggGen *g, ArgoTarget *t, const char *a)
 	doc = t->path->id && (t->order == NULL || t->order->path->id) ? NULL :
 		unit_document(g, t->path, a);
 	/* a [*] path: the values it reaches, an array an object (flattened in give_group); else its one value */
-	value = t->path->id ? psprintf("pg_catalog.to_jsonb(%s)", objid) :
-		values_at(g->buf, doc, t->path->steps, !t->path->wild);
+	if (t->expr != NULL)
+		value = psprintf("(%s(%s, $%d::pg_catalog.jsonb, NULL::pg_catalog.int4)%s)", argo_function("argo_compute"),
+						 doc, sql_compute_spec(g->buf, t->expr, t->path, false),
+						 t->agg == AAGG_ARRAY ? "" : " OPERATOR(pg_catalog.->) 0");
+	else
+		value = t->path->id ? psprintf("pg_catalog.to_jsonb(%s)", objid) :
+			values_at(g->buf, doc, t->path->steps, !t->path->wild);
 	initStringInfo(&order);
 	if (t->order != NULL && t->order->path->id)
 		appendStringInfo(&order, "%s%s, ", objid, t->order->desc != reverse ? " DESC" : "");

@@ -120,7 +120,7 @@ one_pass_applies(ArgoQuery *q, bool exprs)
 			continue;
 		if (t->expr != NULL)
 		{
-			if (!exprs || t->agg == AAGG_COUNT_DISTINCT || !expr_by_unit(s, t))
+			if (!exprs || t->agg == AAGG_COUNT_DISTINCT || argo_value_aggregate(t->agg) || !expr_by_unit(s, t))
 				return false;
 			continue;
 		}
