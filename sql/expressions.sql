@@ -160,6 +160,15 @@ SELECT * FROM xp_where('(price * 2) IS NOT NULL', 'xpn(d->''price'') IS NOT NULL
 SELECT * FROM xp_where('DATE_PART(''year'', at) = 2026 AND qty = 3', 'extract(year FROM xpt(d->''at'')) = 2026 AND xpn(d->''qty'') = 3');
 SELECT * FROM xp_where('TYPEOF(price) = ''string''', 'jsonb_typeof(d->''price'') = ''string''');
 SELECT * FROM xp_where('CASE WHEN qty > 5 THEN price ELSE 0 END > 50', 'CASE WHEN xpn(d->''qty'') > 5 THEN xpn(d->''price'') ELSE 0 END > 50');
+-- through [*]: each element of the one array, TRUE where one is (7.1);
+-- FALSE where every element's test is, or the array is empty
+SELECT * FROM xp_where('items[*].q * items[*].p > 15',
+  'EXISTS (SELECT FROM jsonb_array_elements(CASE WHEN jsonb_typeof(d->''items'') = ''array'' THEN d->''items'' END) e WHERE xpn(e->''q'') * xpn(e->''p'') > 15)');
+SELECT * FROM xp_where('NOT items[*].q * items[*].p > 15',
+  'jsonb_typeof(d->''items'') = ''array'' AND NOT EXISTS (SELECT FROM jsonb_array_elements(d->''items'') e
+     WHERE xpn(e->''q'') * xpn(e->''p'') > 15 OR xpn(e->''q'') * xpn(e->''p'') IS NULL)');
+SELECT * FROM xp_where('items[*].p > ordered AND i < 200', 'EXISTS (SELECT FROM jsonb_array_elements(CASE WHEN jsonb_typeof(d->''items'') = ''array'' THEN d->''items'' END) e WHERE xpn(e->''p'') > xpn(d->''ordered'')) AND i < 200');
+SELECT * FROM argo_query('SELECT i FROM xp3 WHERE items[*].q * tags[*] > 1');
 -- numbers compare exactly where a side is computed: 0.1 + 0.2 = 0.3
 SELECT count(*) FROM argo_query('SELECT i FROM xp3 WHERE 0.1 + 0.2 = 0.3 AND i <= 5');
 -- the one-term lookup and the streamed read see them too

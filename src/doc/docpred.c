@@ -100,6 +100,7 @@ typedef struct Pred
 	DocExpr    *z;
 	int			nys;
 	DocExpr   **ys;
+	bool		each;			/* 'x' through [*]: judged on each element of path's array */
 } Pred;
 
 /* The values a path reaches, and what the first [*] or filter met. */
@@ -274,6 +275,13 @@ compile_expr_leaf(JsonbValue *leaf)
 		p->y = doc_expr_compile(m, &hooks);
 	if ((m = doc_spec_member(leaf, "z")) != NULL)
 		p->z = doc_expr_compile(m, &hooks);
+	if ((m = doc_spec_member(leaf, "each")) != NULL)
+	{
+		if (!is_container(m, true))
+			bad_spec("\"each\" is an array of steps");
+		p->path = compile_path(m->val.binary.data);
+		p->each = true;
+	}
 	if ((m = doc_spec_member(leaf, "ys")) != NULL)
 	{
 		if (!is_container(m, true))
@@ -685,14 +693,18 @@ compare_values(Pred *leaf, JsonbValue *a, JsonbValue *b, DocExpr *bx, int op)
 	return op_holds(op, c) ? T_TRUE : T_FALSE;
 }
 
-/* A test with a computed side: UNKNOWN where a side has no value, or values of two types. */
+/*
+ * A test with a computed side: UNKNOWN where a side has no value, or
+ * values of two types; elem, where not NULL, the array element its [*]
+ * paths mean.
+ */
 static Truth
-eval_expr_leaf(Pred *leaf, JsonbValue *ctx)
+eval_expr_test(Pred *leaf, JsonbValue *ctx, JsonbValue *elem)
 {
 	JsonbValue	x,
 				y,
 				z;
-	bool		has = doc_expr_eval(leaf->x, ctx, &x);
+	bool		has = doc_expr_eval_elem(leaf->x, ctx, elem, &x);
 	Truth		t = T_FALSE;
 
 	switch (leaf->kind2)
@@ -703,21 +715,56 @@ eval_expr_leaf(Pred *leaf, JsonbValue *ctx)
 			return has && x.type != jbvNull ? T_TRUE : T_FALSE;
 		case 'i':
 			for (int i = 0; i < leaf->nys; i++)
-				t = or3(t, has && doc_expr_eval(leaf->ys[i], ctx, &y) ?
+				t = or3(t, has && doc_expr_eval_elem(leaf->ys[i], ctx, elem, &y) ?
 						compare_values(leaf, &x, &y, leaf->ys[i], 0) : T_UNKNOWN);
 			return t;
 		default:
 			break;
 	}
-	if (!has || !doc_expr_eval(leaf->y, ctx, &y))
+	if (!has || !doc_expr_eval_elem(leaf->y, ctx, elem, &y))
 		return T_UNKNOWN;
 	if (leaf->kind2 == 'l')
 		return like_test(&x, &y, leaf->op);
 	if (leaf->kind2 == 'c')
 		return compare_values(leaf, &x, &y, leaf->y, leaf->op);
-	if (!doc_expr_eval(leaf->z, ctx, &z) || y.type != z.type)
+	if (!doc_expr_eval_elem(leaf->z, ctx, elem, &z) || y.type != z.type)
 		return T_UNKNOWN;
 	return and3(compare_values(leaf, &x, &y, leaf->y, 5), compare_values(leaf, &x, &z, leaf->z, 3));
+}
+
+/*
+ * The test, or through [*] the test on each element of the array, as
+ * 7.1 judges [*]: TRUE where one element's is, FALSE where every
+ * element's is or the array is empty, else UNKNOWN (no array: UNKNOWN).
+ */
+static Truth
+eval_expr_leaf(Pred *leaf, JsonbValue *ctx)
+{
+	Reach		r = {0};
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue	e;
+	Truth		t = T_FALSE;
+
+	if (!leaf->each)
+		return eval_expr_test(leaf, ctx, NULL);
+	reach(ctx, &leaf->path, 0, &r);
+	if (r.n == 0 || !is_container(&r.vals[0], true))
+		return T_UNKNOWN;
+	it = JsonbIteratorInit(r.vals[0].val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		JsonbValue	elem;
+
+		if (tok != WJB_ELEM)
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		elem = e;
+		t = or3(t, eval_expr_test(leaf, ctx, &elem));
+		if (t == T_TRUE)
+			break;
+	}
+	return t;
 }
 
 static Truth

@@ -962,12 +962,26 @@ analyze_expr(AnalyzeState *as, ArgoExpr *e)
 static void
 analyze_expr_leaf(AnalyzeState *as, ArgoPred *p)
 {
+	ListCell   *lc;
+
 	check_expr_place(as, p->x->location);
+	/* paths with [*]: each element of their one array, the test existential (§9.4) */
+	as->in_aggregate = true;
+	as->each = NULL;
 	analyze_expr(as, p->x);
 	analyze_expr(as, p->y);
 	analyze_expr(as, p->z);
 	analyze_exprs(as, p->ys);
+	as->in_aggregate = false;
 	p->path = standin_path(p->x->location, NULL);
+	if (as->each == NULL)
+		return;
+	foreach(lc, as->each->steps)
+		if (((ArgoStep *) lfirst(lc))->is_wild)
+		{
+			p->path->steps = list_copy_head(as->each->steps, foreach_current_index(lc));
+			break;
+		}
 }
 
 static void
@@ -1479,6 +1493,7 @@ having_on_groups(AnalyzeState *as, ArgoStmt *s, ArgoPred *p)
 		p->y = y;
 		p->kind = APRED_EXPR;
 		p->agg = NULL;
+		p->path = NULL;
 	}
 	if (p->kind != APRED_EXPR)
 		semantic_error(as, p->path ? p->path->location : 0, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,

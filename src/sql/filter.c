@@ -277,6 +277,12 @@ write_expr_leaf(StringInfo out, ArgoPred *p)
 		appendStringInfoString(out, ", \"ys\": ");
 		write_exprs(out, p->ys);
 	}
+	/* through [*]: the steps to the array whose elements it is judged on */
+	if (p->path != NULL && p->path->steps != NIL)
+	{
+		appendStringInfoString(out, ", \"each\": ");
+		write_steps(out, p->path);
+	}
 	appendStringInfoChar(out, '}');
 }
 
