@@ -355,6 +355,16 @@ SELECT * FROM argo_query('SELECT i, i AS i2, 1 AS i2 FROM xp3');
 SELECT * FROM argo_query('SELECT qty, COUNT(*) FROM xp3 GROUP BY qty ORDER BY qty * 2');
 SELECT * FROM argo_query('SELECT tags[*] * 2 AS t FROM xp3');
 SELECT * FROM argo_query('SELECT a.i FROM xp3 AS a JOIN xp1 AS b ON a.i = b.i WHERE a.price * 2 > b.price');
+-- ID(alias) in ON: an order joins the customer whose id it holds ($lookup on _id)
+SELECT count(*) FROM argo_query('SELECT a.i, b.name FROM xp3 AS a JOIN xp1 AS b ON (a.shipped = ID(b))') x
+  JOIN (SELECT a.i, b.d->'name' AS name FROM xp_docs a JOIN xp_docs b ON xpn(a.d->'shipped') = b.i) r
+    ON (x->'a'->>'i')::int = r.i AND x->'b'->'name' = r.name;
+SELECT (SELECT count(*) FROM argo_query('SELECT a.i, b.name FROM xp3 AS a JOIN xp1 AS b ON (a.shipped = ID(b))')) AS argo,
+       (SELECT count(*) FROM xp_docs a JOIN xp_docs b ON xpn(a.d->'shipped') = b.i) AS jsonb;
+SELECT (SELECT count(*) FROM argo_query('SELECT a.i FROM xp0 AS a LEFT JOIN xp3 AS b ON ID(a) = b.ordered')) AS argo,
+       (SELECT count(*) FROM xp_docs a LEFT JOIN xp_docs b ON a.i = xpn(b.d->'ordered')) AS jsonb;
+SELECT * FROM argo_query('SELECT a.i FROM xp3 AS a JOIN xp1 AS b ON ID(a) = ID(b)');
+SELECT * FROM argo_query('SELECT a.i FROM xp3 AS a JOIN xp1 AS b ON a.i = ID(c)');
 SELECT * FROM argo_query('SELECT a ^ 2 AS x FROM xp3');
 SELECT count(*) FROM argo_query('SELECT * FROM xp3');
 

@@ -60,6 +60,15 @@ join_prune_types(ArgoQuery *q)
 
 		if (b == 0 || src->on_left == NULL || src->pair_types != 0)
 			continue;
+		/* ID(alias): numbers pair, where the path holds some */
+		if (src->on_left->id || src->on_right->id)
+		{
+			ArgoPath   *p = src->on_left->id ? src->on_right : src->on_left;
+
+			src->pair_types = lookup_key_may_have(list_nth(q->colls, p->source), p->keystr, 1, snap) ?
+				1 << 1 : 1 << 3;
+			continue;
+		}
 		for (int t = 0; t < 3; t++)
 		{
 			ArgoCollection *ca = list_nth(q->colls, src->on_left->source);

@@ -611,6 +611,18 @@ refuse_filter(AnalyzeState *as, ArgoPath *path, const char *where)
 				   "a path with a negative index is not supported %s", where);
 }
 
+/* ID(alias) in ON: its FROM item by the alias (42P01 where no item has it). */
+static void
+bind_join_id(AnalyzeState *as, ArgoPath *id)
+{
+	const char *alias = ((ArgoStep *) linitial(id->steps))->key;
+
+	id->source = alias_index(as, alias);
+	if (id->source < 0)
+		semantic_error(as, id->location, ERRCODE_UNDEFINED_TABLE, NULL,
+					   "ID(%s): no collection of the FROM list is named %s", alias, alias);
+}
+
 /* ON (a.p = b.q): one side is the item being joined, the other earlier. */
 static void
 bind_join(AnalyzeState *as, ArgoSource *src, int index)
@@ -627,6 +639,18 @@ bind_join(AnalyzeState *as, ArgoSource *src, int index)
 		refuse_wild(as, l->filtered ? l : r, "in a join condition");
 	if (l->wild || r->wild)
 		not_on_shards(as, (l->wild ? l : r)->location, "a join condition with [*]");
+	if (l->id || r->id)
+	{
+		/* ID(alias): that item's object ids, numbers (MongoDB's $lookup on _id) */
+		if (l->id && r->id)
+			semantic_error(as, l->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+						   "a join of two ID() is not supported");
+		if (l->wild || r->wild)
+			semantic_error(as, l->location, ERRCODE_FEATURE_NOT_SUPPORTED, NULL,
+						   "a join of ID() with a path with [*] is not supported");
+		not_on_shards(as, (l->id ? l : r)->location, "ID(alias) in a join condition");
+		bind_join_id(as, l->id ? l : r);
+	}
 	bind_path(as, l);
 	bind_path(as, r);
 	if (l->source == index && r->source < index)

@@ -117,7 +117,7 @@ static void argo_yyerror(YYLTYPE *lloc, ArgoParseState *ps, const char *msg);
 %type <stmt>	stmt select_stmt select_body insert_stmt delete_stmt update_stmt upsert_stmt
 %type <lit>	opt_keep
 %type <lit>		literal opt_limit opt_offset
-%type <path>	path id_call agg_arg
+%type <path>	path id_call agg_arg join_side
 %type <step>	first_step
 %type <str>		name key_name opt_alias any_keyword unreserved_keyword
 %type <boolean> join_kind
@@ -313,19 +313,32 @@ source:
 	;
 
 join:
-	join_kind JOIN source ON '(' path '=' path ')'
+	join_kind JOIN source ON '(' join_side '=' join_side ')'
 		{
 			$$ = $3;
 			$$->left_join = $1;
 			$$->on_left = $6;
 			$$->on_right = $8;
 		}
-	| join_kind JOIN source ON path '=' path
+	| join_kind JOIN source ON join_side '=' join_side
 		{
 			$$ = $3;
 			$$->left_join = $1;
 			$$->on_left = $5;
 			$$->on_right = $7;
+		}
+	;
+
+/* a side of ON: a path, or ID(alias), the object id of that FROM item's objects (§9.2) */
+join_side:
+	path						{ $$ = $1; }
+	| ID_P '(' name ')'
+		{
+			$$ = palloc0(sizeof(ArgoPath));
+			$$->id = true;
+			$$->keystr = "";
+			$$->steps = list_make1(make_key($3));
+			$$->location = @1;
 		}
 	;
 

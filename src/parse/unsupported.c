@@ -180,8 +180,9 @@ argo_check_unsupported(ArgoScanState *st)
 					"RETURNING * gives the objects written, RETURNING ID their ids, RETURNING *, ID() both.");
 	if (tok == '(' && (before == FROM || before == JOIN))
 		unsupported(st, "a subquery in FROM", "Run it first and pass its results as parameters: p IN $1.");
-	if (tok == '(' && before == ID_P && st->clause == ON)
-		unsupported(st, "a join condition naming ID()", "Join on one equality of two paths: a.p = b.q.");
+	/* ON … = ID(): a join names whose id (ID(alias)); "()" only follows ID there */
+	if (tok == ')' && before == '(' && st->clause == ON)
+		unsupported(st, "ID() without its collection in a join condition", "Name the collection: ON (o.cust = ID(c)).");
 	if (tok == EXCEPT_P && st->clause != SELECT)
 		unsupported(st, "EXCEPT of two statements", "Run the statements one by one.");
 	if (before == DISTINCT && (agg = aggregate_over_distinct(st)) != NULL)

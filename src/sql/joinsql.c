@@ -156,6 +156,39 @@ emit_key_match(JoinCtx *jc, const char *col, ArgoCollection *c, ArgoPath *path)
  * Pairs (o<a>, o<b>) whose values at the two paths are equal and alike:
  * a branch for each type both paths hold; how many.
  */
+/*
+ * ON (p = ID(alias)): pairs of a number at p and the object of that id,
+ * the number cast only where it is an integer an id can be.
+ */
+static int
+emit_id_pairs(JoinCtx *jc, ArgoSource *src, int b)
+{
+	ArgoPath   *lp = src->on_left;
+	ArgoPath   *rp = src->on_right;
+	int			a = lp->source;
+	ArgoPath   *path = lp->id ? rp : lp;
+	ArgoCollection *cp = coll_of(jc, path->source);
+	ArgoCollection *ci = coll_of(jc, lp->id ? a : b);
+	const char *nums = cp->format == ARGO_FORMAT_ARGO1 ? cp->data_table : cp->num_table;
+	const char *v = lp->id ? "y" : "x";
+
+	if (!may_pair(src, 1))
+	{
+		appendStringInfo(&jc->buf->sql,
+						 "SELECT NULL::pg_catalog.int8 AS o%d, NULL::pg_catalog.int8 AS o%d WHERE false", a, b);
+		return 0;
+	}
+	appendStringInfo(&jc->buf->sql, "SELECT x.objid AS o%d, y.objid AS o%d FROM %s x JOIN %s y ON %s.objid OPERATOR(pg_catalog.=)"
+					 " CASE WHEN %s.valnum OPERATOR(pg_catalog.=) pg_catalog.trunc(%s.valnum) AND pg_catalog.abs(%s.valnum) OPERATOR(pg_catalog.<) 9e18"
+					 " THEN %s.valnum::pg_catalog.int8 END WHERE true",
+					 a, b, lp->id ? ci->obj_table : nums, lp->id ? nums : ci->obj_table, lp->id ? "x" : "y",
+					 v, v, v, v);
+	emit_key_match(jc, psprintf("%s.keyid", v), cp, path);
+	emit_filter_ref(jc, "x.objid", a);
+	emit_filter_ref(jc, "y.objid", b);
+	return 1;
+}
+
 static int
 emit_pairs(JoinCtx *jc, ArgoSource *src, int b)
 {
@@ -166,6 +199,9 @@ emit_pairs(JoinCtx *jc, ArgoSource *src, int b)
 	ArgoCollection *cb = coll_of(jc, b);
 	static const char *const cols[] = {"valstr", "valnum", "valbool"};
 	int			branches = 0;
+
+	if (lp->id || rp->id)
+		return emit_id_pairs(jc, src, b);
 
 	for (int t = 0; t < 3; t++)
 	{
