@@ -741,9 +741,7 @@ static Truth
 eval_expr_leaf(Pred *leaf, JsonbValue *ctx)
 {
 	Reach		r = {0};
-	JsonbIterator *it;
-	JsonbIteratorToken tok;
-	JsonbValue	e;
+	JsonbContainer *a;
 	Truth		t = T_FALSE;
 
 	if (!leaf->each)
@@ -751,18 +749,11 @@ eval_expr_leaf(Pred *leaf, JsonbValue *ctx)
 	reach(ctx, &leaf->path, 0, &r);
 	if (r.n == 0 || !is_container(&r.vals[0], true))
 		return T_UNKNOWN;
-	it = JsonbIteratorInit(r.vals[0].val.binary.data);
-	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	a = r.vals[0].val.binary.data;
+	for (uint32 i = 0; i < JsonContainerSize(a) && t != T_TRUE; i++)
 	{
-		JsonbValue	elem;
-
-		if (tok != WJB_ELEM)
-			continue;
 		CHECK_FOR_INTERRUPTS();
-		elem = e;
-		t = or3(t, eval_expr_test(leaf, ctx, &elem));
-		if (t == T_TRUE)
-			break;
+		t = or3(t, eval_expr_test(leaf, ctx, getIthJsonbValueFromContainer(a, i)));
 	}
 	return t;
 }

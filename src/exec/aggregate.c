@@ -23,6 +23,7 @@
 #include "parse/parse.h"
 #include "sql/sql.h"
 #include "exec/aggregate.h"
+#include "exec/results.h"
 #include "exec/stream.h"
 
 /* Steps with each negative position as [0]: a[-1]'s value shown as a projection of one. */
@@ -162,8 +163,7 @@ typedef struct GroupTake
 	void	   *arg;
 	struct DocExpr **over;		/* the targets computed over aggregates, compiled */
 	Jsonb	   *having;			/* a HAVING judged on each group's result, or NULL */
-	int64		offset;			/* … and then LIMIT and OFFSET, counted here */
-	int64		limit;			/* -1: none */
+	RowWindow	window;			/* … and then LIMIT and OFFSET, counted here */
 } GroupTake;
 
 /* A whole-value aggregate's column: kept for the result (NULL FIRST/LAST: missing). */
@@ -272,17 +272,8 @@ give_group(void *arg, int64 id, Jsonb *obj)
 	{
 		JsonbValue	root = {.type = jbvBinary, .val.binary = {.data = &obj->root, .len = VARSIZE(obj)}};
 
-		if (!doc_filter_keeps(&root, g->having))
+		if (!doc_filter_keeps(&root, g->having) || !argo_row_window_take(&g->window))
 			return;
-		if (g->offset > 0)
-		{
-			g->offset--;
-			return;
-		}
-		if (g->limit == 0)
-			return;
-		if (g->limit > 0)
-			g->limit--;
 	}
 	if (g->over != NULL || g->having != NULL)
 		obj = with_over_targets(g, obj);
@@ -374,13 +365,10 @@ run_aggregate(ArgoQuery *q, rebuild_emit emit, void *arg)
 	g.cxt = CurrentMemoryContext;
 	g.rb = rebuilder_create(NULL, give_group, &g);
 
-	g.limit = -1;
 	if (q->stmt->having_groups != NULL)
 	{
 		g.having = sql_pred_spec(q->stmt->having_groups);
-		g.offset = q->stmt->offset ? (int64) q->stmt->offset->num : 0;
-		g.limit = q->stmt->limit ? (int64) q->stmt->limit->num : -1;
-		q->stmt->limit = q->stmt->offset = NULL;
+		g.window = argo_row_window(q->stmt);
 	}
 	if (q->stmt->over != NIL)
 	{

@@ -40,8 +40,7 @@ struct Computing
 	int			npaths;
 	bool		star;
 	const char *id_name;
-	int64		offset;
-	int64		limit;			/* -1: none */
+	RowWindow	window;
 };
 
 /* A path's value as an expression: the path alone. */
@@ -81,9 +80,7 @@ compute_begin(ArgoStmt *s, result_emit emit, void *arg)
 	}
 	c->star = s->computed_star;
 	c->id_name = s->id_name;
-	c->offset = s->offset ? (int64) s->offset->num : 0;
-	c->limit = s->limit ? (int64) s->limit->num : -1;
-	s->limit = s->offset = NULL;
+	c->window = argo_row_window(s);
 	return c;
 }
 
@@ -167,14 +164,6 @@ compute_emit(void *arg, int64 objid, Jsonb *doc)
 	if (!any)
 		return;
 	out = JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
-	if (c->offset > 0)
-	{
-		c->offset--;
-		return;
-	}
-	if (c->limit == 0)
-		return;
-	if (c->limit > 0)
-		c->limit--;
-	c->emit(c->arg, objid, out);
+	if (argo_row_window_take(&c->window))
+		c->emit(c->arg, objid, out);
 }

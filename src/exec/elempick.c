@@ -25,8 +25,7 @@ struct Picking
 	Jsonb	  **paths;
 	int			npaths;
 	const char *id_name;
-	int64		offset;
-	int64		limit;			/* -1: none */
+	RowWindow	window;
 };
 
 Picking *
@@ -42,9 +41,7 @@ pick_begin(ArgoStmt *s, result_emit emit, void *arg)
 	foreach(lc, s->pick)
 		p->paths[foreach_current_index(lc)] = DatumGetJsonbP(sql_path_spec(lfirst(lc)));
 	p->id_name = s->id_name;
-	p->offset = s->offset ? (int64) s->offset->num : 0;
-	p->limit = s->limit ? (int64) s->limit->num : -1;
-	s->limit = s->offset = NULL;
+	p->window = argo_row_window(s);
 	return p;
 }
 
@@ -62,14 +59,6 @@ pick_emit(void *arg, int64 objid, Jsonb *doc)
 	if (id != NULL)
 		out = doc_with_member(out ? out : DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}"))),
 							  p->id_name, JsonbValueToJsonb(id));
-	if (p->offset > 0)
-	{
-		p->offset--;
-		return;
-	}
-	if (p->limit == 0)
-		return;
-	if (p->limit > 0)
-		p->limit--;
-	p->emit(p->arg, objid, out);
+	if (argo_row_window_take(&p->window))
+		p->emit(p->arg, objid, out);
 }

@@ -1,5 +1,6 @@
 /*
- * results.c — what a write statement returns: {"inserted": n} and the like.
+ * results.c — what a write statement returns: {"inserted": n} and the
+ * like; LIMIT and OFFSET where results are counted in C.
  */
 #include "postgres.h"
 
@@ -104,4 +105,28 @@ argo_upsert_ids_result(const int64 *ids, int n, int64 updated, int64 inserted)
 	}
 	pushJsonbValue(&st, WJB_END_ARRAY, NULL);
 	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+RowWindow
+argo_row_window(ArgoStmt *s)
+{
+	RowWindow	w = {s->offset ? (int64) s->offset->num : 0, s->limit ? (int64) s->limit->num : -1};
+
+	s->limit = s->offset = NULL;
+	return w;
+}
+
+bool
+argo_row_window_take(RowWindow *w)
+{
+	if (w->offset > 0)
+	{
+		w->offset--;
+		return false;
+	}
+	if (w->limit == 0)
+		return false;
+	if (w->limit > 0)
+		w->limit--;
+	return true;
 }

@@ -32,6 +32,20 @@ extern Rebuilder *select_rebuilder(ArgoQuery *q, int source, rebuild_emit emit, 
 extern DocPath *select_doc_paths(ArgoStmt *s, int *n);
 extern void argo_emit_written(ArgoStmt *s, result_emit emit, void *arg, int64 objid, Jsonb *obj);
 
+/*
+ * LIMIT and OFFSET counted in C where results are dropped after the SQL
+ * (a projection that reaches nothing, a computed object with no value, a
+ * group HAVING judges out): taken from the statement, whose SQL then has
+ * none, and each result asked whether it falls within (results.c).
+ */
+typedef struct RowWindow
+{
+	int64		offset;
+	int64		limit;			/* -1: none */
+} RowWindow;
+extern RowWindow argo_row_window(ArgoStmt *s);
+extern bool argo_row_window_take(RowWindow *w);
+
 /* elempick.c: targets through filters or negative indices, cut from whole objects */
 typedef struct Picking Picking;
 extern Picking *pick_begin(ArgoStmt *s, result_emit emit, void *arg);
